@@ -1,0 +1,169 @@
+# tpu-pod: a freestanding C++ runtime that turns a multicore board into a miniature TPU pod.
+#
+#   make run  [BOARD=qemu-virt-a53|qemu-virt-rv64|host] [CORES=1..16] [APP=hello|...]
+#   make test          every test on every board; ends with "N passed, N failed"
+#   make debug         QEMU halted at reset with gdb-multiarch attached (each core a gdb thread)
+#   make image         just build the firmware image for BOARD/APP
+#   make setup         install the Debian packages the build needs (run automatically)
+#   make clean
+#
+# Board specifics (toolchain, QEMU command line, valid core counts, drivers) live in
+# boards/<board>/board.mk; nothing board-specific belongs in this file.
+
+BOARDS := $(sort $(notdir $(patsubst %/board.mk,%,$(wildcard boards/*/board.mk))))
+APPS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard firmware/apps/*/*.cpp)))))
+
+BOARD ?= qemu-virt-a53
+CORES ?= 8
+APP ?= hello
+
+ifeq ($(filter $(BOARD),$(BOARDS)),)
+$(error unknown BOARD '$(BOARD)'; valid boards: $(BOARDS))
+endif
+ifeq ($(filter $(APP),$(APPS)),)
+$(error unknown APP '$(APP)'; valid apps: $(APPS))
+endif
+
+include boards/$(BOARD)/board.mk
+
+ifeq ($(filter $(CORES),$(BOARD_CORES_VALID)),)
+$(error invalid CORES '$(CORES)' for BOARD $(BOARD); valid: $(BOARD_CORES_VALID))
+endif
+
+BUILD_ROOT := build
+BUILD := $(BUILD_ROOT)/$(BOARD)/$(APP)
+IMAGE := $(BUILD)/firmware.elf
+
+# ---------------------------------------------------------------- flags
+CXXSTD := -std=c++20
+WARNINGS := -Wall -Wextra -Wno-missing-field-initializers
+OPT := -O2 -g
+INCLUDES := -I. -Ihal/include -Ihal/common/baremetal -Ihal/arch/$(BOARD_ARCH) -Iboards/$(BOARD)
+# Everything under runtime/, firmware/ and hal/common is freestanding on every target.
+FREESTANDING := -ffreestanding -nostdinc++ -fno-exceptions -fno-rtti -fno-threadsafe-statics \
+  -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections -fno-stack-protector
+DEFINES := -DBOARD_RAM_MB=$(or $(BOARD_RAM_MB),0) -DBOARD_NAME=\"$(BOARD)\"
+
+ifeq ($(BOARD_ARCH),host)
+  CXX_TARGET := g++
+  TARGET_FLAGS := -pthread
+  HOSTED_CXXFLAGS := $(CXXSTD) $(OPT) $(WARNINGS) $(INCLUDES) $(DEFINES) -pthread
+else
+  CXX_TARGET := $(BOARD_CROSS)g++
+  TARGET_FLAGS := $(BOARD_CPU_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -fno-pie -fno-pic
+endif
+CXXFLAGS := $(CXXSTD) $(OPT) $(WARNINGS) $(FREESTANDING) $(TARGET_FLAGS) $(INCLUDES) $(DEFINES) -MMD -MP
+ASFLAGS := $(BOARD_CPU_FLAGS) $(INCLUDES) -g -MMD -MP
+
+# ---------------------------------------------------------------- sources
+RUNTIME_SRCS := $(shell find runtime -name '*.cpp' | sort)
+FIRMWARE_SRCS := $(wildcard firmware/*.cpp) $(wildcard firmware/apps/$(APP)/*.cpp)
+HAL_COMMON_SRCS := $(wildcard hal/common/*.cpp)
+ifneq ($(BOARD_ARCH),host)
+  HAL_COMMON_SRCS += $(wildcard hal/common/baremetal/*.cpp)
+endif
+HAL_DRIVER_SRCS := $(BOARD_DRIVERS:%=hal/drivers/%.cpp)
+# Arch and board code: hosted C++ on the host board, freestanding elsewhere.
+PLATFORM_SRCS := $(wildcard hal/arch/$(BOARD_ARCH)/*.cpp hal/arch/$(BOARD_ARCH)/*.S boards/$(BOARD)/*.cpp)
+
+FREESTANDING_OBJS := $(patsubst %,$(BUILD)/%.o,$(RUNTIME_SRCS) $(FIRMWARE_SRCS) $(HAL_COMMON_SRCS) $(HAL_DRIVER_SRCS))
+PLATFORM_OBJS := $(patsubst %,$(BUILD)/%.o,$(PLATFORM_SRCS))
+OBJS := $(FREESTANDING_OBJS) $(PLATFORM_OBJS)
+
+# ---------------------------------------------------------------- build rules
+.PHONY: all image run debug test unit-tests freestanding-check bench setup setup-all clean help
+all: image
+image: $(IMAGE)
+
+$(FREESTANDING_OBJS): $(BUILD)/%.cpp.o: %.cpp | setup-board
+	@mkdir -p $(dir $@)
+	$(CXX_TARGET) $(CXXFLAGS) -c $< -o $@
+
+ifeq ($(BOARD_ARCH),host)
+$(filter %.cpp.o,$(PLATFORM_OBJS)): $(BUILD)/%.cpp.o: %.cpp
+	@mkdir -p $(dir $@)
+	g++ $(HOSTED_CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(IMAGE): $(OBJS)
+	g++ -pthread -o $@ $(OBJS)
+else
+$(filter %.cpp.o,$(PLATFORM_OBJS)): $(BUILD)/%.cpp.o: %.cpp | setup-board
+	@mkdir -p $(dir $@)
+	$(CXX_TARGET) $(CXXFLAGS) -c $< -o $@
+
+$(filter %.S.o,$(PLATFORM_OBJS)): $(BUILD)/%.S.o: %.S | setup-board
+	@mkdir -p $(dir $@)
+	$(BOARD_CROSS)gcc $(ASFLAGS) -c $< -o $@
+
+$(IMAGE): $(OBJS) boards/$(BOARD)/linker.ld hal/common/baremetal/sections.ld
+	$(BOARD_CROSS)gcc $(BOARD_CPU_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibc.specs -nostartfiles -static -no-pie \
+	  -T boards/$(BOARD)/linker.ld -L hal/common/baremetal -Wl,--gc-sections -Wl,-Map=$(BUILD)/firmware.map \
+	  -o $@ $(OBJS)
+endif
+
+-include $(OBJS:.o=.d)
+
+# ---------------------------------------------------------------- run / debug
+ifeq ($(BOARD_ARCH),host)
+RUN_COMMAND := $(IMAGE) --cores $(CORES)
+else
+RUN_COMMAND := $(BOARD_QEMU) -smp $(CORES) -kernel $(IMAGE)
+endif
+
+run: $(IMAGE)
+	$(RUN_COMMAND)
+
+# Prints the command `make run` would execute (the test harness uses it).
+print-run-command:
+	@echo $(RUN_COMMAND)
+
+GDB_PORT ?= 1234
+GDB_ARGS ?=
+debug: $(IMAGE) | setup-debug
+ifeq ($(BOARD_ARCH),host)
+	gdb $(GDB_ARGS) --args $(RUN_COMMAND)
+else
+	@echo "QEMU halted at reset, gdb stub on :$(GDB_PORT); each core is a gdb thread (info threads)"
+	$(RUN_COMMAND) -S -gdb tcp::$(GDB_PORT) & qemu=$$!; \
+	gdb-multiarch -q $(GDB_ARGS) -ex "set architecture $(BOARD_GDB_ARCH)" -ex "file $(IMAGE)" \
+	  -ex "target remote :$(GDB_PORT)" ; status=$$?; kill $$qemu 2>/dev/null; wait $$qemu 2>/dev/null; exit $$status
+endif
+
+# ---------------------------------------------------------------- tests
+test: setup-all
+	python3 tests/harness.py
+
+bench:
+	@echo "no benchmarks yet: the collectives and MXU issues add them" >&2
+	@exit 1
+
+# ---------------------------------------------------------------- setup
+# Installs missing Debian packages (apt-get update first, as a fresh machine needs).
+TEST_PACKAGES := g++ make python3 catch2 gdb-multiarch
+ALL_PACKAGES := $(sort $(TEST_PACKAGES) $(foreach b,$(BOARDS),$(shell sed -n 's/^BOARD_PACKAGES *:= *//p' boards/$(b)/board.mk)))
+
+define install_missing
+	@missing=""; for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null \
+	    || { echo "package installation failed:$$missing" >&2; exit 1; }; \
+	fi
+endef
+
+setup-board:
+	$(call install_missing,$(BOARD_PACKAGES))
+setup-debug:
+	$(call install_missing,gdb-multiarch)
+setup-all:
+	$(call install_missing,$(ALL_PACKAGES))
+setup: setup-all
+
+clean:
+	rm -rf $(BUILD_ROOT)
+
+help:
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@echo "boards: $(BOARDS)"
+	@echo "apps:   $(APPS)"

@@ -1,0 +1,32 @@
+// stack-overflow: core 1 recurses without bound (a test image). The expected outcome is a fault in
+// core 1's stack guard page, reported as a stack overflow from the exception stack.
+#include "firmware/app.hpp"
+#include "hal/time.hpp"
+
+namespace {
+
+constexpr unsigned kFaultingCore = 1;
+
+// Each frame keeps a buffer alive across the call so the compiler cannot turn this into a loop.
+__attribute__((noinline)) uint64_t recurse(uint64_t depth) {
+  volatile uint8_t frame[256];
+  frame[depth % sizeof(frame)] = static_cast<uint8_t>(depth);
+  return recurse(depth + 1) + frame[(depth + 1) % sizeof(frame)];
+}
+
+rt::Status run(const firmware::CoreContext& context) {
+  if (context.cores <= kFaultingCore)
+    return rt::Status::error(rt::StatusCode::kFailedPrecondition, "stack-overflow needs at least {} cores",
+                             kFaultingCore + 1);
+  if (context.core == kFaultingCore) {
+    const uint64_t result = recurse(0);
+    return rt::internal_error("unbounded recursion returned {}", result);
+  }
+  hal::delay_ns(30000 * hal::kNanosPerMilli);
+  return rt::internal_error("core {}: the run was not ended by core {}'s stack overflow", context.core,
+                            kFaultingCore);
+}
+
+}  // namespace
+
+const firmware::App firmware::kApp = {"stack-overflow", "test image: unbounded recursion on core 1", run};

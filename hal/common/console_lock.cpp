@@ -1,0 +1,44 @@
+// ConsoleLock: a re-entrant spinlock over the console so lines from different cores never
+// interleave. A core that holds the lock too long (it died while printing) is overtaken after a
+// bounded wait: garbled output beats a silent hang.
+#include "hal/console.hpp"
+#include "hal/core.hpp"
+#include "hal/event.hpp"
+#include "hal/time.hpp"
+#include "runtime/support/atomic.hpp"
+
+namespace hal {
+namespace {
+
+constexpr unsigned kNoOwner = ~0u;
+constexpr uint64_t kMaxWaitNs = 500 * kNanosPerMilli;
+
+rt::Atomic<unsigned> owner{kNoOwner};
+unsigned depth;  // only touched by the owner
+
+}  // namespace
+
+ConsoleLock::ConsoleLock() {
+  const unsigned me = core_id();
+  if (owner.load(rt::MemoryOrder::kRelaxed) == me) {
+    ++depth;
+    return;
+  }
+  const uint64_t give_up = time_ns() + kMaxWaitNs;
+  for (;;) {
+    unsigned expected = kNoOwner;
+    if (owner.compare_exchange(expected, me, rt::MemoryOrder::kAcquire)) break;
+    if (time_ns() > give_up) {
+      owner.store(me, rt::MemoryOrder::kRelaxed);  // overtake a stuck holder
+      break;
+    }
+    cpu_relax();
+  }
+  depth = 1;
+}
+
+ConsoleLock::~ConsoleLock() {
+  if (--depth == 0) owner.store(kNoOwner, rt::MemoryOrder::kRelease);
+}
+
+}  // namespace hal

@@ -1,0 +1,49 @@
+// Printing fault reports and panics: one self-contained block of console lines, then exit.
+#include "hal/fault.hpp"
+
+#include "hal/console.hpp"
+#include "hal/core.hpp"
+#include "hal/power.hpp"
+#include "runtime/support/format.hpp"
+
+namespace hal {
+namespace {
+
+void write_line(const rt::FormatBuffer& line) {
+  console_write(line.c_str(), line.length());
+  console_write("\n", 1);
+}
+
+}  // namespace
+
+void report_fault(const FaultReport& report) {
+  {
+    ConsoleLock lock;
+    rt::FixedString<256> line;
+    rt::format_to(line, "\n*** FAULT on core {}: {}{}{} at address {:#016x}", report.core, report.exception,
+                  report.detail[0] ? ": " : "", report.detail, report.address);
+    write_line(line);
+    line.clear();
+    rt::format_to(line, "*** core {} pc {:#016x} syndrome {:#x}", report.core, report.pc, report.syndrome);
+    write_line(line);
+    if (report.stack_guard_owner >= 0) {
+      line.clear();
+      rt::format_to(line, "*** core {}: stack overflow (address is in core {}'s stack guard page)", report.core,
+                    report.stack_guard_owner);
+      write_line(line);
+    }
+  }
+  power_exit(kExitFault);
+}
+
+void panic(const char* message) {
+  {
+    ConsoleLock lock;
+    rt::FixedString<256> line;
+    rt::format_to(line, "\n*** PANIC on core {}: {}", core_id(), message);
+    write_line(line);
+  }
+  power_exit(kExitFail);
+}
+
+}  // namespace hal

@@ -1,0 +1,11 @@
+// Low-power spin-waiting: every spin loop calls wait_for_event() (WFE on Arm, WFI/pause on RISC-V,
+// yield on the host) and writers call send_event() (SEV) after publishing data others wait for.
+#pragma once
+
+namespace hal {
+
+void cpu_relax();        // a hint inside a short spin (no sleep)
+void wait_for_event();   // may sleep until an event or interrupt; may also return spuriously
+void send_event();       // wakes all cores sleeping in wait_for_event()
+
+}  // namespace hal

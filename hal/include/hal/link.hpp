@@ -1,0 +1,12 @@
+// The byte stream to the host PC that carries link frames. On boards with one UART it is the
+// console UART (frames are 0x00-delimited COBS, which console text never contains).
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+namespace hal {
+
+void link_write(const uint8_t* bytes, size_t length);
+int link_read_byte();  // next byte or -1 if none is waiting
+
+}  // namespace hal
