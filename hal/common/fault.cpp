@@ -20,11 +20,11 @@ void report_fault(const FaultReport& report) {
   {
     ConsoleLock lock;
     rt::FixedString<256> line;
-    rt::format_to(line, "\n*** FAULT on core {}: {}{}{} at address {:#016x}", report.core, report.exception,
+    rt::format_to(line, "\n*** FAULT on core {}: {}{}{} at address {:#018x}", report.core, report.exception,
                   report.detail[0] ? ": " : "", report.detail, report.address);
     write_line(line);
     line.clear();
-    rt::format_to(line, "*** core {} pc {:#016x} syndrome {:#x}", report.core, report.pc, report.syndrome);
+    rt::format_to(line, "*** core {} pc {:#018x} syndrome {:#x}", report.core, report.pc, report.syndrome);
     write_line(line);
     if (report.stack_guard_owner >= 0) {
       line.clear();
