@@ -71,7 +71,7 @@ PLATFORM_OBJS := $(patsubst %,$(BUILD)/%.o,$(PLATFORM_SRCS))
 OBJS := $(FREESTANDING_OBJS) $(PLATFORM_OBJS)
 
 # ---------------------------------------------------------------- build rules
-.PHONY: all image run debug test unit-tests freestanding-check bench setup setup-all clean help
+.PHONY: all image run print-run-command debug test freestanding-check bench setup setup-board setup-debug setup-all clean help
 all: image
 image: $(IMAGE)
 
@@ -97,7 +97,7 @@ $(filter %.S.o,$(PLATFORM_OBJS)): $(BUILD)/%.S.o: %.S | setup-board
 
 $(IMAGE): $(OBJS) boards/$(BOARD)/linker.ld hal/common/baremetal/sections.ld
 	$(BOARD_CROSS)gcc $(BOARD_CPU_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibc.specs -nostartfiles -static -no-pie \
-	  -T boards/$(BOARD)/linker.ld -L hal/common/baremetal -Wl,--gc-sections -Wl,-Map=$(BUILD)/firmware.map \
+	  -T boards/$(BOARD)/linker.ld -L hal/common/baremetal -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-Map=$(BUILD)/firmware.map \
 	  -o $@ $(OBJS)
 endif
 
@@ -128,6 +128,18 @@ else
 	gdb-multiarch -q $(GDB_ARGS) -ex "set architecture $(BOARD_GDB_ARCH)" -ex "file $(IMAGE)" \
 	  -ex "target remote :$(GDB_PORT)" ; status=$$?; kill $$qemu 2>/dev/null; wait $$qemu 2>/dev/null; exit $$status
 endif
+
+# ---------------------------------------------------------------- freestanding check
+# Every runtime/ source and header must compile for this board with -nostdinc++ (no libstdc++), and
+# the check itself must be able to fail: a standard C++ header has to be rejected.
+RUNTIME_HEADERS := $(shell find runtime -name '*.hpp' | sort)
+freestanding-check: $(patsubst %,$(BUILD)/%.o,$(RUNTIME_SRCS))
+	@for header in $(RUNTIME_HEADERS); do \
+	  echo '#include "'$$header'"' | $(CXX_TARGET) $(CXXFLAGS) -x c++ -fsyntax-only - || { echo "not freestanding: $$header" >&2; exit 1; }; \
+	done
+	@if echo '#include <vector>' | $(CXX_TARGET) $(CXXFLAGS) -x c++ -fsyntax-only - 2>/dev/null; then \
+	  echo "freestanding check is broken: <vector> compiled with -nostdinc++" >&2; exit 1; fi
+	@echo "runtime/ is freestanding for $(BOARD): $(words $(RUNTIME_SRCS)) sources, $(words $(RUNTIME_HEADERS)) headers"
 
 # ---------------------------------------------------------------- tests
 test: setup-all

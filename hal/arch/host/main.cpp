@@ -1,0 +1,48 @@
+// Host board entry: `firmware --cores N` runs the firmware with N threads as cores. The process
+// main thread is core 0; the C++ runtime has already run static constructors.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hal/board.hpp"
+#include "hal/boot.hpp"
+#include "hal/core.hpp"
+#include "thread_core.hpp"
+
+namespace hal::host {
+void set_core_count(unsigned cores);
+}
+
+namespace {
+
+[[noreturn]] void usage_error(const char* program, const char* problem) {
+  fprintf(stderr, "%s: %s\nusage: %s [--cores N]   (N = 1..%u, default 8)\n", program, problem, program,
+          hal::kMaxCores);
+  exit(2);
+}
+
+unsigned parse_cores(int argc, char** argv) {
+  unsigned cores = 8;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--cores") != 0) usage_error(argv[0], "unknown argument");
+    if (i + 1 >= argc) usage_error(argv[0], "--cores needs a value");
+    char* end = nullptr;
+    const long value = strtol(argv[++i], &end, 10);
+    if (*end != '\0' || value < 1 || value > static_cast<long>(hal::kMaxCores))
+      usage_error(argv[0], "invalid core count");
+    cores = static_cast<unsigned>(value);
+  }
+  return cores;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IONBF, 0);
+  hal::host::set_core_count(parse_cores(argc, argv));
+  hal::host::install_fault_handlers();
+  hal::host::become_core(0);
+  hal::board::init();
+  hal::board::init_core(0);
+  firmware_main();
+}
