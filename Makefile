@@ -125,8 +125,8 @@ ifeq ($(BOARD_ARCH),host)
 else
 	@echo "QEMU halted at reset, gdb stub on :$(GDB_PORT); each core is a gdb thread (info threads)"
 	$(RUN_COMMAND) -S -gdb tcp::$(GDB_PORT) & qemu=$$!; \
-	gdb-multiarch -q $(GDB_ARGS) -ex "set architecture $(BOARD_GDB_ARCH)" -ex "file $(IMAGE)" \
-	  -ex "target remote :$(GDB_PORT)" ; status=$$?; kill $$qemu 2>/dev/null; wait $$qemu 2>/dev/null; exit $$status
+	gdb-multiarch -q -ex "set architecture $(BOARD_GDB_ARCH)" -ex "file $(IMAGE)" -ex "set tcp connect-timeout 15" \
+	  -ex "target remote :$(GDB_PORT)" $(GDB_ARGS); status=$$?; kill $$qemu 2>/dev/null; wait $$qemu 2>/dev/null; exit $$status
 endif
 
 # ---------------------------------------------------------------- freestanding check
