@@ -52,7 +52,8 @@ else
   CXX_TARGET := $(BOARD_CROSS)g++
   TARGET_FLAGS := $(BOARD_CPU_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -fno-pie -fno-pic
 endif
-CXXFLAGS := $(CXXSTD) $(OPT) $(WARNINGS) $(FREESTANDING) $(TARGET_FLAGS) $(INCLUDES) $(DEFINES) -MMD -MP
+CXXFLAGS_NO_DEPS := $(CXXSTD) $(OPT) $(WARNINGS) $(FREESTANDING) $(TARGET_FLAGS) $(INCLUDES) $(DEFINES)
+CXXFLAGS := $(CXXFLAGS_NO_DEPS) -MMD -MP
 ASFLAGS := $(BOARD_CPU_FLAGS) $(INCLUDES) -g -MMD -MP
 
 # ---------------------------------------------------------------- sources
@@ -135,9 +136,9 @@ endif
 RUNTIME_HEADERS := $(shell find runtime -name '*.hpp' | sort)
 freestanding-check: $(patsubst %,$(BUILD)/%.o,$(RUNTIME_SRCS))
 	@for header in $(RUNTIME_HEADERS); do \
-	  echo '#include "'$$header'"' | $(CXX_TARGET) $(CXXFLAGS) -x c++ -fsyntax-only - || { echo "not freestanding: $$header" >&2; exit 1; }; \
+	  echo '#include "'$$header'"' | $(CXX_TARGET) $(CXXFLAGS_NO_DEPS) -x c++ -fsyntax-only - || { echo "not freestanding: $$header" >&2; exit 1; }; \
 	done
-	@if echo '#include <vector>' | $(CXX_TARGET) $(CXXFLAGS) -x c++ -fsyntax-only - 2>/dev/null; then \
+	@if echo '#include <vector>' | $(CXX_TARGET) $(CXXFLAGS_NO_DEPS) -x c++ -fsyntax-only - 2>/dev/null; then \
 	  echo "freestanding check is broken: <vector> compiled with -nostdinc++" >&2; exit 1; fi
 	@echo "runtime/ is freestanding for $(BOARD): $(words $(RUNTIME_SRCS)) sources, $(words $(RUNTIME_HEADERS)) headers"
 

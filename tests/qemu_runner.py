@@ -49,6 +49,7 @@ _TELLING_LINES = [re.compile(p, re.MULTILINE) for p in (
     r"^.*BOOT FAIL.*$",
     r"^\[c\d+ E\] .*$",
     r"^.*\berror\b.*$",
+    r"^.*: \*\*\* .*$",  # make: "Makefile:21: *** unknown BOARD ..."
 )]
 
 
@@ -238,7 +239,7 @@ def expect_fault(result: RunResult, patterns: list[str], exit_code: int = EXIT_F
         problems.append(f"expected exit {exit_code}, got {describe_exit(result)}")
     unmatched = [p for p in patterns if not re.search(p, result.output, re.MULTILINE)]
     if unmatched:
-        problems.append("no match for " + ", ".join(repr(p) for p in unmatched))
+        problems.append("no match for " + ", ".join(f"/{p}/" for p in unmatched))
     if not problems:
         return Verdict(True)
     return Verdict(False, _with_context("; ".join(problems), result))

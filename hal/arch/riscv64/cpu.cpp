@@ -13,11 +13,7 @@ const char* core_privilege() { return "M-mode"; }
 
 // Zihintpause PAUSE, encoded as FENCE W,0 so that cores without the extension treat it as a fence.
 void cpu_relax() { asm volatile(".4byte 0x0100000f" ::: "memory"); }
-// RISC-V has no WFE: a waiting core spins politely; WFI would sleep through plain memory writes.
-void wait_for_event() {
-  for (int i = 0; i < 16; ++i) cpu_relax();
-}
-void send_event() { asm volatile("fence rw, rw" ::: "memory"); }
+// wait_for_event/send_event: RISC-V has no WFE/SEV; the board emulates them with its timer.
 
 uint64_t time_ns() {
   uint64_t ticks;

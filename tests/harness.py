@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""`make test`: every test case on every board, ending with the line "N passed, N failed".
+
+  python3 tests/harness.py               run everything
+  python3 tests/harness.py -k a53        only cases whose name contains "a53" (-k may repeat: any)
+  python3 tests/harness.py --list        list the case names
+
+First every firmware image the selected cases need is built, one (board, app) at a time with
+`make -s image`; a case whose image did not build fails with the build output's tail. Then the cases
+run in parallel on a small worker pool (2 by default: each QEMU is mostly one busy thread). Each
+result is printed as it finishes, a failure followed by its console log (the last 200 lines),
+indented. The exit status is 0 only if no case failed.
+
+The cases are the table in all_cases(); how one image run is judged lives in qemu_runner.py.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import re
+import shlex
+import socket
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import qemu_runner as runner  # noqa: E402  (a sibling module, found through the line above)
+from qemu_runner import REPO_ROOT, RunResult, describe_exit, format_log, make_command, run_image  # noqa: E402
+
+BOARDS = ("qemu-virt-a53", "qemu-virt-rv64", "host")
+QEMU_BOARDS = ("qemu-virt-a53", "qemu-virt-rv64")
+HELLO_CORES = (1, 2, 4, 8, 16)
+INJECTION_CORES = 4  # fault-null, stack-overflow and dead-core need cores 1..3
+
+IMAGE_TIMEOUT_S = 120
+BUILD_TIMEOUT_S = 900  # a first build may install the board's packages
+COMPILE_TIMEOUT_S = 600
+MAKE_TIMEOUT_S = 60
+DEBUG_TIMEOUT_S = 60
+BUILD_JOBS = 2
+BUILD_LOG_TAIL_LINES = 20
+
+UNIT_BINARY = "build/unit/unit-tests"
+UNIT_COMPILE = ["g++", "-std=c++20", "-O1", "-g", "-Wall", "-Wextra", "-I.", "-Ihal/include"]
+UNIT_SUPPORT_SOURCES = ["runtime/support/format.cpp", "runtime/support/status.cpp"]
+
+Image = tuple[str, str]  # (board, app)
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    reason: str = ""  # one line, shown after FAIL
+    log: str = ""     # shown indented after a failure
+
+
+@dataclass
+class Case:
+    name: str
+    check: Callable[[], Outcome]
+    images: tuple[Image, ...] = ()  # built before any case runs
+    estimate_s: float = 1.0         # slow cases start first, so the pool finishes sooner
+
+
+@dataclass
+class Build:
+    ok: bool
+    summary: str
+    output: str = ""
+
+
+# ---------------------------------------------------------------- checks
+
+def outcome_of(verdict: runner.Verdict, command: list[str], result: RunResult) -> Outcome:
+    return Outcome(verdict.ok, verdict.reason, f"$ {shlex.join(command)}\n{result.output}")
+
+
+def check_image(board: str, app: str, cores: int, judge: Callable[[RunResult], runner.Verdict],
+                extra_args: tuple[str, ...] = (), timeout_s: float = IMAGE_TIMEOUT_S) -> Outcome:
+    """Runs the (already built) image the way `make run` would, plus extra_args, and judges it."""
+    command, made = runner.image_command(board, app, cores, MAKE_TIMEOUT_S)
+    if command is None:
+        return Outcome(False, f"make print-run-command: {describe_exit(made)}", made.output)
+    command += extra_args
+    result = run_image(command, timeout_s)
+    return outcome_of(judge(result), command, result)
+
+
+def check_command_succeeds(command: list[str], timeout_s: float) -> Outcome:
+    result = run_image(command, timeout_s)
+    ok = result.exit_code == 0 and not result.timed_out
+    reason = "" if ok else "; ".join(filter(None, [describe_exit(result), runner.telling_line(result.output)]))
+    return Outcome(ok, reason, f"$ {shlex.join(command)}\n{result.output}")
+
+
+def catch2_summary(output: str) -> list[str]:
+    """Catch2's "test cases: ..." total and where the first failure is, when present."""
+    parts = [re.sub(r"\s+", " ", line) for line in re.findall(r"^test cases:.*$", output, re.MULTILINE)[-1:]]
+    first = re.search(r"^(\S+:\d+): FAILED:", output, re.MULTILINE)
+    if first:
+        parts.append(f"first failure at {first.group(1)}")
+    return parts
+
+
+def check_unit_tests() -> Outcome:
+    """Compiles the Catch2 host unit tests with g++ and runs them; no test sources is a failure."""
+    sources = sorted(str(path.relative_to(REPO_ROOT)) for path in (REPO_ROOT / "tests/unit").glob("*.cpp"))
+    if not sources:
+        return Outcome(False, "no unit tests: tests/unit/*.cpp matches no file")
+    (REPO_ROOT / UNIT_BINARY).parent.mkdir(parents=True, exist_ok=True)
+    command = UNIT_COMPILE + sources + UNIT_SUPPORT_SOURCES + ["-o", UNIT_BINARY, "-pthread"]
+    compiled = check_command_succeeds(command, COMPILE_TIMEOUT_S)
+    if not compiled.ok:
+        return Outcome(False, f"compiling the unit tests failed: {compiled.reason}", compiled.log)
+    ran = run_image([UNIT_BINARY], IMAGE_TIMEOUT_S)
+    ok = ran.exit_code == 0 and not ran.timed_out
+    reason = "" if ok else "; ".join([describe_exit(ran)] + catch2_summary(ran.output))
+    return Outcome(ok, reason, f"$ {UNIT_BINARY}\n{ran.output}")
+
+
+def check_bad_arguments(variables: dict[str, object], listed: str) -> Outcome:
+    """`make run` with an invalid variable must refuse (non-zero) and list the valid values."""
+    command = make_command("run", **variables)
+    result = run_image(command, MAKE_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code == 0:
+        return Outcome(False, f"expected make to refuse, got {describe_exit(result)}", log)
+    if not re.search(rf"valid.*(?<![\w-]){re.escape(listed)}(?![\w-])", result.output):
+        return Outcome(False, f"the error does not list the valid values (no '{listed}')", log)
+    return Outcome(True, "", log)
+
+
+def free_tcp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def check_debug(board: str, cores: int) -> Outcome:
+    """`make debug` with gdb in batch mode: 'info threads' must list one thread per core."""
+    command = make_command("debug", BOARD=board, CORES=cores, GDB_PORT=free_tcp_port(),
+                           GDB_ARGS="-batch -ex 'info threads'")
+    result = run_image(command, DEBUG_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    # gdb-multiarch 13 prints e.g. "* 1    Thread 1.1 (CPU#0 [running]) _start () at ..."
+    threads = set(re.findall(r"^\*?\s+\d+\s+Thread (\d+\.\d+)\b", result.output, re.MULTILINE))
+    if result.timed_out:
+        return Outcome(False, describe_exit(result), log)
+    if len(threads) != cores:
+        hint = " (gdb printed 'No threads.': not connected yet?)" if "No threads." in result.output else ""
+        return Outcome(False, f"gdb listed {len(threads)} threads, expected {cores}; {describe_exit(result)}{hint}", log)
+    return Outcome(True, "", log)
+
+
+# ---------------------------------------------------------------- the cases
+
+def image_case(name: str, board: str, app: str, cores: int, judge: Callable[[RunResult], runner.Verdict],
+               extra_args: tuple[str, ...] = (), estimate_s: float = 2.0) -> Case:
+    return Case(f"{name}/{board}/{cores}", partial(check_image, board, app, cores, judge, extra_args),
+                images=((board, app),), estimate_s=estimate_s)
+
+
+def all_cases() -> list[Case]:
+    expect_pass, expect_fault = runner.expect_pass, runner.expect_fault
+    n = INJECTION_CORES
+    cases = [Case("unit", check_unit_tests, estimate_s=60)]
+    cases += [Case(f"freestanding/{board}", partial(check_command_succeeds,
+                                                    make_command("freestanding-check", BOARD=board),
+                                                    COMPILE_TIMEOUT_S), estimate_s=20)
+              for board in BOARDS]
+    for board in BOARDS:
+        for app in ("hello", "hal-selftest"):
+            cases += [image_case(app, board, app, cores, partial(expect_pass, cores=cores, app=app))
+                      for cores in HELLO_CORES]
+            if board in QEMU_BOARDS:
+                cases.append(image_case(f"{app}-icount", board, app, n, partial(expect_pass, cores=n, app=app),
+                                        extra_args=("-icount", "shift=0"), estimate_s=5))
+        cases += [
+            image_case("fault-null", board, "fault-null", n,
+                       partial(expect_fault, patterns=[r"FAULT on core 3: .* at address 0x0+\b"])),
+            image_case("stack-overflow", board, "stack-overflow", n,
+                       partial(expect_fault, patterns=[r"core 1: stack overflow"])),
+            image_case("dead-core", board, "dead-core", n,
+                       partial(runner.expect_boot_failure, missing_cores=[2]), estimate_s=11),
+        ]
+    cases += [
+        Case("bad-arguments/board", partial(check_bad_arguments, {"BOARD": "nosuchboard"}, "qemu-virt-a53")),
+        Case("bad-arguments/app", partial(check_bad_arguments, {"APP": "nosuchapp"}, "hello")),
+        Case("bad-arguments/cores-17", partial(check_bad_arguments, {"BOARD": "qemu-virt-a53", "CORES": 17}, "16")),
+        Case("bad-arguments/cores-0", partial(check_bad_arguments, {"BOARD": "qemu-virt-a53", "CORES": 0}, "16")),
+        Case(f"debug-smoke/qemu-virt-a53/{n}", partial(check_debug, "qemu-virt-a53", n),
+             images=(("qemu-virt-a53", "hello"),), estimate_s=3),
+    ]
+    return cases
+
+
+# ---------------------------------------------------------------- running
+
+_print_lock = threading.Lock()
+_interrupted = threading.Event()  # after Ctrl-C, cases killed on the way out are not reported
+
+
+def emit(text: str) -> None:
+    with _print_lock:
+        print(text, flush=True)
+
+
+def build_images(cases: list[Case]) -> dict[Image, Build]:
+    """Builds each image the cases need once, in order, one at a time."""
+    needed = list(dict.fromkeys(image for case in cases for image in case.images))
+    builds = {}
+    for board, app in needed:
+        command = ["make", "-s", f"-j{BUILD_JOBS}", "image", f"BOARD={board}", f"APP={app}"]
+        result = run_image(command, BUILD_TIMEOUT_S)
+        ok = result.exit_code == 0 and not result.timed_out
+        summary = "; ".join(filter(None, [f"`{shlex.join(command)}`: {describe_exit(result)}",
+                                          runner.telling_line(result.output)]))
+        builds[(board, app)] = Build(ok, summary, result.output)
+        emit(f"{'built' if ok else 'BUILD FAILED'}  {board}/{app}  ({result.seconds:.1f} s)"
+             + ("" if ok else f"  {summary}"))
+    return builds
+
+
+def run_case(case: Case, builds: dict[Image, Build]) -> Outcome:
+    for image in case.images:
+        build = builds[image]
+        if not build.ok:
+            tail = "\n".join(build.output.rstrip("\n").split("\n")[-BUILD_LOG_TAIL_LINES:])
+            return Outcome(False, f"image {image[0]}/{image[1]} did not build: {build.summary}", tail)
+    try:
+        return case.check()
+    except Exception as error:  # a harness bug must fail one case, not the whole run
+        return Outcome(False, f"harness error: {error!r}", traceback.format_exc())
+
+
+def report(case: Case, outcome: Outcome, seconds: float, width: int) -> None:
+    if _interrupted.is_set():
+        return
+    line = f"{'PASS' if outcome.ok else 'FAIL'}  {case.name:<{width}}  ({seconds:.1f} s)"
+    if not outcome.ok:
+        line += f"  {outcome.reason}\n{format_log(outcome.log)}"
+    emit(line)
+
+
+def timed_run(case: Case, builds: dict[Image, Build], width: int) -> bool:
+    start = time.monotonic()
+    outcome = run_case(case, builds)
+    report(case, outcome, time.monotonic() - start, width)
+    return outcome.ok
+
+
+def run_all(cases: list[Case], jobs: int) -> tuple[int, int]:
+    builds = build_images(cases)
+    width = max(len(case.name) for case in cases)
+    ordered = sorted(cases, key=lambda case: -case.estimate_s)  # stable: table order otherwise
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(timed_run, case, builds, width) for case in ordered]
+        try:
+            results = [future.result() for future in concurrent.futures.as_completed(futures)]
+        except KeyboardInterrupt:
+            _interrupted.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            runner.kill_all_running()
+            raise
+    passed = sum(results)
+    return passed, len(results) - passed
+
+
+def select(cases: list[Case], substrings: list[str]) -> list[Case]:
+    if not substrings:
+        return cases
+    return [case for case in cases if any(s in case.name for s in substrings)]
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-k", dest="substrings", action="append", default=[], metavar="SUBSTRING",
+                        help="run only cases whose name contains SUBSTRING (repeatable: any of them)")
+    parser.add_argument("--list", action="store_true", help="list the (selected) case names and exit")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="cases run in parallel (default 2)")
+    arguments = parser.parse_args(argv)
+
+    cases = select(all_cases(), arguments.substrings)
+    if arguments.list:
+        print("\n".join(case.name for case in cases))
+        return 0
+    if not cases:
+        print(f"no test case name contains any of {arguments.substrings} (see --list)", file=sys.stderr)
+        return 2
+    start = time.monotonic()
+    try:
+        passed, failed = run_all(cases, max(1, arguments.jobs))
+    except KeyboardInterrupt:
+        runner.kill_all_running()
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    print(f"(ran {len(cases)} cases in {time.monotonic() - start:.1f} s)")
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
