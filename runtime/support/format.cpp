@@ -72,30 +72,58 @@ void append_signed(FormatBuffer& out, int64_t value, const Spec& spec) {
   append_unsigned(out, magnitude, spec, value < 0);
 }
 
-// Fixed notation with up to 6 fractional digits, trailing zeros trimmed ("1.5", "3", "-0.25").
-// Large magnitudes use an exponent. Enough for logs and error texts; not a round-trip printer.
+// Appends `digits` fractional digits of `fraction` (0 <= fraction < 1), trailing zeros trimmed.
+// Returns true if rounding carried into the integer part (the caller adds one).
+bool append_fraction(FormatBuffer& out, double fraction, unsigned digits) {
+  uint64_t scale = 1;
+  for (unsigned i = 0; i < digits; ++i) scale *= 10;
+  uint64_t scaled = static_cast<uint64_t>(fraction * static_cast<double>(scale) + 0.5);
+  if (scaled >= scale) return true;
+  char text[20];
+  for (unsigned i = digits; i-- > 0;) {
+    text[i] = static_cast<char>('0' + scaled % 10);
+    scaled /= 10;
+  }
+  size_t length = digits;
+  while (length > 0 && text[length - 1] == '0') --length;
+  if (length > 0) {
+    out.append('.');
+    out.append(StringView(text, length));
+  }
+  return false;
+}
+
+// Doubles: fixed notation with up to 6 decimals for 1e-4 <= |x| < 1e15 ("1.5", "3", "-0.25");
+// otherwise scientific with up to 9 mantissa decimals ("1e+20", "1.234567891e-07"). Trailing
+// zeros are trimmed. Meant for logs and error texts, not for round-tripping values.
 void append_double(FormatBuffer& out, double value) {
   if (value != value) { out.append("nan"); return; }
   if (value < 0 || (value == 0 && 1 / value < 0)) { out.append('-'); value = -value; }
   if (value > 1.7976931348623157e308) { out.append("inf"); return; }
+  if (value == 0 || (value >= 1e-4 && value < 1e15)) {
+    uint64_t whole = static_cast<uint64_t>(value);
+    FixedString<16> fraction;
+    if (append_fraction(fraction, value - static_cast<double>(whole), 6)) ++whole;  // 0.9999999 -> 1
+    append_unsigned(out, whole, Spec{});
+    out.append(fraction.view());
+    return;
+  }
   int exponent = 0;
-  while (value >= 1e15) { value /= 10; ++exponent; }
-  uint64_t scaled = static_cast<uint64_t>(value * 1e6 + 0.5);
-  uint64_t whole = scaled / 1000000;
-  uint64_t fraction = scaled % 1000000;
-  append_unsigned(out, whole, Spec{});
-  if (fraction != 0) {
-    char digits[6];
-    for (int i = 5; i >= 0; --i) { digits[i] = char('0' + fraction % 10); fraction /= 10; }
-    size_t n = 6;
-    while (n > 0 && digits[n - 1] == '0') --n;
-    out.append('.');
-    out.append(StringView(digits, n));
+  while (value >= 10) { value /= 10; ++exponent; }
+  while (value < 1) { value *= 10; --exponent; }
+  unsigned leading = static_cast<unsigned>(value);
+  FixedString<16> fraction;
+  if (append_fraction(fraction, value - leading, 9) && ++leading == 10) {
+    leading = 1;
+    ++exponent;
   }
-  if (exponent != 0) {
-    out.append('e');
-    append_unsigned(out, static_cast<uint64_t>(exponent), Spec{});
-  }
+  append_unsigned(out, leading, Spec{});
+  out.append(fraction.view());
+  out.append(exponent < 0 ? "e-" : "e+");
+  Spec two_digits;
+  two_digits.zero_fill = true;
+  two_digits.width = 2;  // as C's %e: e+05, e-07, e+129
+  append_unsigned(out, static_cast<uint64_t>(exponent < 0 ? -exponent : exponent), two_digits);
 }
 
 uint64_t load_unsigned(const unsigned char* p, size_t size) {

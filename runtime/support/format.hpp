@@ -1,6 +1,7 @@
 // format_to(): "{}"-style text formatting into fixed buffers, no heap, usable from every core.
 // Placeholders: {} (default), {:x} hex, {:#x} hex with 0x, {:08x}/{:5} width with optional zero fill.
 // "{{" and "}}" are literal braces. Integer spans print as Python lists: [1, 2, 3] (TF error texts).
+// Doubles: fixed with up to 6 decimals for 1e-4 <= |x| < 1e15, else scientific ("1.5e+20").
 // Output that does not fit is truncated and flagged, never overrun.
 #pragma once
 #include "span.hpp"

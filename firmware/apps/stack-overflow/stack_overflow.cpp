@@ -8,11 +8,15 @@ namespace {
 constexpr unsigned kFaultingCore = 1;
 
 // Each frame keeps a buffer alive across the call so the compiler cannot turn this into a loop.
+// The recursion is unbounded on purpose.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
 __attribute__((noinline)) uint64_t recurse(uint64_t depth) {
   volatile uint8_t frame[256];
   frame[depth % sizeof(frame)] = static_cast<uint8_t>(depth);
   return recurse(depth + 1) + frame[(depth + 1) % sizeof(frame)];
 }
+#pragma GCC diagnostic pop
 
 rt::Status run(const firmware::CoreContext& context) {
   if (context.cores <= kFaultingCore)
