@@ -36,6 +36,7 @@ from qemu_runner import REPO_ROOT, RunResult, describe_exit, format_log, make_co
 BOARDS = ("qemu-virt-a53", "qemu-virt-rv64", "host")
 QEMU_BOARDS = ("qemu-virt-a53", "qemu-virt-rv64")
 HELLO_CORES = (1, 2, 4, 8, 16)
+COLLECTIVE_CORES = (1, 2, 3, 4, 8, 16)  # 3: groups and chunks that do not divide evenly
 INJECTION_CORES = 4  # fault-null, stack-overflow and dead-core need cores 1..3
 
 IMAGE_TIMEOUT_S = 120
@@ -175,9 +176,10 @@ def all_cases() -> list[Case]:
                                                     COMPILE_TIMEOUT_S), estimate_s=20)
               for board in BOARDS]
     for board in BOARDS:
-        for app in ("hello", "hal-selftest"):
+        for app in ("hello", "hal-selftest", "collectives"):
+            core_counts = COLLECTIVE_CORES if app == "collectives" else HELLO_CORES
             cases += [image_case(app, board, app, cores, partial(expect_pass, cores=cores, app=app))
-                      for cores in HELLO_CORES]
+                      for cores in core_counts]
             if board in QEMU_BOARDS:
                 cases.append(image_case(f"{app}-icount", board, app, n, partial(expect_pass, cores=n, app=app),
                                         extra_args=("-icount", "shift=0"), estimate_s=5))

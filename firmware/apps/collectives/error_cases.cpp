@@ -1,0 +1,71 @@
+// Invalid calls must fail with TF's error texts (identically on every core, so the sequence of
+// collectives stays aligned), and a core must never hang on them.
+#include "suite.hpp"
+
+namespace collectives_test {
+namespace {
+
+using rt::DType;
+using rt::Status;
+
+Status expect_error(const Status& status, rt::StringView expected, const char* what) {
+  if (status.is_ok()) return rt::internal_error("{}: succeeded, expected error \"{}\"", what, expected);
+  if (!(status.message() == expected))
+    return rt::internal_error("{}: error \"{}\", expected \"{}\"", what, status.message(), expected);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status run_error_cases(rt::Collectives& collectives) {
+  const unsigned n = collectives.num_replicas();
+  float value = 1, out = 0;
+  rt::CollectiveOptions options;
+
+  options.groups = rt::GroupAssignment{nullptr, 1, 0};
+  RT_RETURN_IF_ERROR(expect_error(collectives.all_reduce(rt::ReduceOp::kSum, DType::kF32, &value, &out, 1, options),
+                                  "Instruction cannot have an empty replica group: [[]]", "empty group"));
+  if (n >= 2) {
+    const uint32_t repeated[] = {0, 0};
+    options.groups = rt::GroupAssignment{repeated, 1, 2};
+    RT_RETURN_IF_ERROR(expect_error(collectives.all_reduce(rt::ReduceOp::kSum, DType::kF32, &value, &out, 1, options),
+                                    "Replica 0 is repeated in instruction's replica-groups: [[0, 0]]", "repeated replica"));
+    const uint32_t missing[] = {0};
+    options.groups = rt::GroupAssignment{missing, 1, 1};
+    RT_RETURN_IF_ERROR(expect_error(collectives.all_reduce(rt::ReduceOp::kSum, DType::kF32, &value, &out, 1, options),
+                                    "Replica 1 is not named in instruction's replica-groups: [[0]]", "missing replica"));
+  }
+  options = rt::CollectiveOptions{};
+  const int64_t shape[] = {2, 3};
+  RT_RETURN_IF_ERROR(expect_error(collectives.all_to_all(DType::kF32, &value, &out, rt::Span<const int64_t>(shape, 2), 0, 1, 0),
+                                  "split_count 0 must at least be one.", "split_count 0"));
+  RT_RETURN_IF_ERROR(expect_error(collectives.all_to_all(DType::kF32, &value, &out, rt::Span<const int64_t>(shape, 2), 2, 0, n),
+                                  "concat_dimension 2 is out of range of input rank 2", "concat_dimension"));
+  RT_RETURN_IF_ERROR(expect_error(collectives.all_to_all(DType::kF32, &value, &out, rt::Span<const int64_t>(shape, 2), 0, -1, n),
+                                  "split_dimension -1 is out of range of input rank 2", "split_dimension"));
+  if (n == 2) {
+    RT_RETURN_IF_ERROR(expect_error(collectives.all_to_all(DType::kF32, &value, &out, rt::Span<const int64_t>(shape, 2), 0, 1, 2),
+                                    "input dimension 3 not divisible by split_count 2", "indivisible split"));
+  }
+  const int64_t duplicate_source[] = {0, 0, 0, 0};
+  RT_RETURN_IF_ERROR(expect_error(
+      collectives.collective_permute(DType::kF32, &value, &out, 1, rt::Span<const int64_t>(duplicate_source, 4)),
+      "Source 0 appears more than once in instruction's source-target pairs: [[0, 0], [0, 0]]", "duplicate source"));
+  if (n >= 2) {
+    const int64_t duplicate_target[] = {0, 1, 1, 1};
+    RT_RETURN_IF_ERROR(expect_error(
+        collectives.collective_permute(DType::kF32, &value, &out, 1, rt::Span<const int64_t>(duplicate_target, 4)),
+        "Target 1 appears more than once in instruction's source-target pairs: [[0, 1], [1, 1]]", "duplicate target"));
+  }
+  const int64_t odd_pairs[] = {0, 1, 1};
+  RT_RETURN_IF_ERROR(expect_error(collectives.collective_permute(DType::kF32, &value, &out, 1, rt::Span<const int64_t>(odd_pairs, 3)),
+                                  "source_target_pairs must have shape [n, 2]; got 3 values", "pairs shape"));
+  int8_t bytes[2] = {1, 2};
+  RT_RETURN_IF_ERROR(expect_error(
+      collectives.all_reduce(rt::ReduceOp::kSum, DType::kI8, bytes, bytes, 2),
+      "cross_replica_sum does not support dtype int8; supported: float16, bfloat16, float32, float64, int32, uint32",
+      "int8 all_reduce"));
+  return Status::ok();
+}
+
+}  // namespace collectives_test

@@ -1,0 +1,30 @@
+// Shared pieces of the collectives test app: per-core buffers, deterministic inputs that every core
+// can regenerate for any replica (so each core checks results without receiving anything), and the
+// three test suites.
+#pragma once
+#include "firmware/app.hpp"
+#include "runtime/collectives/collectives.hpp"
+
+namespace collectives_test {
+
+inline constexpr size_t kMaxElements = 40000;  // per buffer: larger than a ring and than one segment
+inline constexpr size_t kBufferBytes = kMaxElements * 8;
+
+struct CoreBuffers {
+  alignas(64) uint8_t input[kBufferBytes];
+  alignas(64) uint8_t output[kBufferBytes];
+};
+CoreBuffers& buffers();  // the calling core's
+
+// splitmix64: the deterministic source of every case parameter and input element.
+uint64_t mix(uint64_t x);
+
+// The raw bytes (dtype_size(type) of them) of element `index` of `replica`'s input in a case.
+void input_element(rt::DType type, uint64_t case_seed, unsigned replica, size_t index, uint8_t* out);
+void fill_input(rt::DType type, uint64_t case_seed, unsigned replica, size_t count, uint8_t* out);
+
+rt::Status run_tf_examples(rt::Collectives& collectives);
+rt::Status run_random_cases(rt::Collectives& collectives, unsigned cases);
+rt::Status run_error_cases(rt::Collectives& collectives);
+
+}  // namespace collectives_test

@@ -1,0 +1,339 @@
+// Collective algorithms over the mailbox Exchange engine.
+#include "collectives.hpp"
+
+#include <string.h>
+
+#include "exchange.hpp"
+#include "runtime/support/result.hpp"
+#include "runtime/support/utility.hpp"
+
+namespace rt {
+namespace {
+
+// Per-core reduction accumulators bound the elements reduced per step (segments of a larger call).
+constexpr size_t kScratchElements = 16 * 1024;
+constexpr int64_t kMaxRank = 8;
+alignas(kCacheLineSize) uint8_t scratch[hal::kMaxCores][kScratchElements * 8];
+
+struct ReduceSinkContext {
+  ReduceOp op;
+  DType type;
+  void* accumulator;
+  bool first;  // the first contribution initialises the accumulator
+};
+
+void consume_reduce(void* context, const uint8_t* bytes, size_t offset, size_t count) {
+  const auto* sink = static_cast<const ReduceSinkContext*>(context);
+  const size_t element = dtype_size(sink->type);
+  if (sink->first)
+    reduce_init(sink->type, bytes, sink->accumulator, offset / element, count / element);
+  else
+    reduce_combine(sink->op, sink->type, bytes, sink->accumulator, offset / element, count / element);
+}
+
+void consume_copy(void* context, const uint8_t* bytes, size_t offset, size_t count) {
+  static_cast<const StridedBytes*>(context)->scatter(offset, bytes, count);
+}
+
+// Queues the ordered reduction of one chunk: contributions of members 0..n-1 (the caller's own at
+// `position` comes from `own`), into `accumulator`. `sinks` must outlive the exchange.
+void queue_ordered_reduction(Exchange& exchange, const Group& group, const uint8_t* own, size_t bytes,
+                             ReduceSinkContext* sinks, const ReplicaSet& replicas) {
+  int previous = -1;
+  for (unsigned j = 0; j < group.size; ++j) {
+    const Sink sink{consume_reduce, &sinks[j]};
+    previous = j == group.position
+                   ? exchange.local(StridedBytes::contiguous(own, bytes), sink, previous)
+                   : exchange.receive(replicas.core_of[group.members[j]], bytes, sink, previous);
+  }
+}
+
+Status unsupported_dtype(const char* operation, DType type) {
+  return invalid_argument("{} does not support dtype {}; supported: float16, bfloat16, float32, float64, int32, uint32",
+                          operation, dtype_name(type));
+}
+
+}  // namespace
+
+ReplicaSet ReplicaSet::one_per_core(unsigned cores) {
+  ReplicaSet set;
+  set.count = cores;
+  for (unsigned r = 0; r < cores; ++r) set.core_of[r] = static_cast<uint8_t>(r);
+  return set;
+}
+
+Result<Group> Collectives::enter(const CollectiveOptions& options, const char* name) {
+  ++sequence_;
+  if (replica_ >= replicas_.count)
+    return invalid_argument("{}: replica {} is outside the {} replicas", name, replica_, replicas_.count);
+  RT_RETURN_IF_ERROR(validate_groups(options.groups, replicas_.count));
+  return group_of(options.groups, replicas_.count, replica_);
+}
+
+// Reduces chunk `position` of every member's `in` into `out` (chunk sizes may differ; segments of
+// at most kScratchElements). Also sends the caller's other chunks to their owners.
+Status Collectives::reduce_chunks(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, const size_t* chunk_begin,
+                                  const size_t* chunk_size, const Group& group, const CollectiveOptions& options) {
+  const size_t element = dtype_size(type);
+  void* accumulator = scratch[hal::core_id()];
+  size_t longest = 0;
+  for (unsigned k = 0; k < group.size; ++k) longest = max(longest, chunk_size[k]);
+  // Every member walks the same segment boundaries (derived from the longest chunk) so the
+  // message sequence between any two members is identical on both sides.
+  for (size_t segment = 0; segment == 0 || segment < longest; segment += kScratchElements) {
+    Exchange exchange(CollectiveKind::kReduceScatter, sequence_);
+    for (unsigned k = 0; k < group.size; ++k) {
+      if (k == group.position) continue;
+      const size_t begin = min(segment, chunk_size[k]);
+      const size_t count = min(kScratchElements, chunk_size[k] - begin);
+      exchange.send(core_of(group.members[k]),
+                    StridedBytes::contiguous(in + (chunk_begin[k] + begin) * element, count * element));
+    }
+    const size_t mine_begin = min(segment, chunk_size[group.position]);
+    const size_t mine = min(kScratchElements, chunk_size[group.position] - mine_begin);
+    ReduceSinkContext sinks[hal::kMaxCores];
+    for (unsigned j = 0; j < group.size; ++j) sinks[j] = ReduceSinkContext{op, type, accumulator, j == 0};
+    queue_ordered_reduction(exchange, group, in + (chunk_begin[group.position] + mine_begin) * element,
+                            mine * element, sinks, replicas_);
+    RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
+    reduce_finish(op, type, accumulator, out + mine_begin * element, mine, group.size);
+  }
+  return Status::ok();
+}
+
+Status Collectives::all_reduce_latency(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                       const Group& group, const CollectiveOptions& options) {
+  const size_t element = dtype_size(type);
+  void* accumulator = scratch[hal::core_id()];
+  for (size_t begin = 0; begin == 0 || begin < count; begin += kScratchElements) {
+    const size_t n = min(kScratchElements, count - begin);
+    Exchange exchange(CollectiveKind::kAllReduce, sequence_);
+    for (unsigned j = 0; j < group.size; ++j)
+      if (j != group.position)
+        exchange.send(core_of(group.members[j]), StridedBytes::contiguous(in + begin * element, n * element));
+    ReduceSinkContext sinks[hal::kMaxCores];
+    for (unsigned j = 0; j < group.size; ++j) sinks[j] = ReduceSinkContext{op, type, accumulator, j == 0};
+    queue_ordered_reduction(exchange, group, in + begin * element, n * element, sinks, replicas_);
+    RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
+    reduce_finish(op, type, accumulator, out + begin * element, n, group.size);
+  }
+  return Status::ok();
+}
+
+Status Collectives::all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                         const Group& group, const CollectiveOptions& options) {
+  const size_t element = dtype_size(type);
+  const unsigned n = group.size;
+  // Balanced chunks: member k owns [k*count/n, (k+1)*count/n).
+  size_t chunk_begin[hal::kMaxCores];
+  size_t chunk_size[hal::kMaxCores];
+  for (unsigned k = 0; k < n; ++k) {
+    chunk_begin[k] = count * k / n;
+    chunk_size[k] = count * (k + 1) / n - chunk_begin[k];
+  }
+  const unsigned me = group.position;
+  RT_RETURN_IF_ERROR(reduce_chunks(op, type, in, out + chunk_begin[me] * element, chunk_begin, chunk_size, group,
+                                   options));
+  Exchange gather(CollectiveKind::kAllReduce, sequence_);
+  StridedBytes destinations[hal::kMaxCores];
+  for (unsigned k = 0; k < n; ++k) {
+    if (k == me) continue;
+    gather.send(core_of(group.members[k]),
+                StridedBytes::contiguous(out + chunk_begin[me] * element, chunk_size[me] * element));
+    destinations[k] = StridedBytes::contiguous(out + chunk_begin[k] * element, chunk_size[k] * element);
+    gather.receive(core_of(group.members[k]), chunk_size[k] * element, Sink{consume_copy, &destinations[k]});
+  }
+  return gather.run(options.timeout_ns);
+}
+
+Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* out, size_t count,
+                               const CollectiveOptions& options) {
+  Result<Group> group = enter(options, "cross_replica_sum");
+  if (!group) return group.status();
+  if (!reducible(type)) return unsupported_dtype("cross_replica_sum", type);
+  const auto* source = static_cast<const uint8_t*>(in);
+  auto* destination = static_cast<uint8_t*>(out);
+  if (group->size == 1) {
+    // One member: the result is its own value, through the same finish step (mean divides by 1,
+    // 16-bit types round-trip exactly).
+    void* accumulator = scratch[hal::core_id()];
+    for (size_t begin = 0; begin < count; begin += kScratchElements) {
+      const size_t n = min(kScratchElements, count - begin);
+      reduce_init(type, source + begin * dtype_size(type), accumulator, 0, n);
+      reduce_finish(op, type, accumulator, destination + begin * dtype_size(type), n, 1);
+    }
+    return Status::ok();
+  }
+  const bool small = count * dtype_size(type) <= kLatencyAlgorithmMaxBytes;
+  const bool latency = options.algorithm == Algorithm::kLatency || (options.algorithm == Algorithm::kAuto && small);
+  return latency ? all_reduce_latency(op, type, source, destination, count, *group, options)
+                 : all_reduce_bandwidth(op, type, source, destination, count, *group, options);
+}
+
+Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void* out, size_t count,
+                                   const CollectiveOptions& options) {
+  Result<Group> group = enter(options, "reduce_scatter");
+  if (!group) return group.status();
+  if (!reducible(type)) return unsupported_dtype("reduce_scatter", type);
+  if (count % group->size != 0)
+    return invalid_argument("reduce_scatter: input of {} elements does not split evenly over a group of {}", count,
+                            group->size);
+  size_t chunk_begin[hal::kMaxCores];
+  size_t chunk_size[hal::kMaxCores];
+  for (unsigned k = 0; k < group->size; ++k) {
+    chunk_size[k] = count / group->size;
+    chunk_begin[k] = k * chunk_size[k];
+  }
+  return reduce_chunks(op, type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), chunk_begin, chunk_size,
+                       *group, options);
+}
+
+Status Collectives::all_gather(DType type, const void* in, void* out, size_t count, const CollectiveOptions& options) {
+  Result<Group> group = enter(options, "all_gather");
+  if (!group) return group.status();
+  const size_t bytes = count * dtype_size(type);
+  auto* destination = static_cast<uint8_t*>(out);
+  Exchange exchange(CollectiveKind::kAllGather, sequence_);
+  StridedBytes destinations[hal::kMaxCores];
+  for (unsigned j = 0; j < group->size; ++j) {
+    destinations[j] = StridedBytes::contiguous(destination + j * bytes, bytes);
+    const Sink sink{consume_copy, &destinations[j]};
+    if (j == group->position) {
+      exchange.local(StridedBytes::contiguous(in, bytes), sink);
+    } else {
+      exchange.send(core_of(group->members[j]), StridedBytes::contiguous(in, bytes));
+      exchange.receive(core_of(group->members[j]), bytes, sink);
+    }
+  }
+  return exchange.run(options.timeout_ns);
+}
+
+Status Collectives::broadcast(unsigned source_replica, DType type, void* data, size_t count,
+                              const CollectiveOptions& options) {
+  Result<Group> group = enter(options, "broadcast");
+  if (!group) return group.status();
+  unsigned source_position = group->size;
+  for (unsigned j = 0; j < group->size; ++j)
+    if (group->members[j] == source_replica) source_position = j;
+  if (source_position == group->size)
+    return invalid_argument("broadcast: source replica {} is not in the group of replica {}", source_replica, replica_);
+  const size_t bytes = count * dtype_size(type);
+  Exchange exchange(CollectiveKind::kBroadcast, sequence_);
+  StridedBytes destination = StridedBytes::contiguous(data, bytes);
+  if (group->position == source_position) {
+    for (unsigned j = 0; j < group->size; ++j)
+      if (j != source_position) exchange.send(core_of(group->members[j]), destination);
+  } else {
+    exchange.receive(core_of(source_replica), bytes, Sink{consume_copy, &destination});
+  }
+  return exchange.run(options.timeout_ns);
+}
+
+Status Collectives::barrier(const CollectiveOptions& options) {
+  Result<Group> group = enter(options, "barrier");
+  if (!group) return group.status();
+  Exchange exchange(CollectiveKind::kBarrier, sequence_);
+  for (unsigned j = 0; j < group->size; ++j) {
+    if (j == group->position) continue;
+    exchange.send(core_of(group->members[j]), StridedBytes{});
+    exchange.receive(core_of(group->members[j]), 0, Sink{consume_copy, nullptr});
+  }
+  return exchange.run(options.timeout_ns);
+}
+
+Status Collectives::all_to_all(DType type, const void* in, void* out, Span<const int64_t> shape,
+                               int64_t concat_dimension, int64_t split_dimension, int64_t split_count,
+                               const CollectiveOptions& options) {
+  Result<Group> group = enter(options, "all_to_all");
+  if (!group) return group.status();
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank > kMaxRank) return invalid_argument("all_to_all supports tensors up to rank {}; got rank {}", kMaxRank, rank);
+  if (split_count < 1) return invalid_argument("split_count {} must at least be one.", split_count);
+  if (split_count != group->size) {
+    FixedString<160> text;
+    if (options.groups.is_default()) format_to(text, "[[0..{}]]", replicas_.count - 1); else format_groups(text, options.groups);
+    return invalid_argument("split_count {} must equal the size of the second dimension of group_assignment {}",
+                            split_count, text);
+  }
+  if (concat_dimension < 0 || concat_dimension >= rank)
+    return invalid_argument("concat_dimension {} is out of range of input rank {}", concat_dimension, rank);
+  if (split_dimension < 0 || split_dimension >= rank)
+    return invalid_argument("split_dimension {} is out of range of input rank {}", split_dimension, rank);
+  if (shape[split_dimension] % split_count != 0)
+    return invalid_argument("input dimension {} not divisible by split_count {}", shape[split_dimension], split_count);
+
+  const size_t element = dtype_size(type);
+  const auto product = [&](int64_t from, int64_t to, const int64_t* dims) {
+    size_t p = 1;
+    for (int64_t d = from; d < to; ++d) p *= static_cast<size_t>(dims[d]);
+    return p;
+  };
+  int64_t block[kMaxRank] = {};  // the shape of one block: split dimension divided by split_count
+  for (int64_t d = 0; d < rank; ++d) block[d] = shape[d];
+  block[split_dimension] /= split_count;
+  // Block j of the input: rows over the dimensions before split_dimension.
+  const size_t split_rows = product(0, split_dimension, shape.data());
+  const size_t split_row_bytes = static_cast<size_t>(block[split_dimension]) * product(split_dimension + 1, rank, shape.data()) * element;
+  const size_t split_stride = split_row_bytes * static_cast<size_t>(split_count);
+  // Block j of the output: rows over the block's dimensions before concat_dimension.
+  const size_t concat_rows = product(0, concat_dimension, block);
+  const size_t concat_row_bytes = static_cast<size_t>(block[concat_dimension]) * product(concat_dimension + 1, rank, block) * element;
+  const size_t concat_stride = concat_row_bytes * static_cast<size_t>(split_count);
+  const size_t block_bytes = split_rows * split_row_bytes;
+
+  Exchange exchange(CollectiveKind::kAllToAll, sequence_);
+  StridedBytes destinations[hal::kMaxCores];
+  for (unsigned j = 0; j < group->size; ++j) {
+    const StridedBytes source{static_cast<const uint8_t*>(in) + j * split_row_bytes, split_rows, split_row_bytes, split_stride};
+    destinations[j] = StridedBytes{static_cast<uint8_t*>(out) + j * concat_row_bytes, concat_rows, concat_row_bytes, concat_stride};
+    if (block_bytes == 0) destinations[j] = StridedBytes{};
+    const Sink sink{consume_copy, &destinations[j]};
+    if (j == group->position) {
+      exchange.local(block_bytes == 0 ? StridedBytes{} : source, sink);
+    } else {
+      exchange.send(core_of(group->members[j]), block_bytes == 0 ? StridedBytes{} : source);
+      exchange.receive(core_of(group->members[j]), block_bytes, sink);
+    }
+  }
+  return exchange.run(options.timeout_ns);
+}
+
+Status Collectives::collective_permute(DType type, const void* in, void* out, size_t count, Span<const int64_t> pairs,
+                                       const CollectiveOptions& options) {
+  ++sequence_;
+  if (pairs.size() % 2 != 0)
+    return invalid_argument("source_target_pairs must have shape [n, 2]; got {} values", pairs.size());
+  FixedString<200> text;
+  text.append('[');
+  for (size_t i = 0; i < pairs.size(); i += 2) format_to(text, "{}[{}, {}]", i ? ", " : "", pairs[i], pairs[i + 1]);
+  text.append(']');
+  bool is_source[hal::kMaxCores] = {};
+  bool is_target[hal::kMaxCores] = {};
+  int64_t my_source = -1;
+  int64_t my_target = -1;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    const int64_t source = pairs[i];
+    const int64_t target = pairs[i + 1];
+    for (int64_t replica : {source, target})
+      if (replica < 0 || replica >= static_cast<int64_t>(replicas_.count))
+        return invalid_argument("Replica {} in instruction's source-target pairs is out of range [0, {}): {}", replica,
+                                replicas_.count, text);
+    if (is_source[source]) return invalid_argument("Source {} appears more than once in instruction's source-target pairs: {}", source, text);
+    if (is_target[target]) return invalid_argument("Target {} appears more than once in instruction's source-target pairs: {}", target, text);
+    is_source[source] = is_target[target] = true;
+    if (source == replica_) my_target = target;
+    if (target == replica_) my_source = source;
+  }
+  const size_t bytes = count * dtype_size(type);
+  Exchange exchange(CollectiveKind::kCollectivePermute, sequence_);
+  StridedBytes destination = StridedBytes::contiguous(out, bytes);
+  const Sink sink{consume_copy, &destination};
+  if (my_target >= 0 && my_target != replica_) exchange.send(core_of(my_target), StridedBytes::contiguous(in, bytes));
+  if (my_source == replica_) exchange.local(StridedBytes::contiguous(in, bytes), sink);
+  else if (my_source >= 0) exchange.receive(core_of(my_source), bytes, sink);
+  RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
+  if (my_source < 0) memset(out, 0, bytes);  // not a target: zeros, as TF
+  return Status::ok();
+}
+
+}  // namespace rt

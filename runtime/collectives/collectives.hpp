@@ -1,0 +1,84 @@
+// Collectives over replicas, each replica a core (TF's cross_replica_sum and friends). Every
+// participating core calls the same collective with its own buffers (SPMD); the call returns once
+// this core's output is complete. Errors use TF's texts; every wait is bounded by the timeout and
+// names the core that waited and the peers it waited for.
+//
+// all_reduce picks an algorithm by payload size:
+//   latency   (small): one round, every member sends its whole buffer to every other member and
+//                      each reduces all contributions itself;
+//   bandwidth (large): reduce-scatter (member k reduces chunk k) then all-gather of the chunks,
+//                      2(n-1)/n of the buffer through each core.
+// Both reduce contributions in group order with the kernels in reduce.hpp, so the bits of the
+// result do not depend on the algorithm, the arrival order or the board.
+#pragma once
+#include "groups.hpp"
+#include "reduce.hpp"
+#include "runtime/support/atomic.hpp"
+#include "runtime/support/result.hpp"
+#include "runtime/support/span.hpp"
+#include "runtime/sync/wait.hpp"
+
+namespace rt {
+
+// Which core runs each replica.
+struct ReplicaSet {
+  unsigned count = 0;
+  uint8_t core_of[hal::kMaxCores] = {};
+
+  static ReplicaSet one_per_core(unsigned cores);
+};
+
+enum class Algorithm : uint8_t { kAuto, kLatency, kBandwidth };
+
+struct CollectiveOptions {
+  GroupAssignment groups;  // default: one group of all replicas
+  Algorithm algorithm = Algorithm::kAuto;
+  uint64_t timeout_ns = kDefaultWaitTimeoutNs;
+};
+
+// Payloads up to this size use the latency algorithm under Algorithm::kAuto.
+inline constexpr size_t kLatencyAlgorithmMaxBytes = 8 * 1024;
+
+class Collectives {
+ public:
+  Collectives(const ReplicaSet& replicas, unsigned replica) : replicas_(replicas), replica_(replica) {}
+
+  unsigned replica_id() const { return replica_; }
+  unsigned num_replicas() const { return replicas_.count; }
+
+  // out = reduction over the group of every member's `in` (count elements each). in == out is allowed.
+  Status all_reduce(ReduceOp op, DType type, const void* in, void* out, size_t count,
+                    const CollectiveOptions& options = {});
+  // out = concatenation of every member's `in` in group order (count elements each).
+  Status all_gather(DType type, const void* in, void* out, size_t count, const CollectiveOptions& options = {});
+  // in has count elements, split into group-size equal chunks; out = reduction of chunk `position`.
+  Status reduce_scatter(ReduceOp op, DType type, const void* in, void* out, size_t count,
+                        const CollectiveOptions& options = {});
+  // Every member's `data` becomes `source_replica`'s (which must be in the caller's group).
+  Status broadcast(unsigned source_replica, DType type, void* data, size_t count, const CollectiveOptions& options = {});
+  // Returns once every member of the group has entered the barrier.
+  Status barrier(const CollectiveOptions& options = {});
+  // TF all_to_all on a row-major tensor of `shape`: split along split_dimension into split_count
+  // blocks, block j goes to group member j, received blocks are concatenated along concat_dimension.
+  Status all_to_all(DType type, const void* in, void* out, Span<const int64_t> shape, int64_t concat_dimension,
+                    int64_t split_dimension, int64_t split_count, const CollectiveOptions& options = {});
+  // pairs = [[source, target], ...] flattened: target receives source's `in`; non-targets get zeros.
+  Status collective_permute(DType type, const void* in, void* out, size_t count, Span<const int64_t> pairs,
+                            const CollectiveOptions& options = {});
+
+ private:
+  Status reduce_chunks(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, const size_t* chunk_begin,
+                       const size_t* chunk_size, const Group& group, const CollectiveOptions& options);
+  Status all_reduce_latency(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count, const Group& group,
+                            const CollectiveOptions& options);
+  Status all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
+                              const Group& group, const CollectiveOptions& options);
+  Result<Group> enter(const CollectiveOptions& options, const char* name);
+  unsigned core_of(uint32_t replica) const { return replicas_.core_of[replica]; }
+
+  ReplicaSet replicas_;
+  unsigned replica_;
+  uint32_t sequence_ = 0;  // collectives this replica has called; must match across the group
+};
+
+}  // namespace rt

@@ -1,0 +1,210 @@
+// The Exchange progress engine: round-robin over pending sends and receives, sleeping on the
+// doorbell (mailbox::wait_for_progress) only when no operation could move.
+#include "exchange.hpp"
+
+#include <string.h>
+
+#include "hal/time.hpp"
+#include "runtime/mailbox/mailbox.hpp"
+#include "runtime/support/utility.hpp"
+
+namespace rt {
+namespace {
+
+constexpr size_t kHeaderBytes = 16;
+constexpr size_t kPadding = 8;
+const uint8_t kZeros[kPadding] = {};
+
+size_t padded(size_t bytes) { return (bytes + kPadding - 1) & ~(kPadding - 1); }
+
+void encode_header(uint8_t* header, CollectiveKind kind, uint32_t sequence, uint64_t bytes) {
+  const uint32_t kind_word = static_cast<uint32_t>(kind);
+  memcpy(header, &kind_word, 4);
+  memcpy(header + 4, &sequence, 4);
+  memcpy(header + 8, &bytes, 8);
+}
+
+struct DecodedHeader {
+  uint32_t kind;
+  uint32_t sequence;
+  uint64_t bytes;
+};
+
+DecodedHeader decode_header(const uint8_t* header) {
+  DecodedHeader decoded;
+  memcpy(&decoded.kind, header, 4);
+  memcpy(&decoded.sequence, header + 4, 4);
+  memcpy(&decoded.bytes, header + 8, 8);
+  return decoded;
+}
+
+}  // namespace
+
+const char* collective_kind_name(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllToAll: return "all_to_all";
+    case CollectiveKind::kCollectivePermute: return "collective_permute";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kBarrier: return "barrier";
+  }
+  return "unknown collective";
+}
+
+void Exchange::send(unsigned peer, const StridedBytes& source) {
+  SendOp& op = sends_[send_count_++];
+  op.peer = peer;
+  op.source = source;
+  encode_header(op.header, kind_, sequence_, source.total());
+  op.total = kHeaderBytes + padded(source.total());
+  op.done = 0;
+}
+
+int Exchange::receive(unsigned peer, size_t bytes, Sink sink, int after) {
+  ReceiveOp& op = receives_[receive_count_];
+  op = ReceiveOp{};
+  op.peer = peer;
+  op.bytes = bytes;
+  op.sink = sink;
+  op.after = after;
+  return static_cast<int>(receive_count_++);
+}
+
+int Exchange::local(const StridedBytes& source, Sink sink, int after) {
+  const int index = receive(kLocal, source.total(), sink, after);
+  receives_[index].local_source = source;
+  return index;
+}
+
+// Writes as much of the message as the ring takes now. Returns whether any byte moved.
+bool Exchange::progress_send(SendOp& op) {
+  SpscRing& ring = mailbox::ring(hal::core_id(), op.peer);
+  const size_t payload = op.source.total();
+  const size_t start = op.done;
+  while (op.done < op.total) {
+    size_t written;
+    if (op.done < kHeaderBytes) {
+      written = ring.write_some(op.header + op.done, kHeaderBytes - op.done);
+    } else if (op.done < kHeaderBytes + payload) {
+      const size_t offset = op.done - kHeaderBytes;
+      const size_t row = offset / op.source.row_bytes;
+      const size_t within = offset % op.source.row_bytes;
+      written = ring.write_some(op.source.base + row * op.source.stride + within, op.source.row_bytes - within);
+    } else {
+      written = ring.write_some(kZeros, op.total - op.done);
+    }
+    if (written == 0) break;
+    op.done += written;
+  }
+  if (op.done != start) mailbox::notify(op.peer);
+  return op.done != start;
+}
+
+Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
+  if (op.peer == kLocal) {
+    // Local contribution: delivered whole, in chunks so sinks see the same shapes as remote data.
+    uint8_t buffer[512];
+    for (size_t offset = 0; offset < op.bytes; offset += sizeof(buffer)) {
+      const size_t count = min(sizeof(buffer), op.bytes - offset);
+      op.local_source.gather(offset, buffer, count);
+      op.sink.consume(op.sink.context, buffer, offset, count);
+    }
+    op.finished = progressed = true;
+    return Status::ok();
+  }
+  SpscRing& ring = mailbox::ring(op.peer, hal::core_id());
+  const size_t total = kHeaderBytes + padded(op.bytes);
+  const size_t start = op.done;
+  while (op.done < total) {
+    if (op.done < kHeaderBytes) {
+      op.done += ring.read_some(op.header + op.done, kHeaderBytes - op.done);
+      if (op.done < kHeaderBytes) break;
+      const DecodedHeader got = decode_header(op.header);
+      if (got.kind != static_cast<uint32_t>(kind_) || got.sequence != sequence_ || got.bytes != op.bytes)
+        return Status::error(StatusCode::kInternal,
+                             "core {}: collective mismatch with core {}: expected {} #{} of {} bytes, received {} #{} "
+                             "of {} bytes (cores called different collectives or sizes)",
+                             hal::core_id(), op.peer, collective_kind_name(kind_), sequence_, op.bytes,
+                             collective_kind_name(static_cast<CollectiveKind>(got.kind)), got.sequence, got.bytes);
+      continue;
+    }
+    const Span<const uint8_t> run = ring.readable_run();
+    if (run.empty()) break;
+    const size_t count = min(run.size(), total - op.done);
+    const size_t payload_offset = op.done - kHeaderBytes;
+    if (payload_offset < op.bytes)
+      op.sink.consume(op.sink.context, run.data(), payload_offset, min(count, op.bytes - payload_offset));
+    ring.consume(count);
+    op.done += count;
+  }
+  if (op.done != start) {
+    progressed = true;
+    mailbox::notify(op.peer);  // space freed for the sender
+  }
+  op.finished = op.done == total;
+  return Status::ok();
+}
+
+bool Exchange::everything_finished() const {
+  for (unsigned i = 0; i < send_count_; ++i)
+    if (sends_[i].done < sends_[i].total) return false;
+  for (unsigned i = 0; i < receive_count_; ++i)
+    if (!receives_[i].finished) return false;
+  return true;
+}
+
+// Whether some pending operation could move now (used to decide whether to sleep).
+bool Exchange::anything_ready() const {
+  const unsigned me = hal::core_id();
+  for (unsigned i = 0; i < send_count_; ++i)
+    if (sends_[i].done < sends_[i].total && mailbox::ring(me, sends_[i].peer).writable(kPadding) >= kPadding) return true;
+  for (unsigned i = 0; i < receive_count_; ++i) {
+    const ReceiveOp& op = receives_[i];
+    if (op.finished || (op.after >= 0 && !receives_[op.after].finished)) continue;
+    if (op.peer == kLocal || mailbox::ring(op.peer, me).used() > 0) return true;
+  }
+  return false;
+}
+
+Status Exchange::run(uint64_t timeout_ns) {
+  uint64_t deadline = hal::time_ns() + timeout_ns;
+  while (!everything_finished()) {
+    bool progressed = false;
+    for (unsigned i = 0; i < send_count_; ++i)
+      if (sends_[i].done < sends_[i].total && progress_send(sends_[i])) progressed = true;
+    for (unsigned i = 0; i < receive_count_; ++i) {
+      ReceiveOp& op = receives_[i];
+      if (op.finished || (op.after >= 0 && !receives_[op.after].finished)) continue;
+      RT_RETURN_IF_ERROR(progress_receive(op, progressed));
+    }
+    if (progressed) {
+      deadline = hal::time_ns() + timeout_ns;  // the timeout bounds a stall, not the whole transfer
+      continue;
+    }
+    if (hal::time_ns() >= deadline) return timeout_error(timeout_ns);
+    mailbox::wait_for_progress([this] { return anything_ready(); }, deadline);
+  }
+  return Status::ok();
+}
+
+Status Exchange::timeout_error(uint64_t timeout_ns) const {
+  FixedString<200> pending;
+  for (unsigned i = 0; i < receive_count_; ++i) {
+    const ReceiveOp& op = receives_[i];
+    if (!op.finished && op.peer != kLocal)
+      format_to(pending, " receiving {} bytes from core {} ({} arrived);", op.bytes, op.peer,
+                op.done > kHeaderBytes ? min(op.done - kHeaderBytes, op.bytes) : 0);
+  }
+  for (unsigned i = 0; i < send_count_; ++i) {
+    const SendOp& op = sends_[i];
+    if (op.done < op.total)
+      format_to(pending, " sending {} bytes to core {} ({} taken);", op.source.total(), op.peer,
+                op.done > kHeaderBytes ? op.done - kHeaderBytes : 0);
+  }
+  return deadline_exceeded("core {} timed out after {} ms in {} #{}:{}", hal::core_id(),
+                           timeout_ns / hal::kNanosPerMilli, collective_kind_name(kind_), sequence_, pending);
+}
+
+}  // namespace rt

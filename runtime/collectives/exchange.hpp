@@ -1,0 +1,82 @@
+// Exchange: one step of a collective, i.e. a set of messages this core sends and receives,
+// progressed together until all complete, so that no ordering of peers can deadlock on full rings.
+//
+// Every message is a 16-byte header {kind, sequence, payload bytes} plus the payload, padded to a
+// multiple of 8 bytes; all ring positions therefore stay 8-aligned and an element (<= 8 bytes)
+// never straddles the ring's wrap point. The receiver checks the header against what it expects
+// and reports a mismatch (different collective, different call, different size) by name.
+//
+// Receives can be chained (`after`): a chained receive starts only when its predecessor finished,
+// which is how reductions consume contributions in a fixed order. Local contributions join the
+// chain too, so the arithmetic order never depends on which core's data arrived first.
+#pragma once
+#include "hal/core.hpp"
+#include "runtime/support/status.hpp"
+#include "strided.hpp"
+
+namespace rt {
+
+enum class CollectiveKind : uint32_t {
+  kAllReduce = 1, kAllGather, kReduceScatter, kAllToAll, kCollectivePermute, kBroadcast, kBarrier,
+};
+const char* collective_kind_name(CollectiveKind kind);
+
+// Receives payload pieces in order: `offset` is the byte offset within the message payload.
+struct Sink {
+  void (*consume)(void* context, const uint8_t* bytes, size_t offset, size_t count);
+  void* context;
+};
+
+class Exchange {
+ public:
+  static constexpr unsigned kMaxOps = 2 * hal::kMaxCores;
+
+  Exchange(CollectiveKind kind, uint32_t sequence) : kind_(kind), sequence_(sequence) {}
+
+  // Queues a message to `peer` whose payload is read from `source` (at most one per peer).
+  void send(unsigned peer, const StridedBytes& source);
+  // Queues a message from `peer` of `bytes` payload bytes, delivered to `sink`. Returns its index
+  // for chaining. If `after` >= 0 it starts only once receive number `after` has completed.
+  int receive(unsigned peer, size_t bytes, Sink sink, int after = -1);
+  // A local contribution in a receive chain: `sink` gets `source` when the chain reaches it.
+  int local(const StridedBytes& source, Sink sink, int after = -1);
+
+  // Progresses everything to completion or fails: header mismatch, or no completion within
+  // timeout_ns (the error names this core, the collective and each peer still outstanding).
+  Status run(uint64_t timeout_ns);
+
+ private:
+  struct SendOp {
+    unsigned peer;
+    StridedBytes source;
+    uint8_t header[16];
+    size_t total;  // header + payload + padding
+    size_t done;
+  };
+  struct ReceiveOp {
+    unsigned peer;  // kLocal for local contributions
+    size_t bytes;
+    Sink sink;
+    int after;
+    StridedBytes local_source;
+    uint8_t header[16];
+    size_t done;  // header + payload + padding consumed
+    bool finished;
+  };
+  static constexpr unsigned kLocal = ~0u;
+
+  bool progress_send(SendOp& op);
+  Status progress_receive(ReceiveOp& op, bool& progressed);
+  bool everything_finished() const;
+  bool anything_ready() const;
+  Status timeout_error(uint64_t timeout_ns) const;
+
+  CollectiveKind kind_;
+  uint32_t sequence_;
+  SendOp sends_[kMaxOps];
+  unsigned send_count_ = 0;
+  ReceiveOp receives_[kMaxOps];
+  unsigned receive_count_ = 0;
+};
+
+}  // namespace rt

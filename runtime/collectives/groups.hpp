@@ -1,0 +1,32 @@
+// Replica groups (TF's group_assignment): [num_groups][group_size] replica ids. Every replica must
+// appear exactly once; the default (no groups) is one group of all replicas in id order.
+#pragma once
+#include "hal/core.hpp"
+#include "runtime/support/status.hpp"
+
+namespace rt {
+
+struct GroupAssignment {
+  const uint32_t* ids = nullptr;  // row-major [num_groups][group_size]
+  unsigned num_groups = 0;        // 0: the default single group of all replicas
+  unsigned group_size = 0;
+
+  bool is_default() const { return num_groups == 0; }
+};
+
+// Checks the assignment against `num_replicas` with XLA/TF's error texts.
+Status validate_groups(const GroupAssignment& groups, unsigned num_replicas);
+
+// The members (replica ids, group order) of the group holding `replica`, and its position there.
+struct Group {
+  uint32_t members[hal::kMaxCores];
+  unsigned size;
+  unsigned position;  // of the calling replica
+};
+// Requires a validated assignment.
+Group group_of(const GroupAssignment& groups, unsigned num_replicas, unsigned replica);
+
+// "[[0, 2], [1, 3]]", as TF prints a group assignment in its errors.
+void format_groups(FormatBuffer& out, const GroupAssignment& groups);
+
+}  // namespace rt

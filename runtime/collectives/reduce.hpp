@@ -1,0 +1,27 @@
+// Element-wise reduction kernels with one defined arithmetic order: contributions are combined
+// left to right in group order, ((x0 op x1) op x2) ..., in an accumulator type:
+//   float32, bfloat16, float16 -> float32 (16-bit types round once, to nearest even, at the end)
+//   float64 -> float64;  int32, uint32 -> 32-bit two's complement (sums wrap)
+// max/min propagate NaN. mean = sum / group size (integers: truncated toward zero).
+// Every algorithm and board calls exactly these, so results are bit-identical everywhere.
+#pragma once
+#include "runtime/dtype/dtype.hpp"
+#include "runtime/support/status.hpp"
+
+namespace rt {
+
+enum class ReduceOp : uint8_t { kSum, kMean, kMax, kMin };
+const char* reduce_op_name(ReduceOp op);
+
+// Whether all_reduce supports `type` (TF: float16, bfloat16, float32, float64, int32, uint32).
+bool reducible(DType type);
+size_t accumulator_size(DType type);
+
+// accumulator[first .. first+count) = elements
+void reduce_init(DType type, const uint8_t* elements, void* accumulator, size_t first, size_t count);
+// accumulator[i] = accumulator[i] op element[i]
+void reduce_combine(ReduceOp op, DType type, const uint8_t* elements, void* accumulator, size_t first, size_t count);
+// out[i] = finish(accumulator[i]) (mean division, rounding to 16-bit types)
+void reduce_finish(ReduceOp op, DType type, const void* accumulator, uint8_t* out, size_t count, unsigned contributions);
+
+}  // namespace rt

@@ -1,0 +1,51 @@
+// The mailbox mesh: one SpscRing for every ordered pair of cores, plus the sleep/notify handshake
+// that lets a core with nothing to do sleep on its doorbell without missing a message.
+//
+// Handshake (a Dekker pair, so both sides use sequentially consistent operations):
+//   waiter:   sleeping[me] = 1; fence; re-check its rings; doorbell_wait(...); sleeping[me] = 0
+//   notifier: publish (ring index store); fence; if sleeping[peer]: doorbell_ring(peer)
+// Either the waiter's re-check sees the published index, or the notifier sees sleeping = 1 and
+// rings; a wake-up can be spurious but never lost. Doorbells are only rung for sleeping cores, so
+// a busy pipeline costs no interrupts.
+#pragma once
+#include "hal/core.hpp"
+#include "hal/doorbell.hpp"
+#include "hal/event.hpp"
+#include "hal/time.hpp"
+#include "ring.hpp"
+
+namespace rt::mailbox {
+
+// The ring carrying bytes from core `from` to core `to`.
+SpscRing& ring(unsigned from, unsigned to);
+
+// After publishing to (or consuming from) a ring shared with `peer`: wake `peer` if it sleeps.
+void notify(unsigned peer);
+
+// Polls `ready()` for a short while, then sleeps on this core's doorbell until notified or until
+// `deadline_ns`. Returns when `ready()` may have become true (the caller re-checks) or at the
+// deadline; it never returns false positives about the deadline: check time_ns() to tell.
+template <class Ready>
+void wait_for_progress(Ready ready, uint64_t deadline_ns);
+
+// Number of polls before a waiting core goes to sleep (the "polling" phase of every wait).
+inline constexpr unsigned kSpinPolls = 4000;
+
+// ---------------------------------------------------------------------------- implementation
+
+namespace detail {
+void announce_sleep(bool sleeping);
+}
+
+template <class Ready>
+void wait_for_progress(Ready ready, uint64_t deadline_ns) {
+  for (unsigned i = 0; i < kSpinPolls; ++i) {
+    if (ready()) return;
+    hal::cpu_relax();
+  }
+  detail::announce_sleep(true);
+  if (!ready()) hal::doorbell_wait(deadline_ns);
+  detail::announce_sleep(false);
+}
+
+}  // namespace rt::mailbox
