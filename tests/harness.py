@@ -176,8 +176,8 @@ def all_cases() -> list[Case]:
                                                     COMPILE_TIMEOUT_S), estimate_s=20)
               for board in BOARDS]
     for board in BOARDS:
-        for app in ("hello", "hal-selftest", "collectives"):
-            core_counts = COLLECTIVE_CORES if app == "collectives" else HELLO_CORES
+        for app in ("hello", "hal-selftest", "mailbox", "collectives"):
+            core_counts = COLLECTIVE_CORES if app in ("mailbox", "collectives") else HELLO_CORES
             cases += [image_case(app, board, app, cores, partial(expect_pass, cores=cores, app=app))
                       for cores in core_counts]
             if board in QEMU_BOARDS:

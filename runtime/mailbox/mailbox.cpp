@@ -20,6 +20,58 @@ void notify(unsigned peer) {
   if (sleep_flags[peer].sleeping.load(MemoryOrder::kRelaxed) != 0) hal::doorbell_ring(peer);
 }
 
+size_t try_send(unsigned to, const void* data, size_t bytes) {
+  const size_t sent = ring(hal::core_id(), to).write_some(data, bytes);
+  if (sent != 0) notify(to);
+  return sent;
+}
+
+size_t try_receive(unsigned from, void* out, size_t bytes) {
+  const size_t received = ring(from, hal::core_id()).read_some(out, bytes);
+  if (received != 0) notify(from);
+  return received;
+}
+
+namespace {
+
+// Moves `bytes` with `step` (try_send or try_receive), sleeping when stuck; the deadline restarts
+// with every byte moved, so the timeout bounds a stall, not a long transfer.
+template <class Step, class Ready>
+Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const char* verb, const char* preposition,
+                unsigned peer) {
+  size_t done = 0;
+  uint64_t deadline = hal::time_ns() + timeout_ns;
+  while (done < bytes) {
+    const size_t moved = step(done);
+    if (moved != 0) {
+      done += moved;
+      deadline = hal::time_ns() + timeout_ns;
+      continue;
+    }
+    if (hal::time_ns() >= deadline)
+      return deadline_exceeded("core {} timed out after {} ms waiting to {} {} bytes {} core {} ({} done)",
+                               hal::core_id(), timeout_ns / hal::kNanosPerMilli, verb, bytes, preposition, peer, done);
+    wait_for_progress(ready, deadline);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status send(unsigned to, const void* data, size_t bytes, uint64_t timeout_ns) {
+  const auto* source = static_cast<const uint8_t*>(data);
+  SpscRing& wire = ring(hal::core_id(), to);
+  return transfer([&](size_t done) { return try_send(to, source + done, bytes - done); },
+                  [&] { return wire.writable(1) > 0; }, bytes, timeout_ns, "send", "to", to);
+}
+
+Status receive(unsigned from, void* out, size_t bytes, uint64_t timeout_ns) {
+  auto* destination = static_cast<uint8_t*>(out);
+  SpscRing& wire = ring(from, hal::core_id());
+  return transfer([&](size_t done) { return try_receive(from, destination + done, bytes - done); },
+                  [&] { return wire.used() > 0; }, bytes, timeout_ns, "receive", "from", from);
+}
+
 namespace detail {
 
 void announce_sleep(bool sleeping) {

@@ -13,6 +13,8 @@
 #include "hal/event.hpp"
 #include "hal/time.hpp"
 #include "ring.hpp"
+#include "runtime/support/status.hpp"
+#include "runtime/sync/wait.hpp"
 
 namespace rt::mailbox {
 
@@ -27,6 +29,16 @@ void notify(unsigned peer);
 // deadline; it never returns false positives about the deadline: check time_ns() to tell.
 template <class Ready>
 void wait_for_progress(Ready ready, uint64_t deadline_ns);
+
+// Point-to-point byte streams between the calling core and a peer, in three flavours:
+//   polling: try_send / try_receive move what they can now and return the byte count;
+//   timed:   send / receive move all bytes or fail after timeout_ns without progress, with an error
+//            naming this core, the peer and how far the transfer got;
+//   blocking: the timed calls with the default timeout (a wait is never unbounded).
+size_t try_send(unsigned to, const void* data, size_t bytes);
+size_t try_receive(unsigned from, void* out, size_t bytes);
+Status send(unsigned to, const void* data, size_t bytes, uint64_t timeout_ns = kDefaultWaitTimeoutNs);
+Status receive(unsigned from, void* out, size_t bytes, uint64_t timeout_ns = kDefaultWaitTimeoutNs);
 
 // Number of polls before a waiting core goes to sleep (the "polling" phase of every wait).
 inline constexpr unsigned kSpinPolls = 4000;
