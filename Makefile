@@ -37,7 +37,7 @@ IMAGE := $(BUILD)/firmware.elf
 # ---------------------------------------------------------------- flags
 CXXSTD := -std=c++20
 WARNINGS := -Wall -Wextra -Wno-missing-field-initializers
-OPT := -O2 -g
+OPT := -O2 -g -ftree-vectorize -fvect-cost-model=dynamic
 INCLUDES := -I. -Ihal/include -Ihal/common/baremetal -Ihal/arch/$(BOARD_ARCH) -Iboards/$(BOARD)
 # Everything under runtime/, firmware/ and hal/common is freestanding on every target.
 FREESTANDING := -ffreestanding -nostdinc++ -fno-exceptions -fno-rtti -fno-threadsafe-statics \
@@ -71,28 +71,33 @@ FREESTANDING_OBJS := $(patsubst %,$(BUILD)/%.o,$(RUNTIME_SRCS) $(FIRMWARE_SRCS) 
 PLATFORM_OBJS := $(patsubst %,$(BUILD)/%.o,$(PLATFORM_SRCS))
 OBJS := $(FREESTANDING_OBJS) $(PLATFORM_OBJS)
 
+# Objects depend on a stamp holding the flags, so changing a flag rebuilds what it affects.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_TEXT := $(CXX_TARGET) $(CXXFLAGS) $(ASFLAGS) $(HOSTED_CXXFLAGS)
+$(shell mkdir -p $(BUILD) && (printf '%s\n' '$(FLAGS_TEXT)' | cmp -s - $(FLAGS_STAMP) || printf '%s\n' '$(FLAGS_TEXT)' > $(FLAGS_STAMP)))
+
 # ---------------------------------------------------------------- build rules
 .PHONY: all image run print-run-command debug test freestanding-check bench setup setup-board setup-debug setup-all clean help
 all: image
 image: $(IMAGE)
 
-$(FREESTANDING_OBJS): $(BUILD)/%.cpp.o: %.cpp | setup-board
+$(FREESTANDING_OBJS): $(BUILD)/%.cpp.o: %.cpp $(FLAGS_STAMP) | setup-board
 	@mkdir -p $(dir $@)
 	$(CXX_TARGET) $(CXXFLAGS) -c $< -o $@
 
 ifeq ($(BOARD_ARCH),host)
-$(filter %.cpp.o,$(PLATFORM_OBJS)): $(BUILD)/%.cpp.o: %.cpp
+$(filter %.cpp.o,$(PLATFORM_OBJS)): $(BUILD)/%.cpp.o: %.cpp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	g++ $(HOSTED_CXXFLAGS) -MMD -MP -c $< -o $@
 
 $(IMAGE): $(OBJS)
 	g++ -pthread -o $@ $(OBJS)
 else
-$(filter %.cpp.o,$(PLATFORM_OBJS)): $(BUILD)/%.cpp.o: %.cpp | setup-board
+$(filter %.cpp.o,$(PLATFORM_OBJS)): $(BUILD)/%.cpp.o: %.cpp $(FLAGS_STAMP) | setup-board
 	@mkdir -p $(dir $@)
 	$(CXX_TARGET) $(CXXFLAGS) -c $< -o $@
 
-$(filter %.S.o,$(PLATFORM_OBJS)): $(BUILD)/%.S.o: %.S | setup-board
+$(filter %.S.o,$(PLATFORM_OBJS)): $(BUILD)/%.S.o: %.S $(FLAGS_STAMP) | setup-board
 	@mkdir -p $(dir $@)
 	$(BOARD_CROSS)gcc $(ASFLAGS) -c $< -o $@
 
@@ -146,9 +151,11 @@ freestanding-check: $(patsubst %,$(BUILD)/%.o,$(RUNTIME_SRCS))
 test: setup-all
 	python3 tests/harness.py
 
-bench:
-	@echo "no benchmarks yet: the collectives and MXU issues add them" >&2
-	@exit 1
+# Benchmarks: one JSON object per line, also written to build/bench/results.jsonl.
+BENCH_PACKAGES := openmpi-bin libopenmpi-dev
+bench: setup-all
+	$(call install_missing,$(BENCH_PACKAGES))
+	python3 tests/benchmarks.py
 
 # ---------------------------------------------------------------- setup
 # Installs missing Debian packages (apt-get update first, as a fresh machine needs).

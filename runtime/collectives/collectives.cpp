@@ -120,30 +120,67 @@ Status Collectives::all_reduce_latency(ReduceOp op, DType type, const uint8_t* i
   return Status::ok();
 }
 
+// Bandwidth algorithm, single copy: the cores share coherent memory, so the mailbox carries only
+// descriptors and phase signals while the data moves once.
+//   1. every member sends every other member its {in, out} addresses
+//   2. member k reduces chunk k, reading chunk k of every member's `in` directly, in group order
+//      (the same kernels and order as every other path), through the scratch accumulator
+//   3. "reduced" signals: after them every chunk is final and nobody reads any `in` any more
+//   4. member k copies chunk j from member j's `out` for every j != k
+//   5. "copied" signals: after them nobody reads this member's `out`, so the call may return
+// Per core: reads ~2x and writes ~1x the buffer, like a copy plus one extra read.
 Status Collectives::all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                          const Group& group, const CollectiveOptions& options) {
   const size_t element = dtype_size(type);
   const unsigned n = group.size;
-  // Balanced chunks: member k owns [k*count/n, (k+1)*count/n).
-  size_t chunk_begin[hal::kMaxCores];
-  size_t chunk_size[hal::kMaxCores];
-  for (unsigned k = 0; k < n; ++k) {
-    chunk_begin[k] = count * k / n;
-    chunk_size[k] = count * (k + 1) / n - chunk_begin[k];
-  }
   const unsigned me = group.position;
-  RT_RETURN_IF_ERROR(reduce_chunks(op, type, in, out + chunk_begin[me] * element, chunk_begin, chunk_size, group,
-                                   options));
-  Exchange gather(CollectiveKind::kAllReduce, sequence_);
-  StridedBytes destinations[hal::kMaxCores];
-  for (unsigned k = 0; k < n; ++k) {
-    if (k == me) continue;
-    gather.send(core_of(group.members[k]),
-                StridedBytes::contiguous(out + chunk_begin[me] * element, chunk_size[me] * element));
-    destinations[k] = StridedBytes::contiguous(out + chunk_begin[k] * element, chunk_size[k] * element);
-    gather.receive(core_of(group.members[k]), chunk_size[k] * element, Sink{consume_copy, &destinations[k]});
+  struct Buffers {
+    const uint8_t* in;
+    uint8_t* out;
+  };
+  Buffers mine{in, out};
+  Buffers peers[hal::kMaxCores];
+  peers[me] = mine;
+  StridedBytes descriptor_sinks[hal::kMaxCores];
+  Exchange descriptors(CollectiveKind::kAllReduce, sequence_);
+  for (unsigned j = 0; j < n; ++j) {
+    if (j == me) continue;
+    descriptors.send(core_of(group.members[j]), StridedBytes::contiguous(&mine, sizeof(mine)));
+    descriptor_sinks[j] = StridedBytes::contiguous(&peers[j], sizeof(Buffers));
+    descriptors.receive(core_of(group.members[j]), sizeof(Buffers), Sink{consume_copy, &descriptor_sinks[j]});
   }
-  return gather.run(options.timeout_ns);
+  RT_RETURN_IF_ERROR(descriptors.run(options.timeout_ns));
+
+  // Member k owns [k*count/n, (k+1)*count/n).
+  const size_t begin = count * me / n;
+  const size_t end = count * (me + 1) / n;
+  void* accumulator = scratch[hal::core_id()];
+  for (size_t segment = begin; segment < end; segment += kScratchElements) {
+    const size_t length = min(kScratchElements, end - segment);
+    reduce_init(type, peers[0].in + segment * element, accumulator, 0, length);
+    for (unsigned j = 1; j < n; ++j) reduce_combine(op, type, peers[j].in + segment * element, accumulator, 0, length);
+    reduce_finish(op, type, accumulator, out + segment * element, length, n);
+  }
+  RT_RETURN_IF_ERROR(signal_group(CollectiveKind::kAllReduce, group, options));  // "reduced"
+
+  for (unsigned j = 0; j < n; ++j) {
+    if (j == me) continue;
+    const size_t chunk_begin = count * j / n;
+    const size_t chunk_end = count * (j + 1) / n;
+    memcpy(out + chunk_begin * element, peers[j].out + chunk_begin * element, (chunk_end - chunk_begin) * element);
+  }
+  return signal_group(CollectiveKind::kAllReduce, group, options);  // "copied"
+}
+
+// A zero-byte message to and from every other member: returns once all have sent theirs.
+Status Collectives::signal_group(CollectiveKind kind, const Group& group, const CollectiveOptions& options) {
+  Exchange exchange(kind, sequence_);
+  for (unsigned j = 0; j < group.size; ++j) {
+    if (j == group.position) continue;
+    exchange.send(core_of(group.members[j]), StridedBytes{});
+    exchange.receive(core_of(group.members[j]), 0, Sink{consume_copy, nullptr});
+  }
+  return exchange.run(options.timeout_ns);
 }
 
 Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* out, size_t count,
@@ -232,13 +269,7 @@ Status Collectives::broadcast(unsigned source_replica, DType type, void* data, s
 Status Collectives::barrier(const CollectiveOptions& options) {
   Result<Group> group = enter(options, "barrier");
   if (!group) return group.status();
-  Exchange exchange(CollectiveKind::kBarrier, sequence_);
-  for (unsigned j = 0; j < group->size; ++j) {
-    if (j == group->position) continue;
-    exchange.send(core_of(group->members[j]), StridedBytes{});
-    exchange.receive(core_of(group->members[j]), 0, Sink{consume_copy, nullptr});
-  }
-  return exchange.run(options.timeout_ns);
+  return signal_group(CollectiveKind::kBarrier, *group, options);
 }
 
 Status Collectives::all_to_all(DType type, const void* in, void* out, Span<const int64_t> shape,

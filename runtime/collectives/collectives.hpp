@@ -6,11 +6,13 @@
 // all_reduce picks an algorithm by payload size:
 //   latency   (small): one round, every member sends its whole buffer to every other member and
 //                      each reduces all contributions itself;
-//   bandwidth (large): reduce-scatter (member k reduces chunk k) then all-gather of the chunks,
-//                      2(n-1)/n of the buffer through each core.
+//   bandwidth (large): member k reduces chunk k reading every member's buffer directly (the
+//                      mailbox carries addresses and phase signals only), then every member copies
+//                      the other chunks from their owners: single copy, ~2 reads + 1 write per byte.
 // Both reduce contributions in group order with the kernels in reduce.hpp, so the bits of the
 // result do not depend on the algorithm, the arrival order or the board.
 #pragma once
+#include "exchange.hpp"
 #include "groups.hpp"
 #include "reduce.hpp"
 #include "runtime/support/atomic.hpp"
@@ -73,6 +75,7 @@ class Collectives {
                             const CollectiveOptions& options);
   Status all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                               const Group& group, const CollectiveOptions& options);
+  Status signal_group(CollectiveKind kind, const Group& group, const CollectiveOptions& options);
   Result<Group> enter(const CollectiveOptions& options, const char* name);
   unsigned core_of(uint32_t replica) const { return replicas_.core_of[replica]; }
 

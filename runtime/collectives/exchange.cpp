@@ -19,9 +19,9 @@ size_t padded(size_t bytes) { return (bytes + kPadding - 1) & ~(kPadding - 1); }
 
 void encode_header(uint8_t* header, CollectiveKind kind, uint32_t sequence, uint64_t bytes) {
   const uint32_t kind_word = static_cast<uint32_t>(kind);
-  memcpy(header, &kind_word, 4);
-  memcpy(header + 4, &sequence, 4);
-  memcpy(header + 8, &bytes, 8);
+  __builtin_memcpy(header, &kind_word, 4);
+  __builtin_memcpy(header + 4, &sequence, 4);
+  __builtin_memcpy(header + 8, &bytes, 8);
 }
 
 struct DecodedHeader {
@@ -32,9 +32,9 @@ struct DecodedHeader {
 
 DecodedHeader decode_header(const uint8_t* header) {
   DecodedHeader decoded;
-  memcpy(&decoded.kind, header, 4);
-  memcpy(&decoded.sequence, header + 4, 4);
-  memcpy(&decoded.bytes, header + 8, 8);
+  __builtin_memcpy(&decoded.kind, header, 4);
+  __builtin_memcpy(&decoded.sequence, header + 4, 4);
+  __builtin_memcpy(&decoded.bytes, header + 8, 8);
   return decoded;
 }
 

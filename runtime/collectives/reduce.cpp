@@ -2,48 +2,96 @@
 // one scalar definition is what makes every board produce the same bits.
 #include "reduce.hpp"
 
-#include <string.h>
-
 #include "runtime/dtype/half.hpp"
+#include "runtime/support/type_traits.hpp"
 
 namespace rt {
 namespace {
 
+// Unaligned-safe element access. __builtin_memcpy, because -ffreestanding stops GCC from treating
+// plain memcpy as the builtin it can turn into a single load or store.
 template <class T>
 T load(const uint8_t* bytes, size_t index) {
   T value;
-  memcpy(&value, bytes + index * sizeof(T), sizeof(T));
+  __builtin_memcpy(&value, bytes + index * sizeof(T), sizeof(T));
   return value;
 }
 
 template <class T>
 void store(uint8_t* bytes, size_t index, T value) {
-  memcpy(bytes + index * sizeof(T), &value, sizeof(T));
+  __builtin_memcpy(bytes + index * sizeof(T), &value, sizeof(T));
 }
 
-float widen(DType type, const uint8_t* elements, size_t i) {
-  switch (type) {
-    case DType::kBF16: return to_float(BFloat16{load<uint16_t>(elements, i)});
-    case DType::kF16: return to_float(Float16{load<uint16_t>(elements, i)});
-    default: return load<float>(elements, i);
-  }
+// Elements as the accumulator sees them: 16-bit floats widen to float, others load as they are.
+template <DType kType> struct Element;
+template <> struct Element<DType::kF32> {
+  using Accumulator = float;
+  static float read(const uint8_t* bytes, size_t i) { return load<float>(bytes, i); }
+};
+template <> struct Element<DType::kBF16> {
+  using Accumulator = float;
+  static float read(const uint8_t* bytes, size_t i) { return to_float(BFloat16{load<uint16_t>(bytes, i)}); }
+};
+template <> struct Element<DType::kF16> {
+  using Accumulator = float;
+  static float read(const uint8_t* bytes, size_t i) { return to_float(Float16{load<uint16_t>(bytes, i)}); }
+};
+template <> struct Element<DType::kF64> {
+  using Accumulator = double;
+  static double read(const uint8_t* bytes, size_t i) { return load<double>(bytes, i); }
+};
+template <> struct Element<DType::kI32> {
+  using Accumulator = int32_t;
+  static int32_t read(const uint8_t* bytes, size_t i) { return load<int32_t>(bytes, i); }
+};
+template <> struct Element<DType::kU32> {
+  using Accumulator = uint32_t;
+  static uint32_t read(const uint8_t* bytes, size_t i) { return load<uint32_t>(bytes, i); }
+};
+
+template <ReduceOp kOp, class T>
+T combine(T a, T b) {
+  if constexpr (kOp == ReduceOp::kMax) return (a > b || a != a) ? a : b;  // NaN propagates
+  else if constexpr (kOp == ReduceOp::kMin) return (a < b || a != a) ? a : b;
+  else if constexpr (is_same_v<T, int32_t>)  // two's complement wrap, without signed overflow
+    return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+  else return a + b;
 }
 
-template <class T>
-T combine(ReduceOp op, T a, T b) {
+template <DType kType>
+void init_loop(const uint8_t* __restrict elements, void* accumulator, size_t first, size_t count) {
+  using Accumulator = typename Element<kType>::Accumulator;
+  Accumulator* __restrict acc = static_cast<Accumulator*>(accumulator) + first;
+  for (size_t i = 0; i < count; ++i) acc[i] = Element<kType>::read(elements, i);
+}
+
+template <DType kType, ReduceOp kOp>
+void combine_loop(const uint8_t* __restrict elements, void* accumulator, size_t first, size_t count) {
+  using Accumulator = typename Element<kType>::Accumulator;
+  Accumulator* __restrict acc = static_cast<Accumulator*>(accumulator) + first;
+  for (size_t i = 0; i < count; ++i) acc[i] = combine<kOp>(acc[i], Element<kType>::read(elements, i));
+}
+
+template <DType kType>
+void combine_by_op(ReduceOp op, const uint8_t* elements, void* accumulator, size_t first, size_t count) {
   switch (op) {
-    case ReduceOp::kSum:
-    case ReduceOp::kMean: return a + b;
-    case ReduceOp::kMax: return (a > b || a != a) ? a : b;
-    case ReduceOp::kMin: return (a < b || a != a) ? a : b;
+    case ReduceOp::kSum: case ReduceOp::kMean: return combine_loop<kType, ReduceOp::kSum>(elements, accumulator, first, count);
+    case ReduceOp::kMax: return combine_loop<kType, ReduceOp::kMax>(elements, accumulator, first, count);
+    case ReduceOp::kMin: return combine_loop<kType, ReduceOp::kMin>(elements, accumulator, first, count);
   }
-  return a;
 }
 
-uint32_t combine_int(ReduceOp op, bool is_signed, uint32_t a, uint32_t b) {
-  if (op == ReduceOp::kSum || op == ReduceOp::kMean) return a + b;  // wraps
-  const bool a_larger = is_signed ? static_cast<int32_t>(a) > static_cast<int32_t>(b) : a > b;
-  return (op == ReduceOp::kMax) == a_larger ? a : b;
+template <DType kType>
+void finish_loop(bool mean, const void* accumulator, uint8_t* __restrict out, size_t count, unsigned contributions) {
+  using Accumulator = typename Element<kType>::Accumulator;
+  const Accumulator* __restrict acc = static_cast<const Accumulator*>(accumulator);
+  for (size_t i = 0; i < count; ++i) {
+    Accumulator value = acc[i];
+    if (mean) value = static_cast<Accumulator>(value / static_cast<Accumulator>(contributions));
+    if constexpr (kType == DType::kBF16) store<uint16_t>(out, i, to_bfloat16(value).bits);
+    else if constexpr (kType == DType::kF16) store<uint16_t>(out, i, to_float16(value).bits);
+    else store<Accumulator>(out, i, value);
+  }
 }
 
 }  // namespace
@@ -70,62 +118,37 @@ bool reducible(DType type) {
 size_t accumulator_size(DType type) { return type == DType::kF64 ? 8 : 4; }
 
 void reduce_init(DType type, const uint8_t* elements, void* accumulator, size_t first, size_t count) {
-  auto* acc = static_cast<uint8_t*>(accumulator);
   switch (type) {
-    case DType::kF64: case DType::kI32: case DType::kU32: case DType::kF32:
-      memcpy(acc + first * accumulator_size(type), elements, count * accumulator_size(type));
-      return;
-    default:
-      for (size_t i = 0; i < count; ++i) store<float>(acc, first + i, widen(type, elements, i));
+    case DType::kBF16: return init_loop<DType::kBF16>(elements, accumulator, first, count);
+    case DType::kF16: return init_loop<DType::kF16>(elements, accumulator, first, count);
+    default:  // the accumulator holds these types as they are
+      __builtin_memcpy(static_cast<uint8_t*>(accumulator) + first * accumulator_size(type), elements,
+                       count * accumulator_size(type));
   }
 }
 
 void reduce_combine(ReduceOp op, DType type, const uint8_t* elements, void* accumulator, size_t first, size_t count) {
-  auto* acc = static_cast<uint8_t*>(accumulator);
   switch (type) {
-    case DType::kF64:
-      for (size_t i = 0; i < count; ++i)
-        store<double>(acc, first + i, combine(op, load<double>(acc, first + i), load<double>(elements, i)));
-      return;
-    case DType::kI32: case DType::kU32:
-      for (size_t i = 0; i < count; ++i)
-        store<uint32_t>(acc, first + i,
-                        combine_int(op, type == DType::kI32, load<uint32_t>(acc, first + i), load<uint32_t>(elements, i)));
-      return;
-    default:
-      for (size_t i = 0; i < count; ++i)
-        store<float>(acc, first + i, combine(op, load<float>(acc, first + i), widen(type, elements, i)));
+    case DType::kF32: return combine_by_op<DType::kF32>(op, elements, accumulator, first, count);
+    case DType::kBF16: return combine_by_op<DType::kBF16>(op, elements, accumulator, first, count);
+    case DType::kF16: return combine_by_op<DType::kF16>(op, elements, accumulator, first, count);
+    case DType::kF64: return combine_by_op<DType::kF64>(op, elements, accumulator, first, count);
+    case DType::kI32: return combine_by_op<DType::kI32>(op, elements, accumulator, first, count);
+    case DType::kU32: return combine_by_op<DType::kU32>(op, elements, accumulator, first, count);
+    default: return;  // rejected by reducible() before any data moves
   }
 }
 
 void reduce_finish(ReduceOp op, DType type, const void* accumulator, uint8_t* out, size_t count, unsigned contributions) {
-  const auto* acc = static_cast<const uint8_t*>(accumulator);
   const bool mean = op == ReduceOp::kMean;
-  for (size_t i = 0; i < count; ++i) {
-    switch (type) {
-      case DType::kF64: {
-        const double value = load<double>(acc, i);
-        store<double>(out, i, mean ? value / contributions : value);
-        break;
-      }
-      case DType::kI32: {
-        const int32_t value = static_cast<int32_t>(load<uint32_t>(acc, i));
-        store<int32_t>(out, i, mean ? static_cast<int32_t>(value / static_cast<int32_t>(contributions)) : value);
-        break;
-      }
-      case DType::kU32: {
-        const uint32_t value = load<uint32_t>(acc, i);
-        store<uint32_t>(out, i, mean ? value / contributions : value);
-        break;
-      }
-      default: {
-        float value = load<float>(acc, i);
-        if (mean) value /= static_cast<float>(contributions);
-        if (type == DType::kBF16) store<uint16_t>(out, i, to_bfloat16(value).bits);
-        else if (type == DType::kF16) store<uint16_t>(out, i, to_float16(value).bits);
-        else store<float>(out, i, value);
-      }
-    }
+  switch (type) {
+    case DType::kF32: return finish_loop<DType::kF32>(mean, accumulator, out, count, contributions);
+    case DType::kBF16: return finish_loop<DType::kBF16>(mean, accumulator, out, count, contributions);
+    case DType::kF16: return finish_loop<DType::kF16>(mean, accumulator, out, count, contributions);
+    case DType::kF64: return finish_loop<DType::kF64>(mean, accumulator, out, count, contributions);
+    case DType::kI32: return finish_loop<DType::kI32>(mean, accumulator, out, count, contributions);
+    case DType::kU32: return finish_loop<DType::kU32>(mean, accumulator, out, count, contributions);
+    default: return;
   }
 }
 

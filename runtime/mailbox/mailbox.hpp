@@ -24,7 +24,7 @@ SpscRing& ring(unsigned from, unsigned to);
 // After publishing to (or consuming from) a ring shared with `peer`: wake `peer` if it sleeps.
 void notify(unsigned peer);
 
-// Polls `ready()` for a short while, then sleeps on this core's doorbell until notified or until
+// Polls `ready()` for kSpinNs, then sleeps on this core's doorbell until notified or until
 // `deadline_ns`. Returns when `ready()` may have become true (the caller re-checks) or at the
 // deadline; it never returns false positives about the deadline: check time_ns() to tell.
 template <class Ready>
@@ -40,8 +40,9 @@ size_t try_receive(unsigned from, void* out, size_t bytes);
 Status send(unsigned to, const void* data, size_t bytes, uint64_t timeout_ns = kDefaultWaitTimeoutNs);
 Status receive(unsigned from, void* out, size_t bytes, uint64_t timeout_ns = kDefaultWaitTimeoutNs);
 
-// Number of polls before a waiting core goes to sleep (the "polling" phase of every wait).
-inline constexpr unsigned kSpinPolls = 4000;
+// How long a waiting core polls before it sleeps on its doorbell: long enough to cover a peer's
+// quick answer without a doorbell, short enough not to burn a core (or an emulator's time slice).
+inline constexpr uint64_t kSpinNs = 20000;
 
 // ---------------------------------------------------------------------------- implementation
 
@@ -51,9 +52,11 @@ void announce_sleep(bool sleeping);
 
 template <class Ready>
 void wait_for_progress(Ready ready, uint64_t deadline_ns) {
-  for (unsigned i = 0; i < kSpinPolls; ++i) {
+  const uint64_t spin_end = hal::time_ns() + kSpinNs;
+  for (unsigned i = 1;; ++i) {
     if (ready()) return;
     hal::cpu_relax();
+    if (i % 16 == 0 && hal::time_ns() >= spin_end) break;
   }
   detail::announce_sleep(true);
   if (!ready()) hal::doorbell_wait(deadline_ns);

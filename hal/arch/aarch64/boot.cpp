@@ -5,7 +5,7 @@
 #include "sysreg.hpp"
 
 namespace hal {
-void arch_enable_cycle_counter();
+void arch_enable_counters();
 }
 
 namespace {
@@ -21,7 +21,7 @@ void init_this_core(unsigned core) {
   hal::arch::mmu_enable();
   enable_wfe_event_stream();
   hal::init_core_tls(core);
-  hal::arch_enable_cycle_counter();
+  hal::arch_enable_counters();
 }
 
 }  // namespace

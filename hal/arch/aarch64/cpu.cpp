@@ -35,10 +35,13 @@ void delay_ns(uint64_t nanoseconds) {
   while (time_ns() < end) cpu_relax();
 }
 
-// Enables the PMU cycle counter for this core (EL0 access not needed).
-void arch_enable_cycle_counter() {
+uint64_t instruction_count() { return read_sysreg(pmevcntr0_el0); }
+
+// Enables this core's PMU cycle counter and event counter 0 counting INST_RETIRED (event 0x08).
+void arch_enable_counters() {
   write_sysreg(pmcr_el0, read_sysreg(pmcr_el0) | 1);           // E: enable counters
-  write_sysreg(pmcntenset_el0, 1ull << 31);                    // C: cycle counter
+  write_sysreg(pmevtyper0_el0, 0x08);                          // INST_RETIRED, counted at EL1
+  write_sysreg(pmcntenset_el0, (1ull << 31) | 1);              // C: cycle counter, P0: event counter 0
   arch::isb();
 }
 

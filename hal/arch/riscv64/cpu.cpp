@@ -28,6 +28,12 @@ uint64_t cycle_count() {
   return cycles;
 }
 
+uint64_t instruction_count() {
+  uint64_t instructions;
+  asm volatile("rdinstret %0" : "=r"(instructions));
+  return instructions;
+}
+
 void delay_ns(uint64_t nanoseconds) {
   const uint64_t end = time_ns() + nanoseconds;
   while (time_ns() < end) cpu_relax();

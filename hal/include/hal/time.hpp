@@ -1,4 +1,4 @@
-// Monotonic time and cycle counters. Under QEMU with -icount, time is instruction-based.
+// Monotonic time, cycle and instruction counters. Under QEMU with -icount, time is instruction-based.
 #pragma once
 #include <stdint.h>
 
@@ -6,6 +6,9 @@ namespace hal {
 
 uint64_t time_ns();      // monotonic nanoseconds since an arbitrary start
 uint64_t cycle_count();  // the cheapest fine-grained counter the core has (cycles or timer ticks)
+// Instructions this core retired (PMU INST_RETIRED, instret). Exact under QEMU -icount; 0 where the
+// core cannot count them (the host board, or QEMU's Arm PMU without -icount).
+uint64_t instruction_count();
 void delay_ns(uint64_t nanoseconds);
 
 inline constexpr uint64_t kNanosPerMilli = 1000000;

@@ -1,0 +1,40 @@
+// Helpers shared by the bench-* apps: timed loops that every core runs in lock step, and the
+// "BENCH {json}" console line that tests/bench.py collects (one JSON object per line).
+#pragma once
+#include "hal/time.hpp"
+#include "runtime/collectives/collectives.hpp"
+#include "runtime/log/log.hpp"
+
+namespace firmware::bench {
+
+// Runs `body` `iterations` times on every core between two barriers; returns seconds per iteration
+// as seen by this core (the barriers make it the slowest core's time).
+template <class Body>
+rt::Result<double> timed(rt::Collectives& collectives, unsigned iterations, Body body) {
+  RT_RETURN_IF_ERROR(collectives.barrier());
+  const uint64_t start = hal::time_ns();
+  for (unsigned i = 0; i < iterations; ++i) RT_RETURN_IF_ERROR(body());
+  RT_RETURN_IF_ERROR(collectives.barrier());
+  return static_cast<double>(hal::time_ns() - start) * 1e-9 / iterations;
+}
+
+// Picks an iteration count giving about `target_seconds` per measurement (at least 3), agreed on by
+// all cores (replica 0 decides and broadcasts).
+template <class Body>
+rt::Result<unsigned> calibrate(rt::Collectives& collectives, double target_seconds, Body body) {
+  rt::Result<double> once = timed(collectives, 1, body);
+  if (!once) return once.status();
+  double wanted = *once > 0 ? target_seconds / *once : 1000.0;
+  uint32_t iterations = static_cast<uint32_t>(wanted < 3 ? 3 : (wanted > 100000 ? 100000 : wanted));
+  RT_RETURN_IF_ERROR(collectives.broadcast(0, rt::DType::kU32, &iterations, 1));
+  return static_cast<unsigned>(iterations);
+}
+
+// Prints: BENCH {"bench":"<name>","metric":"<metric>","value":v,"unit":"<unit>","baseline":"<b>","ratio":r}
+inline void report(rt::StringView name, rt::StringView metric, double value, rt::StringView unit, rt::StringView baseline,
+                   double ratio) {
+  rt::log_info("BENCH {{\"bench\":\"{}\",\"metric\":\"{}\",\"value\":{},\"unit\":\"{}\",\"baseline\":\"{}\",\"ratio\":{}}}",
+               name, metric, value, unit, baseline, ratio);
+}
+
+}  // namespace firmware::bench

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""`make bench`: runs every benchmark, prints one JSON object per line and writes them all to
+build/bench/results.jsonl.
+
+Each line is {"bench", "metric", "value", "unit", "baseline", "ratio"}: the ratio compares the value
+with a baseline measured in the same run (these machines are noisy, absolute numbers are not).
+
+  host, 2 cores (threads): all-reduce f32 algbw/busbw vs concurrent memcpy, 4 KiB .. 64 MiB
+                           all-reduce algbw vs Open MPI MPI_Allreduce (2 ranks, shared memory)
+                           mailbox round trip vs a raw atomic ping-pong
+  QEMU -icount shift=0,sleep=off (deterministic): instructions per reduced f32 element, 8 and 16 cores, both QEMU boards
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "build" / "bench" / "results.jsonl"
+BENCH_LINE = re.compile(r"BENCH (\{.*\})\s*$")
+SIZE_IN_NAME = re.compile(r"/(\d+)KiB$")
+
+
+def run(command: list[str], timeout_s: int) -> str:
+    """Runs a command from the repository root; fails loudly with its output on error."""
+    result = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, text=True, errors="replace", timeout=timeout_s)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout[-4000:])
+        raise SystemExit(f"benchmark command failed ({result.returncode}): {' '.join(command)}")
+    return result.stdout
+
+
+def device_results(board: str, app: str, cores: int, extra_qemu: tuple[str, ...] = (), timeout_s: int = 600) -> list[dict]:
+    """Builds and runs a bench app; returns the JSON objects of its BENCH lines."""
+    run(["make", "-s", "-j2", "image", f"BOARD={board}", f"APP={app}"], 600)
+    command = run(["make", "-s", "print-run-command", f"BOARD={board}", f"CORES={cores}", f"APP={app}"], 60).split()
+    output = run(command + list(extra_qemu), timeout_s)
+    lines = [json.loads(m.group(1)) for m in map(BENCH_LINE.search, output.splitlines()) if m]
+    if not lines:
+        raise SystemExit(f"{app} on {board} printed no BENCH lines:\n{output[-2000:]}")
+    return lines
+
+
+def mpi_comparison(ours: list[dict]) -> list[dict]:
+    """Runs the Open MPI baseline and compares algbw size by size."""
+    output = run(["bash", "tests/bench/mpi_allreduce.sh"], 300)
+    mpi = {entry["size_bytes"]: entry for entry in map(json.loads, filter(None, output.splitlines()))}
+    version = run(["bash", "-c", "mpirun --version 2>&1 | head -1"], 30).strip()
+    compared = []
+    for entry in ours:
+        match = SIZE_IN_NAME.search(entry["bench"])
+        if entry["metric"] != "algbw" or not match:
+            continue
+        size = int(match.group(1)) * 1024
+        if size not in mpi:
+            continue
+        compared.append({"bench": entry["bench"], "metric": "algbw", "value": entry["value"], "unit": "GB/s",
+                         "baseline": f"MPI_Allreduce ({version}, 2 ranks, shared memory)",
+                         "ratio": entry["value"] / mpi[size]["algbw_gbps"],
+                         "baseline_value": mpi[size]["algbw_gbps"]})
+    return compared
+
+
+def main() -> int:
+    results: list[dict] = []
+    allreduce = device_results("host", "bench-allreduce", 2)
+    results += allreduce
+    results += mpi_comparison(allreduce)
+    results += device_results("host", "bench-mailbox", 2)
+    for board in ("qemu-virt-a53", "qemu-virt-rv64"):
+        for cores in (8, 16):
+            results += device_results(board, "bench-instructions", cores, ("-icount", "shift=0,sleep=off"))
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    with RESULTS.open("w") as out:
+        for entry in results:
+            line = json.dumps(entry)
+            print(line)
+            out.write(line + "\n")
+    print(f"{len(results)} results written to {RESULTS.relative_to(ROOT)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
