@@ -10,7 +10,7 @@ template <class T>
 class [[nodiscard]] Result {
  public:
   Result(const T& value) : has_value_(true) { new (&value_) T(value); }
-  Result(T&& value) : has_value_(true) { new (&value_) T(move(value)); }
+  Result(T&& value) : has_value_(true) { new (&value_) T(rt::move(value)); }
   // An error result. Passing an OK status is a programming error and is turned into an internal error.
   Result(const Status& status) : status_(status) {
     if (status_.is_ok()) status_ = internal_error("Result constructed from an OK status without a value");

@@ -16,9 +16,9 @@ constexpr T&& forward(remove_reference_t<T>& value) noexcept {
 
 template <class T>
 constexpr void swap(T& a, T& b) noexcept {
-  T tmp = move(a);
-  a = move(b);
-  b = move(tmp);
+  T tmp = rt::move(a);
+  a = rt::move(b);
+  b = rt::move(tmp);
 }
 
 template <class T> constexpr const T& min(const T& a, const T& b) { return b < a ? b : a; }
