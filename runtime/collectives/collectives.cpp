@@ -15,37 +15,8 @@ constexpr size_t kScratchElements = 16 * 1024;
 constexpr int64_t kMaxRank = 8;
 alignas(kCacheLineSize) uint8_t scratch[hal::kMaxCores][kScratchElements * 8];
 
-struct ReduceSinkContext {
-  ReduceOp op;
-  DType type;
-  void* accumulator;
-  bool first;  // the first contribution initialises the accumulator
-};
-
-void consume_reduce(void* context, const uint8_t* bytes, size_t offset, size_t count) {
-  const auto* sink = static_cast<const ReduceSinkContext*>(context);
-  const size_t element = dtype_size(sink->type);
-  if (sink->first)
-    reduce_init(sink->type, bytes, sink->accumulator, offset / element, count / element);
-  else
-    reduce_combine(sink->op, sink->type, bytes, sink->accumulator, offset / element, count / element);
-}
-
 void consume_copy(void* context, const uint8_t* bytes, size_t offset, size_t count) {
   static_cast<const StridedBytes*>(context)->scatter(offset, bytes, count);
-}
-
-// Queues the ordered reduction of one chunk: contributions of members 0..n-1 (the caller's own at
-// `position` comes from `own`), into `accumulator`. `sinks` must outlive the exchange.
-void queue_ordered_reduction(Exchange& exchange, const Group& group, const uint8_t* own, size_t bytes,
-                             ReduceSinkContext* sinks, const ReplicaSet& replicas) {
-  int previous = -1;
-  for (unsigned j = 0; j < group.size; ++j) {
-    const Sink sink{consume_reduce, &sinks[j]};
-    previous = j == group.position
-                   ? exchange.local(StridedBytes::contiguous(own, bytes), sink, previous)
-                   : exchange.receive(replicas.core_of[group.members[j]], bytes, sink, previous);
-  }
 }
 
 Status unsupported_dtype(const char* operation, DType type) {
@@ -70,106 +41,91 @@ Result<Group> Collectives::enter(const CollectiveOptions& options, const char* n
   return group_of(options.groups, replicas_.count, replica_);
 }
 
-// Reduces chunk `position` of every member's `in` into `out` (chunk sizes may differ; segments of
-// at most kScratchElements). Also sends the caller's other chunks to their owners.
-Status Collectives::reduce_chunks(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, const size_t* chunk_begin,
-                                  const size_t* chunk_size, const Group& group, const CollectiveOptions& options) {
-  const size_t element = dtype_size(type);
-  void* accumulator = scratch[hal::core_id()];
-  size_t longest = 0;
-  for (unsigned k = 0; k < group.size; ++k) longest = max(longest, chunk_size[k]);
-  // Every member walks the same segment boundaries (derived from the longest chunk) so the
-  // message sequence between any two members is identical on both sides.
-  for (size_t segment = 0; segment == 0 || segment < longest; segment += kScratchElements) {
-    Exchange exchange(CollectiveKind::kReduceScatter, sequence_);
-    for (unsigned k = 0; k < group.size; ++k) {
-      if (k == group.position) continue;
-      const size_t begin = min(segment, chunk_size[k]);
-      const size_t count = min(kScratchElements, chunk_size[k] - begin);
-      exchange.send(core_of(group.members[k]),
-                    StridedBytes::contiguous(in + (chunk_begin[k] + begin) * element, count * element));
-    }
-    const size_t mine_begin = min(segment, chunk_size[group.position]);
-    const size_t mine = min(kScratchElements, chunk_size[group.position] - mine_begin);
-    ReduceSinkContext sinks[hal::kMaxCores];
-    for (unsigned j = 0; j < group.size; ++j) sinks[j] = ReduceSinkContext{op, type, accumulator, j == 0};
-    queue_ordered_reduction(exchange, group, in + (chunk_begin[group.position] + mine_begin) * element,
-                            mine * element, sinks, replicas_);
-    RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
-    reduce_finish(op, type, accumulator, out + mine_begin * element, mine, group.size);
+// Sends this member's {in, out} addresses to every other member and collects theirs.
+Status Collectives::share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
+                                  const CollectiveOptions& options) {
+  peers[group.position] = mine;
+  StridedBytes sinks[hal::kMaxCores];
+  Exchange exchange(CollectiveKind::kAllReduce, sequence_);
+  for (unsigned j = 0; j < group.size; ++j) {
+    if (j == group.position) continue;
+    exchange.send(core_of(group.members[j]), StridedBytes::contiguous(&mine, sizeof(mine)));
+    sinks[j] = StridedBytes::contiguous(&peers[j], sizeof(SharedBuffers));
+    exchange.receive(core_of(group.members[j]), sizeof(SharedBuffers), Sink{consume_copy, &sinks[j]});
+  }
+  RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
+  for (unsigned j = 0; j < group.size; ++j) {
+    const SharedBuffers& peer = peers[j];
+    if (peer.count != mine.count || peer.type != mine.type || peer.op != mine.op)
+      return Status::error(StatusCode::kInvalidArgument,
+                           "core {}: collective mismatch with replica {}: {} of {} {} here, {} of {} {} there",
+                           hal::core_id(), group.members[j], reduce_op_name(mine.op), mine.count, dtype_name(mine.type),
+                           reduce_op_name(peer.op), peer.count, dtype_name(peer.type));
   }
   return Status::ok();
 }
 
+// out[i] = reduction over members j (group order) of peers[j].in[offset + i], i < count, reading every
+// member's input directly. Segment by segment (the same segments on every member, so all take part
+// in the same signal rounds): reduce, then a signal round after which no member reads that segment
+// of any input. If `out` overlaps this member's input (input_bytes long), which peers are reading,
+// the segment is reduced into scratch and copied out only after the signal.
+Status Collectives::reduce_direct(ReduceOp op, DType type, const SharedBuffers* peers, size_t offset, size_t input_bytes,
+                                  uint8_t* out, size_t count, const Group& group, const CollectiveOptions& options) {
+  const size_t element = dtype_size(type);
+  const uint8_t* own = peers[group.position].in;
+  const bool overlaps = out < own + input_bytes && own < out + count * element;
+  const uint8_t* inputs[hal::kMaxCores];
+  size_t begin = 0;
+  do {  // at least once: every member takes part in a signal round even for empty buffers
+    const size_t length = min(kScratchElements, count - begin);
+    for (unsigned j = 0; j < group.size; ++j) inputs[j] = peers[j].in + (offset + begin) * element;
+    uint8_t* destination = overlaps ? scratch[hal::core_id()] : out + begin * element;
+    reduce_many(op, type, inputs, group.size, &destination, 1, length);
+    RT_RETURN_IF_ERROR(signal_group(CollectiveKind::kAllReduce, group, options));
+    if (overlaps) memcpy(out + begin * element, destination, length * element);
+    begin += length;
+  } while (begin < count);
+  return Status::ok();
+}
+
+// Latency algorithm: two message rounds (addresses, "done reading") for payloads that fit the
+// scratch accumulator; every member reduces the whole buffer itself.
 Status Collectives::all_reduce_latency(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                        const Group& group, const CollectiveOptions& options) {
-  const size_t element = dtype_size(type);
-  void* accumulator = scratch[hal::core_id()];
-  for (size_t begin = 0; begin == 0 || begin < count; begin += kScratchElements) {
-    const size_t n = min(kScratchElements, count - begin);
-    Exchange exchange(CollectiveKind::kAllReduce, sequence_);
-    for (unsigned j = 0; j < group.size; ++j)
-      if (j != group.position)
-        exchange.send(core_of(group.members[j]), StridedBytes::contiguous(in + begin * element, n * element));
-    ReduceSinkContext sinks[hal::kMaxCores];
-    for (unsigned j = 0; j < group.size; ++j) sinks[j] = ReduceSinkContext{op, type, accumulator, j == 0};
-    queue_ordered_reduction(exchange, group, in + begin * element, n * element, sinks, replicas_);
-    RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
-    reduce_finish(op, type, accumulator, out + begin * element, n, group.size);
-  }
-  return Status::ok();
+  SharedBuffers peers[hal::kMaxCores];
+  RT_RETURN_IF_ERROR(share_buffers(group, SharedBuffers{in, out, count, type, op}, peers, options));
+  return reduce_direct(op, type, peers, 0, count * dtype_size(type), out, count, group, options);
 }
 
 // Bandwidth algorithm, single copy: the cores share coherent memory, so the mailbox carries only
-// descriptors and phase signals while the data moves once.
-//   1. every member sends every other member its {in, out} addresses
+// buffer addresses and phase signals while every byte moves once.
+//   1. every member sends every other member its {in, out} addresses (and count/type/op, checked)
 //   2. member k reduces chunk k, reading chunk k of every member's `in` directly, in group order
-//      (the same kernels and order as every other path), through the scratch accumulator
-//   3. "reduced" signals: after them every chunk is final and nobody reads any `in` any more
-//   4. member k copies chunk j from member j's `out` for every j != k
-//   5. "copied" signals: after them nobody reads this member's `out`, so the call may return
-// Per core: reads ~2x and writes ~1x the buffer, like a copy plus one extra read.
+//      (the same kernels and order as every other path), and writes each finished block into
+//      chunk k of every member's `out`
+//   3. one signal round: after it every `out` is complete and no member reads any `in` any more
+// In place is safe: chunk k of member j's buffer is read and then overwritten only by member k.
+// Per core: reads the buffer once and writes it once, like a copy.
 Status Collectives::all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                          const Group& group, const CollectiveOptions& options) {
   const size_t element = dtype_size(type);
   const unsigned n = group.size;
   const unsigned me = group.position;
-  struct Buffers {
-    const uint8_t* in;
-    uint8_t* out;
-  };
-  Buffers mine{in, out};
-  Buffers peers[hal::kMaxCores];
-  peers[me] = mine;
-  StridedBytes descriptor_sinks[hal::kMaxCores];
-  Exchange descriptors(CollectiveKind::kAllReduce, sequence_);
-  for (unsigned j = 0; j < n; ++j) {
-    if (j == me) continue;
-    descriptors.send(core_of(group.members[j]), StridedBytes::contiguous(&mine, sizeof(mine)));
-    descriptor_sinks[j] = StridedBytes::contiguous(&peers[j], sizeof(Buffers));
-    descriptors.receive(core_of(group.members[j]), sizeof(Buffers), Sink{consume_copy, &descriptor_sinks[j]});
-  }
-  RT_RETURN_IF_ERROR(descriptors.run(options.timeout_ns));
-
+  SharedBuffers peers[hal::kMaxCores];
+  RT_RETURN_IF_ERROR(share_buffers(group, SharedBuffers{in, out, count, type, op}, peers, options));
   // Member k owns [k*count/n, (k+1)*count/n).
   const size_t begin = count * me / n;
   const size_t end = count * (me + 1) / n;
-  void* accumulator = scratch[hal::core_id()];
-  for (size_t segment = begin; segment < end; segment += kScratchElements) {
-    const size_t length = min(kScratchElements, end - segment);
-    reduce_init(type, peers[0].in + segment * element, accumulator, 0, length);
-    for (unsigned j = 1; j < n; ++j) reduce_combine(op, type, peers[j].in + segment * element, accumulator, 0, length);
-    reduce_finish(op, type, accumulator, out + segment * element, length, n);
+  const uint8_t* inputs[hal::kMaxCores];
+  uint8_t* outputs[hal::kMaxCores];
+  outputs[0] = out + begin * element;  // own output first: the others are copied from it
+  for (unsigned j = 0, k = 1; j < n; ++j) {
+    inputs[j] = peers[j].in + begin * element;
+    if (j != me) outputs[k++] = peers[j].out + begin * element;
   }
-  RT_RETURN_IF_ERROR(signal_group(CollectiveKind::kAllReduce, group, options));  // "reduced"
-
-  for (unsigned j = 0; j < n; ++j) {
-    if (j == me) continue;
-    const size_t chunk_begin = count * j / n;
-    const size_t chunk_end = count * (j + 1) / n;
-    memcpy(out + chunk_begin * element, peers[j].out + chunk_begin * element, (chunk_end - chunk_begin) * element);
-  }
-  return signal_group(CollectiveKind::kAllReduce, group, options);  // "copied"
+  reduce_many(op, type, inputs, n, outputs, n, end - begin);
+  return signal_group(CollectiveKind::kAllReduce, group, options);
 }
 
 // A zero-byte message to and from every other member: returns once all have sent theirs.
@@ -215,14 +171,12 @@ Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void
   if (count % group->size != 0)
     return invalid_argument("reduce_scatter: input of {} elements does not split evenly over a group of {}", count,
                             group->size);
-  size_t chunk_begin[hal::kMaxCores];
-  size_t chunk_size[hal::kMaxCores];
-  for (unsigned k = 0; k < group->size; ++k) {
-    chunk_size[k] = count / group->size;
-    chunk_begin[k] = k * chunk_size[k];
-  }
-  return reduce_chunks(op, type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), chunk_begin, chunk_size,
-                       *group, options);
+  SharedBuffers peers[hal::kMaxCores];
+  const SharedBuffers mine{static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count, type, op};
+  RT_RETURN_IF_ERROR(share_buffers(*group, mine, peers, options));
+  const size_t chunk = count / group->size;
+  return reduce_direct(op, type, peers, group->position * chunk, count * dtype_size(type), static_cast<uint8_t*>(out),
+                       chunk, *group, options);
 }
 
 Status Collectives::all_gather(DType type, const void* in, void* out, size_t count, const CollectiveOptions& options) {

@@ -3,9 +3,9 @@
 // this core's output is complete. Errors use TF's texts; every wait is bounded by the timeout and
 // names the core that waited and the peers it waited for.
 //
-// all_reduce picks an algorithm by payload size:
-//   latency   (small): one round, every member sends its whole buffer to every other member and
-//                      each reduces all contributions itself;
+// Reductions read the other members' buffers directly (all cores share coherent memory); the
+// mailbox carries buffer addresses and phase signals. all_reduce picks an algorithm by size:
+//   latency   (small): two message rounds; every member reduces the whole buffer itself;
 //   bandwidth (large): member k reduces chunk k reading every member's buffer directly (the
 //                      mailbox carries addresses and phase signals only), then every member copies
 //                      the other chunks from their owners: single copy, ~2 reads + 1 write per byte.
@@ -69,8 +69,18 @@ class Collectives {
                             const CollectiveOptions& options = {});
 
  private:
-  Status reduce_chunks(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, const size_t* chunk_begin,
-                       const size_t* chunk_size, const Group& group, const CollectiveOptions& options);
+  // What a member tells the others about its side of a reduction (checked to agree).
+  struct SharedBuffers {
+    const uint8_t* in;
+    uint8_t* out;
+    uint64_t count;
+    DType type;
+    ReduceOp op;
+  };
+  Status share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
+                       const CollectiveOptions& options);
+  Status reduce_direct(ReduceOp op, DType type, const SharedBuffers* peers, size_t offset, size_t input_bytes,
+                       uint8_t* out, size_t count, const Group& group, const CollectiveOptions& options);
   Status all_reduce_latency(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count, const Group& group,
                             const CollectiveOptions& options);
   Status all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,

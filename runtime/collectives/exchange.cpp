@@ -7,6 +7,7 @@
 #include "hal/time.hpp"
 #include "runtime/mailbox/mailbox.hpp"
 #include "runtime/support/utility.hpp"
+#include "runtime/sync/stall_timer.hpp"
 
 namespace rt {
 namespace {
@@ -62,20 +63,17 @@ void Exchange::send(unsigned peer, const StridedBytes& source) {
   op.done = 0;
 }
 
-int Exchange::receive(unsigned peer, size_t bytes, Sink sink, int after) {
-  ReceiveOp& op = receives_[receive_count_];
+void Exchange::receive(unsigned peer, size_t bytes, Sink sink) {
+  ReceiveOp& op = receives_[receive_count_++];
   op = ReceiveOp{};
   op.peer = peer;
   op.bytes = bytes;
   op.sink = sink;
-  op.after = after;
-  return static_cast<int>(receive_count_++);
 }
 
-int Exchange::local(const StridedBytes& source, Sink sink, int after) {
-  const int index = receive(kLocal, source.total(), sink, after);
-  receives_[index].local_source = source;
-  return index;
+void Exchange::local(const StridedBytes& source, Sink sink) {
+  receive(kLocal, source.total(), sink);
+  receives_[receive_count_ - 1].local_source = source;
 }
 
 // Writes as much of the message as the ring takes now. Returns whether any byte moved.
@@ -162,29 +160,29 @@ bool Exchange::anything_ready() const {
     if (sends_[i].done < sends_[i].total && mailbox::ring(me, sends_[i].peer).writable(kPadding) >= kPadding) return true;
   for (unsigned i = 0; i < receive_count_; ++i) {
     const ReceiveOp& op = receives_[i];
-    if (op.finished || (op.after >= 0 && !receives_[op.after].finished)) continue;
-    if (op.peer == kLocal || mailbox::ring(op.peer, me).used() > 0) return true;
+    if (op.finished) continue;
+    if (op.peer == kLocal || mailbox::ring(op.peer, me).has_data()) return true;
   }
   return false;
 }
 
 Status Exchange::run(uint64_t timeout_ns) {
-  uint64_t deadline = hal::time_ns() + timeout_ns;
+  StallTimer stall(timeout_ns);  // bounds a stall, not the whole transfer
   while (!everything_finished()) {
     bool progressed = false;
     for (unsigned i = 0; i < send_count_; ++i)
       if (sends_[i].done < sends_[i].total && progress_send(sends_[i])) progressed = true;
     for (unsigned i = 0; i < receive_count_; ++i) {
       ReceiveOp& op = receives_[i];
-      if (op.finished || (op.after >= 0 && !receives_[op.after].finished)) continue;
+      if (op.finished) continue;
       RT_RETURN_IF_ERROR(progress_receive(op, progressed));
     }
     if (progressed) {
-      deadline = hal::time_ns() + timeout_ns;  // the timeout bounds a stall, not the whole transfer
+      stall.progressed();
       continue;
     }
-    if (hal::time_ns() >= deadline) return timeout_error(timeout_ns);
-    mailbox::wait_for_progress([this] { return anything_ready(); }, deadline);
+    if (stall.expired()) return timeout_error(timeout_ns);
+    mailbox::wait_for_progress([this] { return anything_ready(); }, stall.deadline_ns());
   }
   return Status::ok();
 }

@@ -2,13 +2,11 @@
 // progressed together until all complete, so that no ordering of peers can deadlock on full rings.
 //
 // Every message is a 16-byte header {kind, sequence, payload bytes} plus the payload, padded to a
-// multiple of 8 bytes; all ring positions therefore stay 8-aligned and an element (<= 8 bytes)
-// never straddles the ring's wrap point. The receiver checks the header against what it expects
+// multiple of 8 bytes. Ring cells hold 56 bytes and every write starts a fresh cell, so payload
+// pieces start at multiples of 8 and an element (<= 8 bytes) never straddles two cells. The receiver checks the header against what it expects
 // and reports a mismatch (different collective, different call, different size) by name.
-//
-// Receives can be chained (`after`): a chained receive starts only when its predecessor finished,
-// which is how reductions consume contributions in a fixed order. Local contributions join the
-// chain too, so the arithmetic order never depends on which core's data arrived first.
+// Local contributions (a member's own block in all_gather or all_to_all) are delivered to their
+// sink like received data, so collectives treat every member the same way.
 #pragma once
 #include "hal/core.hpp"
 #include "runtime/support/status.hpp"
@@ -35,11 +33,10 @@ class Exchange {
 
   // Queues a message to `peer` whose payload is read from `source` (at most one per peer).
   void send(unsigned peer, const StridedBytes& source);
-  // Queues a message from `peer` of `bytes` payload bytes, delivered to `sink`. Returns its index
-  // for chaining. If `after` >= 0 it starts only once receive number `after` has completed.
-  int receive(unsigned peer, size_t bytes, Sink sink, int after = -1);
-  // A local contribution in a receive chain: `sink` gets `source` when the chain reaches it.
-  int local(const StridedBytes& source, Sink sink, int after = -1);
+  // Queues a message from `peer` of `bytes` payload bytes, delivered to `sink`.
+  void receive(unsigned peer, size_t bytes, Sink sink);
+  // A local contribution: `sink` gets `source` as if it had been received.
+  void local(const StridedBytes& source, Sink sink);
 
   // Progresses everything to completion or fails: header mismatch, or no completion within
   // timeout_ns (the error names this core, the collective and each peer still outstanding).
@@ -57,7 +54,6 @@ class Exchange {
     unsigned peer;  // kLocal for local contributions
     size_t bytes;
     Sink sink;
-    int after;
     StridedBytes local_source;
     uint8_t header[16];
     size_t done;  // header + payload + padding consumed

@@ -152,4 +152,19 @@ void reduce_finish(ReduceOp op, DType type, const void* accumulator, uint8_t* ou
   }
 }
 
+void reduce_many(ReduceOp op, DType type, const uint8_t* const* inputs, unsigned n, uint8_t* const* outputs,
+                 unsigned output_count, size_t count) {
+  constexpr size_t kBlock = 1024;  // 8 KiB of accumulator at most: stays in L1
+  alignas(64) uint8_t accumulator[kBlock * 8];
+  const size_t element = dtype_size(type);
+  for (size_t begin = 0; begin < count; begin += kBlock) {
+    const size_t length = count - begin < kBlock ? count - begin : kBlock;
+    const size_t at = begin * element;
+    reduce_init(type, inputs[0] + at, accumulator, 0, length);
+    for (unsigned j = 1; j < n; ++j) reduce_combine(op, type, inputs[j] + at, accumulator, 0, length);
+    reduce_finish(op, type, accumulator, outputs[0] + at, length, n);
+    for (unsigned k = 1; k < output_count; ++k) __builtin_memcpy(outputs[k] + at, outputs[0] + at, length * element);
+  }
+}
+
 }  // namespace rt

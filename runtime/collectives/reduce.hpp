@@ -24,4 +24,11 @@ void reduce_combine(ReduceOp op, DType type, const uint8_t* elements, void* accu
 // out[i] = finish(accumulator[i]) (mean division, rounding to 16-bit types)
 void reduce_finish(ReduceOp op, DType type, const void* accumulator, uint8_t* out, size_t count, unsigned contributions);
 
+// outputs[k][i] = finish(inputs[0][i] op inputs[1][i] op ... op inputs[n-1][i]) for i < count and
+// every k < output_count, block by block with an L1-resident accumulator (each finished block is
+// copied to the other outputs while it is still in L1). A block is written only after all inputs
+// of that block were read, so an output may be the same memory as one of the inputs.
+void reduce_many(ReduceOp op, DType type, const uint8_t* const* inputs, unsigned n, uint8_t* const* outputs,
+                 unsigned output_count, size_t count);
+
 }  // namespace rt

@@ -1,6 +1,8 @@
 // Storage for the mailbox mesh (kMaxCores^2 rings, about 4 MiB) and the per-core sleep flags.
 #include "mailbox.hpp"
 
+#include "runtime/sync/stall_timer.hpp"
+
 namespace rt::mailbox {
 namespace {
 
@@ -40,18 +42,18 @@ template <class Step, class Ready>
 Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const char* verb, const char* preposition,
                 unsigned peer) {
   size_t done = 0;
-  uint64_t deadline = hal::time_ns() + timeout_ns;
+  StallTimer stall(timeout_ns);
   while (done < bytes) {
     const size_t moved = step(done);
     if (moved != 0) {
       done += moved;
-      deadline = hal::time_ns() + timeout_ns;
+      stall.progressed();
       continue;
     }
-    if (hal::time_ns() >= deadline)
+    if (stall.expired())
       return deadline_exceeded("core {} timed out after {} ms waiting to {} {} bytes {} core {} ({} done)",
                                hal::core_id(), timeout_ns / hal::kNanosPerMilli, verb, bytes, preposition, peer, done);
-    wait_for_progress(ready, deadline);
+    wait_for_progress(ready, stall.deadline_ns());
   }
   return Status::ok();
 }
@@ -69,7 +71,7 @@ Status receive(unsigned from, void* out, size_t bytes, uint64_t timeout_ns) {
   auto* destination = static_cast<uint8_t*>(out);
   SpscRing& wire = ring(from, hal::core_id());
   return transfer([&](size_t done) { return try_receive(from, destination + done, bytes - done); },
-                  [&] { return wire.used() > 0; }, bytes, timeout_ns, "receive", "from", from);
+                  [&] { return wire.has_data(); }, bytes, timeout_ns, "receive", "from", from);
 }
 
 namespace detail {

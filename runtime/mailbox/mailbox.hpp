@@ -52,11 +52,14 @@ void announce_sleep(bool sleeping);
 
 template <class Ready>
 void wait_for_progress(Ready ready, uint64_t deadline_ns) {
-  const uint64_t spin_end = hal::time_ns() + kSpinNs;
+  uint64_t spin_end = 0;  // the clock is read only once the first 64 polls found nothing
   for (unsigned i = 1;; ++i) {
     if (ready()) return;
     hal::cpu_relax();
-    if (i % 16 == 0 && hal::time_ns() >= spin_end) break;
+    if (i % 64 != 0) continue;
+    const uint64_t now = hal::time_ns();
+    if (spin_end == 0) spin_end = now + kSpinNs;
+    else if (now >= spin_end) break;
   }
   detail::announce_sleep(true);
   if (!ready()) hal::doorbell_wait(deadline_ns);

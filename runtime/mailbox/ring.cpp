@@ -1,44 +1,52 @@
-// SpscRing implementation; see ring.hpp for the ownership and memory-ordering argument.
+// SpscRing implementation; see ring.hpp for the cell protocol and its memory-ordering argument.
 #include "ring.hpp"
-
-#include <string.h>
 
 #include "runtime/support/utility.hpp"
 
 namespace rt {
 
 size_t SpscRing::writable(size_t wanted) {
-  const uint32_t head = head_.load(MemoryOrder::kRelaxed);  // own index
-  size_t free_bytes = kCapacity - (head - cached_tail_);
-  if (free_bytes < wanted) {
-    cached_tail_ = tail_.load(MemoryOrder::kAcquire);
-    free_bytes = kCapacity - (head - cached_tail_);
+  uint32_t free_cells = kCells - (write_index_ - cached_read_index_);
+  if (free_cells * kCellPayload < wanted) {
+    cached_read_index_ = read_index_.load(MemoryOrder::kAcquire);
+    free_cells = kCells - (write_index_ - cached_read_index_);
   }
-  return free_bytes;
+  return free_cells * kCellPayload;
 }
 
 size_t SpscRing::write_some(const void* data, size_t bytes) {
-  const size_t count = min(bytes, writable(bytes));
-  if (count == 0) return 0;
-  const uint32_t head = head_.load(MemoryOrder::kRelaxed);
-  const uint32_t position = head & kMask;
-  const size_t first = min(count, static_cast<size_t>(kCapacity - position));
-  memcpy(data_ + position, data, first);
-  memcpy(data_, static_cast<const uint8_t*>(data) + first, count - first);
-  head_.store(head + static_cast<uint32_t>(count), MemoryOrder::kRelease);
-  return count;
+  const auto* source = static_cast<const uint8_t*>(data);
+  size_t written = 0;
+  while (written < bytes) {
+    if (write_index_ - cached_read_index_ == kCells) {
+      cached_read_index_ = read_index_.load(MemoryOrder::kAcquire);
+      if (write_index_ - cached_read_index_ == kCells) break;  // full
+    }
+    Cell& cell = cells_[write_index_ % kCells];
+    const size_t count = min(kCellPayload, bytes - written);
+    __builtin_memcpy(cell.payload, source + written, count);
+    cell.length = static_cast<uint32_t>(count);
+    cell.sequence.store(write_index_ + 1, MemoryOrder::kRelease);  // publishes payload and length
+    ++write_index_;
+    written += count;
+  }
+  return written;
 }
 
 Span<const uint8_t> SpscRing::readable_run() {
-  const uint32_t tail = tail_.load(MemoryOrder::kRelaxed);  // own index
-  if (cached_head_ == tail) cached_head_ = head_.load(MemoryOrder::kAcquire);
-  const uint32_t available = cached_head_ - tail;
-  const uint32_t position = tail & kMask;
-  return Span<const uint8_t>(data_ + position, min(available, kCapacity - position));
+  const uint32_t index = read_index_.load(MemoryOrder::kRelaxed);  // own index
+  Cell& cell = cells_[index % kCells];
+  if (cell.sequence.load(MemoryOrder::kAcquire) != index + 1) return {};
+  return Span<const uint8_t>(cell.payload + read_offset_, cell.length - read_offset_);
 }
 
 void SpscRing::consume(size_t bytes) {
-  tail_.store(tail_.load(MemoryOrder::kRelaxed) + static_cast<uint32_t>(bytes), MemoryOrder::kRelease);
+  const uint32_t index = read_index_.load(MemoryOrder::kRelaxed);
+  read_offset_ += static_cast<uint32_t>(bytes);
+  if (read_offset_ == cells_[index % kCells].length) {
+    read_offset_ = 0;
+    read_index_.store(index + 1, MemoryOrder::kRelease);  // the cell may be reused now
+  }
 }
 
 size_t SpscRing::read_some(void* out, size_t bytes) {
@@ -47,7 +55,7 @@ size_t SpscRing::read_some(void* out, size_t bytes) {
     const Span<const uint8_t> run = readable_run();
     if (run.empty()) break;
     const size_t count = min(run.size(), bytes - copied);
-    memcpy(static_cast<uint8_t*>(out) + copied, run.data(), count);
+    __builtin_memcpy(static_cast<uint8_t*>(out) + copied, run.data(), count);
     consume(count);
     copied += count;
   }

@@ -1,21 +1,20 @@
-// SpscRing: a single-producer / single-consumer byte ring in shared memory, the wire between one
-// ordered pair of cores.
+// SpscRing: a single-producer / single-consumer ring of 64-byte cells in shared memory, the wire
+// from one core to another. It carries a byte stream: each write fills fresh cells with up to 56
+// bytes each; the reader sees the bytes of one cell at a time (readable_run) and may consume them
+// in pieces.
 //
-// Indices are free-running 32-bit byte counts (used = head - tail, modulo 2^32; the capacity is a
-// power of two so positions are index & mask). The producer owns head_ and a cached copy of
-// tail_; the consumer owns tail_ and a cached copy of head_; each pair sits on its own cache line,
-// so the only cross-core traffic is the one index each side must publish. Side refreshes its cached
-// copy of the other index only when the cached value says "full" / "empty".
+// Every cell holds its own sequence number next to its payload: the producer writes payload and
+// length, then publishes the cell by storing sequence = (cell index + 1) with release order; the
+// consumer polls the next cell's sequence with acquire order and finds the payload in the same
+// cache line. A message therefore costs one cache-line transfer, the same as the signal alone
+// (a separate index line would add a second, dependent transfer).
 //
-// Memory ordering:
-//   producer: write payload bytes (plain stores) -> head_.store(release)
-//   consumer: head_.load(acquire) -> read payload bytes
-//     The release/acquire pair makes every payload byte written before the head update visible to
-//     the consumer that observes the new head.
-//   consumer: read payload bytes -> tail_.store(release)
-//   producer: tail_.load(acquire) -> overwrite those bytes
-//     The producer only reuses space after it observed the tail move past it, and the consumer's
-//     reads of that space happen-before its tail store, so no byte is overwritten while being read.
+// Space: the consumer publishes how many cells it has released (read_index_, release); the
+// producer keeps a cached copy and reloads it (acquire) only when the ring looks full, so in steady
+// state the producer never touches the consumer's line. Reusing a cell only after observing its
+// release means the consumer's reads of it happen-before the producer's overwrite.
+// Sequence numbers are free-running modulo 2^32: a stale cell from the previous lap carries a
+// sequence 256 lower than expected and is never mistaken for a new one.
 #pragma once
 #include "runtime/support/atomic.hpp"
 #include "runtime/support/span.hpp"
@@ -24,32 +23,41 @@ namespace rt {
 
 class SpscRing {
  public:
-  static constexpr uint32_t kCapacity = 16 * 1024;
-  static_assert((kCapacity & (kCapacity - 1)) == 0, "capacity must be a power of two");
+  static constexpr size_t kCellBytes = 64;
+  static constexpr size_t kCellPayload = 56;  // a multiple of 8: elements never straddle cells
+  static constexpr uint32_t kCells = 256;     // 16 KiB of cells per ring
+  static constexpr size_t kCapacity = kCells * kCellPayload;
 
-  // Producer: copies up to `bytes` bytes in; returns how many fit.
+  // Producer: copies up to `bytes` bytes into fresh cells; returns how many fit.
   size_t write_some(const void* data, size_t bytes);
-  // Producer: free space, refreshing the cached tail only when needed to satisfy `wanted`.
+  // Producer: bytes that fit in free cells (reloading the consumer's index only if fewer than
+  // `wanted` seem to).
   size_t writable(size_t wanted = 1);
 
-  // Consumer: the contiguous readable bytes at the read position (stops at the wrap point).
+  // Consumer: the unread bytes of the current cell (empty if the next cell is not published yet).
   Span<const uint8_t> readable_run();
-  // Consumer: releases `bytes` bytes (at most the run last returned) back to the producer.
+  // Consumer: marks `bytes` bytes (at most the run last returned) as read.
   void consume(size_t bytes);
   // Consumer: copies up to `bytes` bytes out; returns how many were available.
   size_t read_some(void* out, size_t bytes);
-
-  // Either side, for diagnostics: bytes in flight.
-  size_t used() const { return head_.load(MemoryOrder::kAcquire) - tail_.load(MemoryOrder::kAcquire); }
+  // Consumer: whether any unread byte is published.
+  bool has_data() { return !readable_run().empty(); }
 
  private:
-  static constexpr uint32_t kMask = kCapacity - 1;
+  struct alignas(kCellBytes) Cell {
+    Atomic<uint32_t> sequence{0};
+    uint32_t length = 0;
+    uint8_t payload[kCellPayload];
+  };
+  static_assert(sizeof(Cell) == kCellBytes, "a cell is one cache line");
 
-  alignas(kCacheLineSize) Atomic<uint32_t> head_{0};  // producer writes
-  uint32_t cached_tail_ = 0;                           // producer-local
-  alignas(kCacheLineSize) Atomic<uint32_t> tail_{0};  // consumer writes
-  uint32_t cached_head_ = 0;                           // consumer-local
-  alignas(kCacheLineSize) uint8_t data_[kCapacity];
+  // Producer-owned line (128-byte separation also defeats adjacent-line prefetch false sharing).
+  alignas(128) uint32_t write_index_ = 0;
+  uint32_t cached_read_index_ = 0;
+  // Consumer-owned line: read_index_ is the only field the producer ever reads.
+  alignas(128) Atomic<uint32_t> read_index_{0};
+  uint32_t read_offset_ = 0;  // bytes of the current cell already consumed
+  alignas(128) Cell cells_[kCells];
 };
 
 }  // namespace rt

@@ -70,10 +70,14 @@ Status check_reduction(rt::Collectives& collectives, Case& c, uint64_t& state, b
   rt::format_to(c.description, "{} {} {} x{} algorithm {} group {} of {}", scatter ? "reduce_scatter" : "all_reduce",
                 rt::reduce_op_name(op), rt::dtype_name(type), count, kAlgorithmNames[static_cast<int>(algorithm)],
                 c.group.position, n);
+  // In place on some cores and not on others within the same call (all_reduce only).
+  const bool in_place = !scatter && mix(c.seed ^ collectives.replica_id()) % 3 == 0;
+  if (in_place) c.description.append(" in place");
   CoreBuffers& b = buffers();
-  fill_input(type, c.seed, collectives.replica_id(), count, b.input);
-  const Status status = scatter ? collectives.reduce_scatter(op, type, b.input, b.output, count, c.options)
-                                : collectives.all_reduce(op, type, b.input, b.output, count, c.options);
+  uint8_t* input = in_place ? b.output : b.input;
+  fill_input(type, c.seed, collectives.replica_id(), count, input);
+  const Status status = scatter ? collectives.reduce_scatter(op, type, input, b.output, count, c.options)
+                                : collectives.all_reduce(op, type, input, b.output, count, c.options);
   if (!status.is_ok()) return rt::internal_error("case {} ({}): {}", c.index, c.description, status.message());
   const size_t size = rt::dtype_size(type);
   const size_t out_count = scatter ? count / n : count;

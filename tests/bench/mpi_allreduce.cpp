@@ -1,0 +1,206 @@
+// Open MPI baseline for `make bench`: times MPI_Allreduce (float32, MPI_SUM) over
+// shared memory so our own all-reduce can be compared against it.
+//
+// Run with `mpirun -np 2` (see tests/bench/mpi_allreduce.sh for the exact flags).
+// For each message size (4 KiB .. 64 MiB, x4 steps) it allocates and fills fresh
+// send/receive buffers, checks one all-reduce result element by element, warms up,
+// times enough iterations to take >= ~0.2 s (never fewer than 5; the whole run is
+// budgeted to ~20 s), checks the last timed result again, and then rank 0 prints
+// one JSON object per line to stdout:
+//
+//   {"size_bytes": N, "seconds": T, "algbw_gbps": N/T/1e9, "busbw_gbps": algbw*2*(n-1)/n}
+//
+// T is the per-operation time: the slowest rank's elapsed time for the timed loop
+// (MPI_Reduce with MPI_MAX, after an MPI_Barrier) divided by the iteration count.
+// Nothing else goes to stdout; diagnostics go to stderr (per-size iteration counts
+// with MPI_ALLREDUCE_BENCH_VERBOSE=1). A wrong result aborts the run with
+// MPI_Abort, so mpirun exits non-zero.
+
+// Only the C API is used; skip the deprecated C++ bindings (and their warnings).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t kSizes[] = {
+    std::size_t{4} << 10,  std::size_t{16} << 10, std::size_t{64} << 10, std::size_t{256} << 10,
+    std::size_t{1} << 20,  std::size_t{4} << 20,  std::size_t{16} << 20, std::size_t{64} << 20,
+};
+constexpr std::size_t kNumSizes = sizeof(kSizes) / sizeof(kSizes[0]);
+
+constexpr double kTargetSecondsPerSize = 0.2;   // timed loop length per size
+constexpr double kTotalBudgetSeconds = 20.0;    // whole program, all sizes
+constexpr double kCalibrationSeconds = 0.01;    // warm-up must last at least this long
+constexpr long kMinIterations = 5;
+constexpr long kMaxIterations = 10'000'000;
+
+// Input element i of rank r. Values are multiples of 0.25 in [-256, 255.75], so any
+// sum over a few ranks is exact in float whatever order MPI adds them in, and the
+// check below can demand bit-exact equality.
+float input_value(int rank, std::size_t i) {
+    std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761u +
+                      static_cast<std::uint32_t>(rank + 1) * 40503u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return static_cast<float>(static_cast<int>(h % 2048u) - 1024) * 0.25f;
+}
+
+// Rank 0 only: every element of `result` must equal the sum of all ranks' inputs,
+// recomputed here from input_value() (in double) rather than taken from any buffer.
+void verify_or_abort(const std::vector<float>& result, int nranks, std::size_t size_bytes,
+                     const char* when) {
+    for (std::size_t i = 0; i < result.size(); ++i) {
+        double expected = 0.0;
+        for (int r = 0; r < nranks; ++r) expected += static_cast<double>(input_value(r, i));
+        if (!(static_cast<double>(result[i]) == expected)) {
+            std::fprintf(stderr,
+                         "mpi_allreduce: WRONG RESULT (%s) at size %zu bytes: element %zu is %.9g, "
+                         "expected %.9g (sum over %d ranks)\n",
+                         when, size_bytes, i, static_cast<double>(result[i]), expected, nranks);
+            std::fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+    }
+}
+
+// Warm-up/calibration: barrier, `iters` all-reduces, and the slowest rank's elapsed
+// time on every rank (so all ranks take the same decisions from it).
+double timed_allreduces(const float* send, float* recv, int count, long iters) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    for (long k = 0; k < iters; ++k) {
+        MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    const double local = MPI_Wtime() - t0;
+    double slowest = 0.0;
+    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+// Barrier, `iters` all-reduces, and the slowest rank's elapsed time (MPI_Reduce with
+// MPI_MAX), valid on rank 0 only. This is the reported measurement.
+double timed_loop_slowest_on_root(const float* send, float* recv, int count, long iters) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    for (long k = 0; k < iters; ++k) {
+        MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    const double local = MPI_Wtime() - t0;
+    double slowest = 0.0;
+    MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    return slowest;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    int nranks = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    if (nranks < 2) {
+        if (rank == 0) {
+            std::fprintf(stderr, "mpi_allreduce: needs at least 2 ranks (got %d); run it with mpirun -np 2\n",
+                         nranks);
+        }
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char* verbose_env = std::getenv("MPI_ALLREDUCE_BENCH_VERBOSE");
+    const bool verbose = verbose_env != nullptr && verbose_env[0] != '\0' && verbose_env[0] != '0';
+
+    const double program_start = MPI_Wtime();
+
+    for (std::size_t s = 0; s < kNumSizes; ++s) {
+        const std::size_t size_bytes = kSizes[s];
+        const std::size_t count = size_bytes / sizeof(float);
+
+        std::vector<float> send(count);
+        for (std::size_t i = 0; i < count; ++i) send[i] = input_value(rank, i);
+        // NaN everywhere, so a receive buffer the all-reduce did not write fails the check.
+        std::vector<float> recv(count, std::numeric_limits<float>::quiet_NaN());
+
+        // 1. One checked all-reduce (also the first, page-faulting warm-up iteration).
+        MPI_Allreduce(send.data(), recv.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
+                      MPI_COMM_WORLD);
+        if (rank == 0) verify_or_abort(recv, nranks, size_bytes, "first call");
+
+        // 2. Warm-up that doubles as calibration: double the batch until it lasts
+        //    kCalibrationSeconds. Every rank sees the same (max) time, so all agree.
+        long batch = 1;
+        double batch_seconds = 0.0;
+        for (;;) {
+            batch_seconds = timed_allreduces(send.data(), recv.data(), static_cast<int>(count), batch);
+            if (batch_seconds >= kCalibrationSeconds || batch >= kMaxIterations / 2) break;
+            batch *= 2;
+        }
+        const double estimate = std::max(batch_seconds / static_cast<double>(batch), 1e-9);
+
+        // 3. Iteration count: ~target seconds (kTargetSecondsPerSize, less if the total
+        //    budget is running out), never below kMinIterations.
+        const double remaining = kTotalBudgetSeconds - (MPI_Wtime() - program_start);
+        const double target =
+            std::min(kTargetSecondsPerSize, remaining / static_cast<double>(2 * (kNumSizes - s)));
+        long iters = std::clamp(static_cast<long>(std::ceil(1.1 * target / estimate)),
+                                kMinIterations, kMaxIterations);
+
+        // 4. Timed loop: barrier, iterations, max over ranks of the elapsed time (on rank 0).
+        //    The short calibration can overestimate the per-call time (a busy machine, a
+        //    preempted rank), so if the loop came out clearly shorter than the target,
+        //    rank 0 scales the count up and every rank runs it again (at most 3 reruns);
+        //    the last run is the one reported.
+        double slowest = 0.0;
+        int runs = 0;
+        for (;;) {
+            slowest = timed_loop_slowest_on_root(send.data(), recv.data(), static_cast<int>(count), iters);
+            ++runs;
+            long next_iters = 0;  // 0: keep this measurement
+            if (rank == 0 && runs <= 3 && slowest < 0.9 * target && iters < kMaxIterations) {
+                const double left = kTotalBudgetSeconds - (MPI_Wtime() - program_start);
+                if (left > 2.0 * target * static_cast<double>(kNumSizes - s)) {
+                    const double scaled = std::ceil(static_cast<double>(iters) * 1.15 * target /
+                                                    std::max(slowest, 1e-9));
+                    next_iters = std::clamp(static_cast<long>(std::min(scaled, 1e12)), iters + 1,
+                                            kMaxIterations);
+                }
+            }
+            MPI_Bcast(&next_iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+            if (next_iters == 0) break;
+            iters = next_iters;
+        }
+
+        if (rank == 0) {
+            verify_or_abort(recv, nranks, size_bytes, "last timed call");
+            const double seconds = slowest / static_cast<double>(iters);
+            const double algbw = static_cast<double>(size_bytes) / seconds / 1e9;
+            const double busbw = algbw * 2.0 * static_cast<double>(nranks - 1) / static_cast<double>(nranks);
+            std::printf("{\"size_bytes\": %zu, \"seconds\": %.6e, \"algbw_gbps\": %.4f, \"busbw_gbps\": %.4f}\n",
+                        size_bytes, seconds, algbw, busbw);
+            std::fflush(stdout);
+            if (verbose) {
+                std::fprintf(stderr, "mpi_allreduce: %zu bytes: %ld iterations in %.3f s (warm-up batch %ld, "
+                             "timed runs %d)\n",
+                             size_bytes, iters, slowest, batch, runs);
+            }
+        }
+    }
+
+    if (rank == 0 && verbose) {
+        std::fprintf(stderr, "mpi_allreduce: %d ranks, total %.2f s\n", nranks, MPI_Wtime() - program_start);
+    }
+    MPI_Finalize();
+    return 0;
+}
