@@ -31,6 +31,8 @@ rt::Status mismatched_sizes(rt::Collectives& collectives) {
 
 CoreBuffers& buffers() { return core_buffers[hal::core_id()]; }
 
+size_t misalignment(uint64_t case_seed, unsigned replica) { return mix(case_seed + 7 * replica) % 8; }
+
 rt::Status run(const firmware::CoreContext& context) {
   rt::Collectives collectives(rt::ReplicaSet::one_per_core(context.cores), context.core);
   RT_RETURN_IF_ERROR(run_tf_examples(collectives));

@@ -74,10 +74,12 @@ Status check_reduction(rt::Collectives& collectives, Case& c, uint64_t& state, b
   const bool in_place = !scatter && mix(c.seed ^ collectives.replica_id()) % 3 == 0;
   if (in_place) c.description.append(" in place");
   CoreBuffers& b = buffers();
-  uint8_t* input = in_place ? b.output : b.input;
+  const size_t skew = misalignment(c.seed, collectives.replica_id());
+  uint8_t* output = b.output + skew;
+  uint8_t* input = in_place ? output : b.input + (7 - skew);
   fill_input(type, c.seed, collectives.replica_id(), count, input);
-  const Status status = scatter ? collectives.reduce_scatter(op, type, input, b.output, count, c.options)
-                                : collectives.all_reduce(op, type, input, b.output, count, c.options);
+  const Status status = scatter ? collectives.reduce_scatter(op, type, input, output, count, c.options)
+                                : collectives.all_reduce(op, type, input, output, count, c.options);
   if (!status.is_ok()) return rt::internal_error("case {} ({}): {}", c.index, c.description, status.message());
   const size_t size = rt::dtype_size(type);
   const size_t out_count = scatter ? count / n : count;
@@ -85,7 +87,7 @@ Status check_reduction(rt::Collectives& collectives, Case& c, uint64_t& state, b
   uint8_t expected[8];
   for (size_t i = 0; i < out_count; ++i) {
     expected_reduction(op, type, c.seed, c.group.members, n, offset + i, expected);
-    if (memcmp(expected, b.output + i * size, size) != 0) return mismatch(c, i, b.output + i * size, expected, size);
+    if (memcmp(expected, output + i * size, size) != 0) return mismatch(c, i, output + i * size, expected, size);
   }
   return Status::ok();
 }
@@ -95,14 +97,15 @@ Status check_all_gather(rt::Collectives& collectives, Case& c, uint64_t& state) 
   const size_t count = kCounts[draw(state, sizeof(kCounts) / sizeof(kCounts[0]))] / c.group.size;
   rt::format_to(c.description, "all_gather {} x{} group of {}", rt::dtype_name(type), count, c.group.size);
   CoreBuffers& b = buffers();
-  fill_input(type, c.seed, collectives.replica_id(), count, b.input);
-  RT_RETURN_IF_ERROR(collectives.all_gather(type, b.input, b.output, count, c.options));
+  const size_t skew = misalignment(c.seed, collectives.replica_id());
+  fill_input(type, c.seed, collectives.replica_id(), count, b.input + skew);
+  RT_RETURN_IF_ERROR(collectives.all_gather(type, b.input + skew, b.output + 3, count, c.options));
   const size_t size = rt::dtype_size(type);
   uint8_t expected[8];
   for (unsigned j = 0; j < c.group.size; ++j)
     for (size_t i = 0; i < count; ++i) {
       input_element(type, c.seed, c.group.members[j], i, expected);
-      const uint8_t* got = b.output + (j * count + i) * size;
+      const uint8_t* got = b.output + 3 + (j * count + i) * size;
       if (memcmp(expected, got, size) != 0) return mismatch(c, j * count + i, got, expected, size);
     }
   return Status::ok();

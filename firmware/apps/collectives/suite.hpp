@@ -8,13 +8,16 @@
 namespace collectives_test {
 
 inline constexpr size_t kMaxElements = 40000;  // per buffer: larger than a ring and than one segment
-inline constexpr size_t kBufferBytes = kMaxElements * 8;
+inline constexpr size_t kBufferBytes = kMaxElements * 8 + 64;  // room for misaligned starts
 
 struct CoreBuffers {
   alignas(64) uint8_t input[kBufferBytes];
   alignas(64) uint8_t output[kBufferBytes];
 };
 CoreBuffers& buffers();  // the calling core's
+// A per-core, per-case byte offset (0..7) applied to buffer starts: collectives must not assume
+// element alignment.
+size_t misalignment(uint64_t case_seed, unsigned replica);
 
 // splitmix64: the deterministic source of every case parameter and input element.
 uint64_t mix(uint64_t x);

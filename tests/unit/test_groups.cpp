@@ -1,0 +1,43 @@
+// Replica group validation (runtime/collectives/groups.cpp): TF's error texts, hand-written here,
+// and group membership lookup.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "runtime/collectives/groups.hpp"
+
+namespace {
+
+std::string message(const rt::Status& status) { return std::string(status.message().data(), status.message().size()); }
+
+}  // namespace
+
+TEST_CASE("valid group assignments", "[groups]") {
+  const uint32_t parity[] = {0, 2, 4, 6, 1, 3, 5, 7};
+  const rt::GroupAssignment groups{parity, 2, 4};
+  REQUIRE(rt::validate_groups(groups, 8).is_ok());
+  REQUIRE(rt::validate_groups(rt::GroupAssignment{}, 8).is_ok());
+  const rt::Group odd = rt::group_of(groups, 8, 5);
+  CHECK(odd.size == 4);
+  CHECK(odd.position == 2);
+  CHECK(odd.members[0] == 1);
+  CHECK(odd.members[3] == 7);
+  const rt::Group all = rt::group_of(rt::GroupAssignment{}, 3, 2);
+  CHECK(all.size == 3);
+  CHECK(all.position == 2);
+}
+
+TEST_CASE("invalid group assignments give TF's errors", "[groups]") {
+  CHECK(message(rt::validate_groups(rt::GroupAssignment{nullptr, 1, 0}, 2)) ==
+        "Instruction cannot have an empty replica group: [[]]");
+  const uint32_t repeated[] = {0, 1, 1, 2};
+  CHECK(message(rt::validate_groups(rt::GroupAssignment{repeated, 2, 2}, 4)) ==
+        "Replica 1 is repeated in instruction's replica-groups: [[0, 1], [1, 2]]");
+  const uint32_t missing[] = {0, 2};
+  CHECK(message(rt::validate_groups(rt::GroupAssignment{missing, 1, 2}, 3)) ==
+        "Replica 1 is not named in instruction's replica-groups: [[0, 2]]");
+  const uint32_t out_of_range[] = {0, 5};
+  CHECK(message(rt::validate_groups(rt::GroupAssignment{out_of_range, 1, 2}, 2)) ==
+        "Replica 5 in instruction's replica-groups is out of range [0, 2): [[0, 5]]");
+  CHECK(rt::validate_groups(rt::GroupAssignment{missing, 1, 2}, 3).code() == rt::StatusCode::kInvalidArgument);
+}
