@@ -1,4 +1,6 @@
-// qemu-virt-rv64 byte streams: console and host link share the one NS16550A.
+// Console and host link over the board's one UART (boards/<board>/devices.hpp defines
+// board::uart, any driver with write_byte/read_byte). Link frames are 0x00-delimited and console
+// text never contains 0x00, so both share the wire; the host splits them.
 #include "devices.hpp"
 #include "hal/console.hpp"
 #include "hal/link.hpp"
