@@ -94,6 +94,27 @@ def check_image(board: str, app: str, cores: int, judge: Callable[[RunResult], r
     return outcome_of(judge(result), command, result)
 
 
+def check_sanitized(sanitizer: str, app: str, cores: int) -> Outcome:
+    """Builds the host board with a sanitizer and runs `app`: every core must pass and the
+    sanitizer must report nothing (halt_on_error turns a report into a failing exit)."""
+    build = make_command("image", BOARD="host", APP=app, SANITIZE=sanitizer)
+    built = run_image(build, COMPILE_TIMEOUT_S)
+    if built.exit_code != 0 or built.timed_out:
+        return Outcome(False, f"sanitized build failed: {describe_exit(built)}", built.output)
+    listed = run_image(make_command("print-run-command", BOARD="host", APP=app, CORES=cores, SANITIZE=sanitizer),
+                       MAKE_TIMEOUT_S)
+    command = listed.output.split()
+    env = runner.make_env()
+    env["TSAN_OPTIONS"] = "halt_on_error=1"
+    env["ASAN_OPTIONS"] = "halt_on_error=1"
+    env["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
+    result = run_image(command, IMAGE_TIMEOUT_S, env=env)
+    verdict = runner.expect_pass(result, cores=cores, app=app)
+    if verdict.ok and "Sanitizer" in result.output:
+        verdict = runner.Verdict(False, "the sanitizer reported a problem")
+    return outcome_of(verdict, command, result)
+
+
 def check_command_succeeds(command: list[str], timeout_s: float) -> Outcome:
     result = run_image(command, timeout_s)
     ok = result.exit_code == 0 and not result.timed_out
@@ -192,6 +213,8 @@ def all_cases() -> list[Case]:
             image_case("dead-core", board, "dead-core", n,
                        partial(runner.expect_boot_failure, missing_cores=[2]), estimate_s=11),
         ]
+    cases += [Case(f"tsan/{app}/host/4", partial(check_sanitized, "thread", app, 4), estimate_s=40)
+              for app in ("mailbox", "collectives")]
     cases += [
         Case("bad-arguments/board", partial(check_bad_arguments, {"BOARD": "nosuchboard"}, "qemu-virt-a53")),
         Case("bad-arguments/app", partial(check_bad_arguments, {"APP": "nosuchapp"}, "hello")),
