@@ -5,6 +5,10 @@
 // multiple of 8 bytes. Ring cells hold 56 bytes and every write starts a fresh cell, so payload
 // pieces start at multiples of 8 and an element (<= 8 bytes) never straddles two cells. The receiver checks the header against what it expects
 // and reports a mismatch (different collective, different call, different size) by name.
+// A failed exchange (mismatch or timeout) may leave bytes of the failed call in the rings; the next
+// call on the same pair then reports a mismatch rather than reading them as its own data. Treat an
+// error from a collective as fatal for the pod.
+//
 // Local contributions (a member's own block in all_gather or all_to_all) are delivered to their
 // sink like received data, so collectives treat every member the same way.
 #pragma once
