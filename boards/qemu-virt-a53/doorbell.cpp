@@ -24,12 +24,15 @@ bool doorbell_poll() {
 }
 
 bool doorbell_wait(uint64_t deadline_ns) {
+  bool rang = false;
   for (;;) {
-    if (doorbell_poll()) return true;
-    if (time_ns() >= deadline_ns) return false;
+    if ((rang = doorbell_poll())) break;
+    if (time_ns() >= deadline_ns) break;
     arch::virtual_timer_arm(deadline_ns);
     arch::wait_for_interrupt();
   }
+  arch::virtual_timer_disarm();  // no stale timer interrupt for a later wait
+  return rang;
 }
 
 }  // namespace hal

@@ -25,6 +25,7 @@ bool doorbell_wait(uint64_t deadline_ns) {
     arch::wait_for_interrupt();
   }
   board::clint.set_timer_compare(hart, ~0ull);
+  clear_csr(mie, arch::kMieSoftware | arch::kMieTimer);  // a later ring must not keep waking WFI
   return rang;
 }
 

@@ -14,14 +14,14 @@ constexpr unsigned kNoOwner = ~0u;
 constexpr uint64_t kMaxWaitNs = 500 * kNanosPerMilli;
 
 rt::Atomic<unsigned> owner{kNoOwner};
-unsigned depth;  // only touched by the owner
+unsigned depth[kMaxCores];  // nesting per core: a core only ever touches its own entry
 
 }  // namespace
 
 ConsoleLock::ConsoleLock() {
   const unsigned me = core_id();
   if (owner.load(rt::MemoryOrder::kRelaxed) == me) {
-    ++depth;
+    ++depth[me];
     return;
   }
   const uint64_t give_up = time_ns() + kMaxWaitNs;
@@ -34,11 +34,15 @@ ConsoleLock::ConsoleLock() {
     }
     cpu_relax();
   }
-  depth = 1;
+  depth[me] = 1;
 }
 
 ConsoleLock::~ConsoleLock() {
-  if (--depth == 0) owner.store(kNoOwner, rt::MemoryOrder::kRelease);
+  const unsigned me = core_id();
+  if (depth[me] == 0 || --depth[me] != 0) return;
+  // Release only if still the owner: a holder that was overtaken must not free the lock it lost.
+  unsigned expected = me;
+  owner.compare_exchange(expected, kNoOwner, rt::MemoryOrder::kRelease);
 }
 
 }  // namespace hal

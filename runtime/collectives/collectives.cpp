@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "exchange.hpp"
+#include "hal/fault.hpp"
+#include "runtime/log/log.hpp"
 #include "runtime/support/result.hpp"
 #include "runtime/support/utility.hpp"
 
@@ -17,6 +19,16 @@ alignas(kCacheLineSize) uint8_t scratch[hal::kMaxCores][kScratchElements * 8];
 
 void consume_copy(void* context, const uint8_t* bytes, size_t offset, size_t count) {
   static_cast<const StridedBytes*>(context)->scatter(offset, bytes, count);
+}
+
+bool overlapping(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  const auto* x = static_cast<const uint8_t*>(a);
+  const auto* y = static_cast<const uint8_t*>(b);
+  return a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+Status overlap_error(const char* operation) {
+  return invalid_argument("{}: input and output buffers overlap (only all_reduce may run in place)", operation);
 }
 
 Status unsupported_dtype(const char* operation, DType type) {
@@ -46,7 +58,7 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& mine,
                                   const CollectiveOptions& options) {
   peers[group.position] = mine;
   StridedBytes sinks[hal::kMaxCores];
-  Exchange exchange(CollectiveKind::kAllReduce, sequence_);
+  Exchange exchange(mine.kind, sequence_);
   for (unsigned j = 0; j < group.size; ++j) {
     if (j == group.position) continue;
     exchange.send(core_of(group.members[j]), StridedBytes::contiguous(&mine, sizeof(mine)));
@@ -56,11 +68,15 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& mine,
   RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
   for (unsigned j = 0; j < group.size; ++j) {
     const SharedBuffers& peer = peers[j];
-    if (peer.count != mine.count || peer.type != mine.type || peer.op != mine.op)
+    if (peer.count != mine.count || peer.kind != mine.kind || peer.type != mine.type || peer.op != mine.op ||
+        peer.algorithm != mine.algorithm || peer.group_size != mine.group_size)
       return Status::error(StatusCode::kInvalidArgument,
-                           "core {}: collective mismatch with replica {}: {} of {} {} here, {} of {} {} there",
-                           hal::core_id(), group.members[j], reduce_op_name(mine.op), mine.count, dtype_name(mine.type),
-                           reduce_op_name(peer.op), peer.count, dtype_name(peer.type));
+                           "core {}: collective mismatch with replica {}: {} {} of {} {} (algorithm {}, group of {}) here, "
+                           "{} {} of {} {} (algorithm {}, group of {}) there",
+                           hal::core_id(), group.members[j], collective_kind_name(mine.kind), reduce_op_name(mine.op),
+                           mine.count, dtype_name(mine.type), static_cast<int>(mine.algorithm), mine.group_size,
+                           collective_kind_name(peer.kind), reduce_op_name(peer.op), peer.count, dtype_name(peer.type),
+                           static_cast<int>(peer.algorithm), peer.group_size);
   }
   return Status::ok();
 }
@@ -70,8 +86,9 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& mine,
 // in the same signal rounds): reduce, then a signal round after which no member reads that segment
 // of any input. If `out` overlaps this member's input (input_bytes long), which peers are reading,
 // the segment is reduced into scratch and copied out only after the signal.
-Status Collectives::reduce_direct(ReduceOp op, DType type, const SharedBuffers* peers, size_t offset, size_t input_bytes,
-                                  uint8_t* out, size_t count, const Group& group, const CollectiveOptions& options) {
+void Collectives::reduce_direct(CollectiveKind kind, ReduceOp op, DType type, const SharedBuffers* peers, size_t offset,
+                                size_t input_bytes, uint8_t* out, size_t count, const Group& group,
+                                const CollectiveOptions& options) {
   const size_t element = dtype_size(type);
   const uint8_t* own = peers[group.position].in;
   const bool overlaps = out < own + input_bytes && own < out + count * element;
@@ -82,11 +99,10 @@ Status Collectives::reduce_direct(ReduceOp op, DType type, const SharedBuffers* 
     for (unsigned j = 0; j < group.size; ++j) inputs[j] = peers[j].in + (offset + begin) * element;
     uint8_t* destination = overlaps ? scratch[hal::core_id()] : out + begin * element;
     reduce_many(op, type, inputs, group.size, &destination, 1, length);
-    RT_RETURN_IF_ERROR(signal_group(CollectiveKind::kAllReduce, group, options));
+    signal_after_sharing(kind, group, options);
     if (overlaps) memcpy(out + begin * element, destination, length * element);
     begin += length;
   } while (begin < count);
-  return Status::ok();
 }
 
 // Latency algorithm: two message rounds (addresses, "done reading") for payloads that fit the
@@ -94,8 +110,10 @@ Status Collectives::reduce_direct(ReduceOp op, DType type, const SharedBuffers* 
 Status Collectives::all_reduce_latency(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                        const Group& group, const CollectiveOptions& options) {
   SharedBuffers peers[hal::kMaxCores];
-  RT_RETURN_IF_ERROR(share_buffers(group, SharedBuffers{in, out, count, type, op}, peers, options));
-  return reduce_direct(op, type, peers, 0, count * dtype_size(type), out, count, group, options);
+  const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kLatency, group.size};
+  RT_RETURN_IF_ERROR(share_buffers(group, mine, peers, options));
+  reduce_direct(CollectiveKind::kAllReduce, op, type, peers, 0, count * dtype_size(type), out, count, group, options);
+  return Status::ok();
 }
 
 // Bandwidth algorithm, single copy: the cores share coherent memory, so the mailbox carries only
@@ -113,7 +131,8 @@ Status Collectives::all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t*
   const unsigned n = group.size;
   const unsigned me = group.position;
   SharedBuffers peers[hal::kMaxCores];
-  RT_RETURN_IF_ERROR(share_buffers(group, SharedBuffers{in, out, count, type, op}, peers, options));
+  const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
+  RT_RETURN_IF_ERROR(share_buffers(group, mine, peers, options));
   // Member k owns [k*count/n, (k+1)*count/n).
   const size_t begin = count * me / n;
   const size_t end = count * (me + 1) / n;
@@ -125,7 +144,18 @@ Status Collectives::all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t*
     if (j != me) outputs[k++] = peers[j].out + begin * element;
   }
   reduce_many(op, type, inputs, n, outputs, n, end - begin);
-  return signal_group(CollectiveKind::kAllReduce, group, options);
+  signal_after_sharing(CollectiveKind::kAllReduce, group, options);
+  return Status::ok();
+}
+
+void Collectives::fail_after_sharing(const Status& status) {
+  log_error("{}", status.message());
+  hal::panic("a collective failed after its buffers were shared with peers that may still use them");
+}
+
+void Collectives::signal_after_sharing(CollectiveKind kind, const Group& group, const CollectiveOptions& options) {
+  const Status status = signal_group(kind, group, options);
+  if (!status.is_ok()) fail_after_sharing(status);
 }
 
 // A zero-byte message to and from every other member: returns once all have sent theirs.
@@ -146,6 +176,9 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
   if (!reducible(type)) return unsupported_dtype("cross_replica_sum", type);
   const auto* source = static_cast<const uint8_t*>(in);
   auto* destination = static_cast<uint8_t*>(out);
+  const size_t bytes = count * dtype_size(type);
+  if (in != out && overlapping(in, bytes, out, bytes))
+    return invalid_argument("cross_replica_sum: output overlaps input without being the same buffer");
   if (group->size == 1) {
     // One member: the result is its own value, through the same finish step (mean divides by 1,
     // 16-bit types round-trip exactly).
@@ -171,18 +204,23 @@ Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void
   if (count % group->size != 0)
     return invalid_argument("reduce_scatter: input of {} elements does not split evenly over a group of {}", count,
                             group->size);
+  if (overlapping(in, count * dtype_size(type), out, count / group->size * dtype_size(type)))
+    return overlap_error("reduce_scatter");
   SharedBuffers peers[hal::kMaxCores];
-  const SharedBuffers mine{static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count, type, op};
+  const SharedBuffers mine{static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count,
+                           CollectiveKind::kReduceScatter, type, op, Algorithm::kAuto, group->size};
   RT_RETURN_IF_ERROR(share_buffers(*group, mine, peers, options));
   const size_t chunk = count / group->size;
-  return reduce_direct(op, type, peers, group->position * chunk, count * dtype_size(type), static_cast<uint8_t*>(out),
-                       chunk, *group, options);
+  reduce_direct(CollectiveKind::kReduceScatter, op, type, peers, group->position * chunk, count * dtype_size(type),
+                static_cast<uint8_t*>(out), chunk, *group, options);
+  return Status::ok();
 }
 
 Status Collectives::all_gather(DType type, const void* in, void* out, size_t count, const CollectiveOptions& options) {
   Result<Group> group = enter(options, "all_gather");
   if (!group) return group.status();
   const size_t bytes = count * dtype_size(type);
+  if (overlapping(in, bytes, out, bytes * group->size)) return overlap_error("all_gather");
   auto* destination = static_cast<uint8_t*>(out);
   Exchange exchange(CollectiveKind::kAllGather, sequence_);
   StridedBytes destinations[hal::kMaxCores];
@@ -244,6 +282,8 @@ Status Collectives::all_to_all(DType type, const void* in, void* out, Span<const
     return invalid_argument("concat_dimension {} is out of range of input rank {}", concat_dimension, rank);
   if (split_dimension < 0 || split_dimension >= rank)
     return invalid_argument("split_dimension {} is out of range of input rank {}", split_dimension, rank);
+  for (int64_t d = 0; d < rank; ++d)
+    if (shape[d] < 0) return invalid_argument("all_to_all: dimension {} of the input shape is negative ({})", d, shape[d]);
   if (shape[split_dimension] % split_count != 0)
     return invalid_argument("input dimension {} not divisible by split_count {}", shape[split_dimension], split_count);
 
@@ -265,6 +305,7 @@ Status Collectives::all_to_all(DType type, const void* in, void* out, Span<const
   const size_t concat_row_bytes = static_cast<size_t>(block[concat_dimension]) * product(concat_dimension + 1, rank, block) * element;
   const size_t concat_stride = concat_row_bytes * static_cast<size_t>(split_count);
   const size_t block_bytes = split_rows * split_row_bytes;
+  if (overlapping(in, block_bytes * group->size, out, block_bytes * group->size)) return overlap_error("all_to_all");
 
   Exchange exchange(CollectiveKind::kAllToAll, sequence_);
   StridedBytes destinations[hal::kMaxCores];
@@ -310,6 +351,7 @@ Status Collectives::collective_permute(DType type, const void* in, void* out, si
     if (target == replica_) my_source = source;
   }
   const size_t bytes = count * dtype_size(type);
+  if (overlapping(in, bytes, out, bytes)) return overlap_error("collective_permute");
   Exchange exchange(CollectiveKind::kCollectivePermute, sequence_);
   StridedBytes destination = StridedBytes::contiguous(out, bytes);
   const Sink sink{consume_copy, &destination};

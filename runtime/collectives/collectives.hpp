@@ -11,6 +11,12 @@
 //                      the other chunks from their owners: single copy, ~2 reads + 1 write per byte.
 // Both reduce contributions in group order with the kernels in reduce.hpp, so the bits of the
 // result do not depend on the algorithm, the arrival order or the board.
+//
+// Buffers: all_reduce may run in place (in == out); otherwise input and output must not overlap
+// (rejected with an error). Errors found before any data moves (validation, mismatched calls
+// across the group) are returned; a member that fails after the buffers were shared (a peer
+// stopped answering mid-call) panics, because peers may still access its buffers. After any error
+// the mailboxes may hold bytes of the failed call: treat collective errors as fatal for the pod.
 #pragma once
 #include "exchange.hpp"
 #include "groups.hpp"
@@ -69,23 +75,32 @@ class Collectives {
                             const CollectiveOptions& options = {});
 
  private:
-  // What a member tells the others about its side of a reduction (checked to agree).
+  // What a member tells the others about its side of a reduction. Everything but the addresses
+  // must agree across the group before any member touches another's memory.
   struct SharedBuffers {
     const uint8_t* in;
     uint8_t* out;
     uint64_t count;
+    CollectiveKind kind;
     DType type;
     ReduceOp op;
+    Algorithm algorithm;
+    uint32_t group_size;
   };
   Status share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
                        const CollectiveOptions& options);
-  Status reduce_direct(ReduceOp op, DType type, const SharedBuffers* peers, size_t offset, size_t input_bytes,
-                       uint8_t* out, size_t count, const Group& group, const CollectiveOptions& options);
+  // A signal round that failed after buffers were shared: peers may still read or write this
+  // member's buffers, so returning would let them corrupt memory the caller reuses. Panics.
+  [[noreturn]] void fail_after_sharing(const Status& status);
+  void reduce_direct(CollectiveKind kind, ReduceOp op, DType type, const SharedBuffers* peers, size_t offset,
+                     size_t input_bytes, uint8_t* out, size_t count, const Group& group, const CollectiveOptions& options);
   Status all_reduce_latency(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count, const Group& group,
                             const CollectiveOptions& options);
   Status all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                               const Group& group, const CollectiveOptions& options);
   Status signal_group(CollectiveKind kind, const Group& group, const CollectiveOptions& options);
+  // signal_group, but a failure is fatal (see fail_after_sharing).
+  void signal_after_sharing(CollectiveKind kind, const Group& group, const CollectiveOptions& options);
   Result<Group> enter(const CollectiveOptions& options, const char* name);
   unsigned core_of(uint32_t replica) const { return replicas_.core_of[replica]; }
 

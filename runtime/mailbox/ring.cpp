@@ -41,6 +41,7 @@ Span<const uint8_t> SpscRing::readable_run() {
 }
 
 void SpscRing::consume(size_t bytes) {
+  if (bytes == 0) return;  // an empty run may belong to a cell that is not published yet
   const uint32_t index = read_index_.load(MemoryOrder::kRelaxed);
   read_offset_ += static_cast<uint32_t>(bytes);
   if (read_offset_ == cells_[index % kCells].length) {

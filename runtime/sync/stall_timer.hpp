@@ -14,12 +14,11 @@ class StallTimer {
   void progressed() { deadline_ns_ = 0; }
   // Starts the clock on the first call after progress; true once timeout_ns passed without progress.
   bool expired() {
-    const uint64_t now = hal::time_ns();
     if (deadline_ns_ == 0) {
-      deadline_ns_ = now + timeout_ns_;
+      deadline_ns_ = hal::deadline_after(timeout_ns_);  // saturating, never 0
       return false;
     }
-    return now >= deadline_ns_;
+    return hal::time_ns() >= deadline_ns_;
   }
   uint64_t deadline_ns() const { return deadline_ns_; }  // valid after expired() was called
   uint64_t timeout_ns() const { return timeout_ns_; }

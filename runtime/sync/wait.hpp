@@ -16,7 +16,7 @@ inline constexpr uint64_t kDefaultWaitTimeoutNs = 10000 * hal::kNanosPerMilli;
 template <class Predicate>
 Status wait_until(Predicate done, StringView what, uint64_t timeout_ns = kDefaultWaitTimeoutNs) {
   if (done()) return Status::ok();
-  const uint64_t deadline = hal::time_ns() + timeout_ns;
+  const uint64_t deadline = hal::deadline_after(timeout_ns);
   for (;;) {
     hal::wait_for_event();
     if (done()) return Status::ok();

@@ -60,6 +60,17 @@ Status run_error_cases(rt::Collectives& collectives) {
   const int64_t odd_pairs[] = {0, 1, 1};
   RT_RETURN_IF_ERROR(expect_error(collectives.collective_permute(DType::kF32, &value, &out, 1, rt::Span<const int64_t>(odd_pairs, 3)),
                                   "source_target_pairs must have shape [n, 2]; got 3 values", "pairs shape"));
+  float both[16] = {};
+  RT_RETURN_IF_ERROR(expect_error(collectives.all_gather(DType::kF32, both, both, 1),
+                                  "all_gather: input and output buffers overlap (only all_reduce may run in place)",
+                                  "all_gather in place"));
+  RT_RETURN_IF_ERROR(expect_error(
+      collectives.all_reduce(rt::ReduceOp::kSum, DType::kF32, both, both + 1, 4),
+      "cross_replica_sum: output overlaps input without being the same buffer", "all_reduce partial overlap"));
+  const int64_t negative[] = {-2, 2};
+  RT_RETURN_IF_ERROR(expect_error(
+      collectives.all_to_all(DType::kF32, &value, &out, rt::Span<const int64_t>(negative, 2), 0, 1, n),
+      "all_to_all: dimension 0 of the input shape is negative (-2)", "negative dimension"));
   int8_t bytes[2] = {1, 2};
   RT_RETURN_IF_ERROR(expect_error(
       collectives.all_reduce(rt::ReduceOp::kSum, DType::kI8, bytes, bytes, 2),

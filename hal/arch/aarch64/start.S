@@ -42,6 +42,12 @@ common_entry:
     eret
 
 at_el1:
+    /* SCTLR_EL1 is UNKNOWN out of reset on real cores: start from its RES1 bits only (MMU, caches,
+     * alignment checks, WXN, big-endian all off); mmu_enable() turns on what it needs. */
+    mov     x0, #0x0800
+    movk    x0, #0x30d0, lsl #16
+    msr     sctlr_el1, x0
+    isb
     msr     tpidr_el1, x19
     /* x1 = &core_stacks[core] */
     adrp    x1, core_stacks

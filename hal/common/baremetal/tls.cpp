@@ -28,11 +28,13 @@ void init_core_tls(unsigned core) {
   const uintptr_t data_size = reinterpret_cast<uintptr_t>(__tdata_size);
   const uintptr_t bss_size = reinterpret_cast<uintptr_t>(__tbss_size);
   const uintptr_t align = reinterpret_cast<uintptr_t>(__tls_align);
-  if (kArchTlsTcbSize + data_size + bss_size > kTlsBlockCapacity || align > 64)
+  // The TLS data starts at the TCB size rounded up to the TLS alignment (ELF TLS variant I).
+  const uintptr_t offset = align == 0 ? kArchTlsTcbSize : (kArchTlsTcbSize + align - 1) / align * align;
+  if (offset + data_size + bss_size > kTlsBlockCapacity || align > 64)
     panic("TLS template larger than the per-core TLS block; raise kTlsBlockCapacity");
   uint8_t* block = tls_blocks[core];
-  memcpy(block + kArchTlsTcbSize, __tdata_source, data_size);
-  memset(block + kArchTlsTcbSize + data_size, 0, bss_size);
+  memcpy(block + offset, __tdata_source, data_size);
+  memset(block + offset + data_size, 0, bss_size);
   arch_set_thread_pointer(block);
 }
 

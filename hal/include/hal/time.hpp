@@ -13,4 +13,10 @@ void delay_ns(uint64_t nanoseconds);
 
 inline constexpr uint64_t kNanosPerMilli = 1000000;
 
+// now + timeout, saturating: a huge timeout means "practically forever", never an instant one.
+inline uint64_t deadline_after(uint64_t timeout_ns) {
+  const uint64_t now = time_ns();
+  return timeout_ns > ~0ull - now ? ~0ull : now + timeout_ns;
+}
+
 }  // namespace hal
