@@ -74,8 +74,8 @@ void verify_or_abort(const std::vector<float>& result, int nranks, std::size_t s
     }
 }
 
-// Warm-up/calibration: barrier, `iters` all-reduces, and the slowest rank's elapsed
-// time on every rank (so all ranks take the same decisions from it).
+// Barrier, `iters` all-reduces, and the slowest rank's elapsed time on every rank (so all ranks
+// take the same calibration decisions from it); also the reported measurement.
 double timed_allreduces(const float* send, float* recv, int count, long iters) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
@@ -85,20 +85,6 @@ double timed_allreduces(const float* send, float* recv, int count, long iters) {
     const double local = MPI_Wtime() - t0;
     double slowest = 0.0;
     MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return slowest;
-}
-
-// Barrier, `iters` all-reduces, and the slowest rank's elapsed time (MPI_Reduce with
-// MPI_MAX), valid on rank 0 only. This is the reported measurement.
-double timed_loop_slowest_on_root(const float* send, float* recv, int count, long iters) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    for (long k = 0; k < iters; ++k) {
-        MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    }
-    const double local = MPI_Wtime() - t0;
-    double slowest = 0.0;
-    MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     return slowest;
 }
 
@@ -165,7 +151,7 @@ int main(int argc, char** argv) {
         double slowest = 0.0;
         int runs = 0;
         for (;;) {
-            slowest = timed_loop_slowest_on_root(send.data(), recv.data(), static_cast<int>(count), iters);
+            slowest = timed_allreduces(send.data(), recv.data(), static_cast<int>(count), iters);
             ++runs;
             long next_iters = 0;  // 0: keep this measurement
             if (rank == 0 && runs <= 3 && slowest < 0.9 * target && iters < kMaxIterations) {
