@@ -46,7 +46,9 @@ IMAGE := $(BUILD)/firmware.elf
 # ---------------------------------------------------------------- flags
 CXXSTD := -std=c++20
 WARNINGS := -Wall -Wextra -Wno-missing-field-initializers
-OPT := -O2 -g -ftree-vectorize -fvect-cost-model=dynamic
+# -ffp-contract=off: no fused multiply-add contraction, so float results are the same bits on every
+# target (GCC contracts a*b+c by default on AArch64 and RISC-V, not on x86 without -mfma).
+OPT := -O2 -g -ftree-vectorize -fvect-cost-model=dynamic -ffp-contract=off
 INCLUDES := -I. -Ihal/include -Ihal/common/baremetal -Ihal/arch/$(BOARD_ARCH) -Iboards/$(BOARD)
 # Everything under runtime/, firmware/ and hal/common is freestanding on every target.
 FREESTANDING := -ffreestanding -nostdinc++ -fno-exceptions -fno-rtti -fno-threadsafe-statics \
