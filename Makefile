@@ -172,7 +172,7 @@ bench: setup-all
 
 # ---------------------------------------------------------------- setup
 # Installs missing Debian packages (apt-get update first, as a fresh machine needs).
-TEST_PACKAGES := g++ make python3 catch2 gdb-multiarch
+TEST_PACKAGES := g++ make python3 python3-numpy catch2 gdb-multiarch
 ALL_PACKAGES := $(sort $(TEST_PACKAGES) $(foreach b,$(BOARDS),$(shell sed -n 's/^BOARD_PACKAGES *:= *//p' boards/$(b)/board.mk)))
 
 define install_missing

@@ -10,6 +10,7 @@
 #include "hal/time.hpp"
 #include "runtime/log/log.hpp"
 #include "runtime/support/atomic.hpp"
+#include "runtime/tensor/hbm.hpp"
 #include "runtime/sync/wait.hpp"
 
 namespace firmware {
@@ -82,6 +83,7 @@ extern "C" void firmware_main() {
     hal::power_exit(hal::kExitTimeout);
   }
   rt::log_info("all {} cores up", hal::core_count());
+  rt::hbm_init(hal::core_count());
   if (kApp.init != nullptr) kApp.init(hal::core_count());
   go.store(true, rt::MemoryOrder::kRelease);
   hal::send_event();

@@ -1,6 +1,7 @@
 // A board's physical memory map as the MMU / PMP setup needs it: which ranges are RAM and which are
 // device registers. Anything not listed is unmapped, so stray pointers (null included) fault.
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 
 namespace hal {
@@ -13,6 +14,19 @@ struct MemoryRegion {
   uint64_t size;
   MemoryKind kind;
 };
+
+}  // namespace hal
+
+namespace hal {
+
+struct FreeMemory {
+  uint8_t* base;
+  size_t size;
+};
+
+// Memory no part of the image uses (bare metal: RAM after the image; host: a reserved mapping).
+// The runtime hands it out as per-core tensor memory.
+FreeMemory free_memory();
 
 }  // namespace hal
 
