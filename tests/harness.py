@@ -48,11 +48,11 @@ BUILD_JOBS = 2
 BUILD_LOG_TAIL_LINES = 20
 
 UNIT_BINARY = "build/unit/unit-tests"
-UNIT_COMPILE = ["g++", "-std=c++20", "-O1", "-g", "-Wall", "-Wextra", "-I.", "-Ihal/include"]
+UNIT_COMPILE = ["g++", "-std=c++20", "-O1", "-g", "-Wall", "-Wextra", "-ffp-contract=off", "-I.", "-Ihal/include"]
 UNIT_SUPPORT_SOURCES = ["runtime/support/format.cpp", "runtime/support/status.cpp", "runtime/dtype/dtype.cpp",
                         "runtime/dtype/half.cpp", "runtime/collectives/groups.cpp", "hal/common/fdt.cpp",
                         "runtime/tensor/shape.cpp", "runtime/tensor/tensor.cpp", "runtime/tensor/arena.cpp",
-                        "runtime/tensor/npy.cpp"]
+                        "runtime/tensor/npy.cpp", "runtime/mxu/mxu.cpp"]
 
 Image = tuple[str, str]  # (board, app)
 
@@ -115,6 +115,26 @@ def check_sanitized(sanitizer: str, app: str, cores: int) -> Outcome:
     if verdict.ok and "Sanitizer" in result.output:
         verdict = runner.Verdict(False, "the sanitizer reported a problem")
     return outcome_of(verdict, command, result)
+
+
+def check_same_hash(app: str, cores: int, marker: str) -> Outcome:
+    """Runs `app` on every board and requires the same "<marker> <hex>" line from each: the
+    boards' compilers and ISAs must produce bit-identical results."""
+    hashes, logs = {}, []
+    for board in BOARDS:
+        command, made = runner.image_command(board, app, cores, MAKE_TIMEOUT_S)
+        if command is None:
+            return Outcome(False, f"{board}: make print-run-command: {describe_exit(made)}", made.output)
+        result = run_image(command, IMAGE_TIMEOUT_S)
+        logs.append(f"$ {shlex.join(command)}\n{result.output}")
+        found = re.findall(rf"{marker} (0x[0-9a-f]+)", result.output)
+        if result.exit_code != 0 or not found:
+            return Outcome(False, f"{board}: {describe_exit(result)}, no {marker} line", "\n".join(logs))
+        hashes[board] = found[-1]
+    if len(set(hashes.values())) != 1:
+        return Outcome(False, "results differ between boards: " + ", ".join(f"{b} {h}" for b, h in hashes.items()),
+                       "\n".join(logs))
+    return Outcome(True)
 
 
 def check_command_succeeds(command: list[str], timeout_s: float) -> Outcome:
@@ -200,8 +220,8 @@ def all_cases() -> list[Case]:
                                                     COMPILE_TIMEOUT_S), estimate_s=20)
               for board in BOARDS]
     for board in BOARDS:
-        for app in ("hello", "hal-selftest", "mailbox", "collectives"):
-            core_counts = COLLECTIVE_CORES if app in ("mailbox", "collectives") else HELLO_CORES
+        for app in ("hello", "hal-selftest", "mailbox", "collectives", "mxu"):
+            core_counts = {"mailbox": COLLECTIVE_CORES, "collectives": COLLECTIVE_CORES, "mxu": (1, 4, 16)}.get(app, HELLO_CORES)
             cases += [image_case(app, board, app, cores, partial(expect_pass, cores=cores, app=app))
                       for cores in core_counts]
             if board in QEMU_BOARDS:
@@ -215,6 +235,8 @@ def all_cases() -> list[Case]:
             image_case("dead-core", board, "dead-core", n,
                        partial(runner.expect_boot_failure, missing_cores=[2]), estimate_s=11),
         ]
+    cases.append(Case("mxu-bit-identical/all-boards/4", partial(check_same_hash, "mxu", 4, "MXU-HASH"),
+                      images=tuple((board, "mxu") for board in BOARDS), estimate_s=5))
     cases += [Case(f"tsan/{app}/host/4", partial(check_sanitized, "thread", app, 4), estimate_s=40)
               for app in ("mailbox", "collectives")]
     cases += [

@@ -1,0 +1,53 @@
+// The software matrix unit (MXU) of one core: weight-stationary, like a TPU's. A tile of weights
+// (up to tile x tile, K rows by N columns) is loaded once; rows of activations stream through it
+// and their products are added to accumulators (float32, or int32 for int8 inputs), either
+// overwriting them or accumulating onto them.
+//
+// Numerics, defined here once for every board:
+//   inputs   float32 x float32, bfloat16 x bfloat16 (widened exactly), int8 x int8
+//   order    acc[m][n] = (((start + a[m][0]*w[0][n]) + a[m][1]*w[1][n]) + ...), k ascending within
+//            a tile and tiles in ascending k; start = 0 (overwrite) or the accumulator's value
+//   rounding each float product is rounded, then each sum (no fused multiply-add anywhere: the
+//            build uses -ffp-contract=off); bfloat16 products are exact in float32, so only the
+//            sums round. int8 products and sums are exact int32 (sums wrap past 2^31).
+// Vector code runs across n (columns), never across k, so it keeps this order: results are the
+// same bits on the host, qemu-virt-a53 and qemu-virt-rv64, and equal to a naive triple loop.
+#pragma once
+#include "hal/core.hpp"
+#include "runtime/tensor/tensor.hpp"
+
+namespace rt {
+
+inline constexpr unsigned kMaxMxuTile = 128;
+
+enum class MxuMode : uint8_t { kOverwrite, kAccumulate };
+
+class Mxu {
+ public:
+  // `tile` is the unit's size (at most kMaxMxuTile); boards choose it, 128 by default.
+  explicit Mxu(unsigned tile = kMaxMxuTile);
+
+  unsigned tile() const { return tile_; }
+  // Loads weights [k_rows, n_cols] (k_rows, n_cols <= tile; float32, bfloat16 or int8; any strides).
+  Status load_weights(const Tensor& weights);
+  // accumulators[m, n] (float32, or int32 for int8) op= activations[m, :] x weights[:, n];
+  // activations are [m, k_rows] of the weights' dtype, any strides; accumulators [m, n_cols].
+  Status stream(const Tensor& activations, const Tensor& accumulators, MxuMode mode);
+
+ private:
+  unsigned tile_;
+  DType dtype_ = DType::kF32;
+  unsigned k_rows_ = 0;
+  unsigned n_cols_ = 0;
+  bool loaded_ = false;
+  // Weights as the datapath sees them: float32 (float32 and bfloat16 inputs) or int32 (int8).
+  alignas(64) float float_weights_[kMaxMxuTile * kMaxMxuTile];
+  alignas(64) int32_t int_weights_[kMaxMxuTile * kMaxMxuTile];
+};
+
+// C[M, N] = A[M, K] x B[K, N] on `mxu`, tile by tile: for every column tile of B, the K tiles in
+// ascending order, the first overwriting C and the others accumulating. A and B share a dtype;
+// C is float32 (int32 for int8). Shapes are checked; any M, K, N (zero included) works.
+Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c);
+
+}  // namespace rt
