@@ -165,7 +165,7 @@ test: setup-all
 	python3 tests/harness.py
 
 # Benchmarks: one JSON object per line, also written to build/bench/results.jsonl.
-BENCH_PACKAGES := openmpi-bin libopenmpi-dev
+BENCH_PACKAGES := openmpi-bin libopenmpi-dev libopenblas-dev
 bench: setup-all
 	$(call install_missing,$(BENCH_PACKAGES))
 	python3 tests/benchmarks.py

@@ -8,6 +8,7 @@ with a baseline measured in the same run (these machines are noisy, absolute num
   host, 2 cores (threads): all-reduce f32 algbw/busbw vs concurrent memcpy, 4 KiB .. 64 MiB
                            all-reduce algbw vs Open MPI MPI_Allreduce (2 ranks, shared memory)
                            mailbox round trip vs a raw atomic ping-pong
+  host, 1 thread:          MXU GEMM float32 vs OpenBLAS cblas_sgemm; bfloat16 and int8 GEMM
   QEMU -icount shift=0,sleep=off (deterministic): instructions per reduced f32 element, 8 and 16 cores, both QEMU boards
 """
 from __future__ import annotations
@@ -65,12 +66,28 @@ def mpi_comparison(ours: list[dict]) -> list[dict]:
     return compared
 
 
+GEMM_SOURCES = ["tests/bench/gemm_vs_openblas.cpp", "runtime/mxu/mxu.cpp", "runtime/tensor/shape.cpp",
+                "runtime/tensor/tensor.cpp", "runtime/dtype/dtype.cpp", "runtime/dtype/half.cpp",
+                "runtime/support/format.cpp", "runtime/support/status.cpp"]
+
+
+def gemm_results() -> list[dict]:
+    """Builds the host GEMM benchmark (runtime MXU + OpenBLAS) and runs it on one thread."""
+    binary = "build/bench/gemm_vs_openblas"
+    (ROOT / "build" / "bench").mkdir(parents=True, exist_ok=True)
+    run(["g++", "-std=c++20", "-O2", "-ffp-contract=off", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-I.",
+         "-Ihal/include", *GEMM_SOURCES, "-o", binary, "-lopenblas"], 300)
+    output = run(["env", "OPENBLAS_NUM_THREADS=1", binary], 600)
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
 def main() -> int:
     results: list[dict] = []
     allreduce = device_results("host", "bench-allreduce", 2)
     results += allreduce
     results += mpi_comparison(allreduce)
     results += device_results("host", "bench-mailbox", 2)
+    results += gemm_results()
     for board in ("qemu-virt-a53", "qemu-virt-rv64"):
         for cores in (8, 16):
             results += device_results(board, "bench-instructions", cores, ("-icount", "shift=0,sleep=off"))
