@@ -13,7 +13,8 @@ CoreBuffers core_buffers[hal::kMaxCores];
 constexpr unsigned kRandomCases = 60;
 
 // Core 0 calls all_reduce with one element fewer than everybody else. Every core must come back
-// with an error (a size mismatch where the messages meet, a timeout naming the peer elsewhere).
+// with an error: the call descriptions the members exchange first disagree, so every core stops
+// before touching another core's memory.
 rt::Status mismatched_sizes(rt::Collectives& collectives) {
   if (collectives.num_replicas() < 2) return rt::Status::ok();
   rt::CollectiveOptions options;
