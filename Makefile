@@ -59,8 +59,8 @@ ifeq ($(BOARD_ARCH),host)
   CXX_TARGET := g++
   # TSan does not model standalone fences (-Wtsan); the handshake they order is argued in mailbox.hpp.
   SANITIZER_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer) $(if $(filter thread,$(SANITIZE)),-Wno-tsan)
-  TARGET_FLAGS := -pthread $(SANITIZER_FLAGS)
-  HOSTED_CXXFLAGS := $(CXXSTD) $(OPT) $(WARNINGS) $(INCLUDES) $(DEFINES) -pthread $(SANITIZER_FLAGS)
+  TARGET_FLAGS := -pthread $(BOARD_CPU_FLAGS) $(SANITIZER_FLAGS)
+  HOSTED_CXXFLAGS := $(CXXSTD) $(OPT) $(WARNINGS) $(INCLUDES) $(DEFINES) -pthread $(BOARD_CPU_FLAGS) $(SANITIZER_FLAGS)
 else
   CXX_TARGET := $(BOARD_CROSS)g++
   TARGET_FLAGS := $(BOARD_CPU_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -fno-pie -fno-pic

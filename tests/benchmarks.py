@@ -75,7 +75,7 @@ def gemm_results() -> list[dict]:
     """Builds the host GEMM benchmark (runtime MXU + OpenBLAS) and runs it on one thread."""
     binary = "build/bench/gemm_vs_openblas"
     (ROOT / "build" / "bench").mkdir(parents=True, exist_ok=True)
-    run(["g++", "-std=c++20", "-O2", "-ffp-contract=off", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-I.",
+    run(["g++", "-std=c++20", "-O2", "-ffp-contract=off", "-mavx2", "-mfma", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-I.",
          "-Ihal/include", *GEMM_SOURCES, "-o", binary, "-lopenblas"], 300)
     output = run(["env", "OPENBLAS_NUM_THREADS=1", binary], 600)
     return [json.loads(line) for line in output.splitlines() if line.startswith("{")]

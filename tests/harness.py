@@ -48,7 +48,8 @@ BUILD_JOBS = 2
 BUILD_LOG_TAIL_LINES = 20
 
 UNIT_BINARY = "build/unit/unit-tests"
-UNIT_COMPILE = ["g++", "-std=c++20", "-O1", "-g", "-Wall", "-Wextra", "-ffp-contract=off", "-I.", "-Ihal/include"]
+UNIT_COMPILE = ["g++", "-std=c++20", "-O1", "-g", "-Wall", "-Wextra", "-ffp-contract=off", "-mavx2", "-mfma", "-I.",
+                "-Ihal/include"]
 UNIT_SUPPORT_SOURCES = ["runtime/support/format.cpp", "runtime/support/status.cpp", "runtime/dtype/dtype.cpp",
                         "runtime/dtype/half.cpp", "runtime/collectives/groups.cpp", "hal/common/fdt.cpp",
                         "runtime/tensor/shape.cpp", "runtime/tensor/tensor.cpp", "runtime/tensor/arena.cpp",

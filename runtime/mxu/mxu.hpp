@@ -5,13 +5,14 @@
 //
 // Numerics, defined here once for every board:
 //   inputs   float32 x float32, bfloat16 x bfloat16 (widened exactly), int8 x int8
-//   order    acc[m][n] = (((start + a[m][0]*w[0][n]) + a[m][1]*w[1][n]) + ...), k ascending within
-//            a tile and tiles in ascending k; start = 0 (overwrite) or the accumulator's value
-//   rounding each float product is rounded, then each sum (no fused multiply-add anywhere: the
-//            build uses -ffp-contract=off); bfloat16 products are exact in float32, so only the
-//            sums round. int8 products and sums are exact int32 (sums wrap past 2^31).
+//   order    acc[m][n] = fma(a[m][K-1], w[K-1][n], ... fma(a[m][1], w[1][n], fma(a[m][0], w[0][n],
+//            start))): k ascending within a tile and tiles in ascending k; start = 0 (overwrite)
+//            or the accumulator's value
+//   rounding one fused multiply-add per step, rounded once (IEEE fma: AArch64 fmadd, RISC-V
+//            fmadd.s, x86 FMA3, which the host board requires); int8 products and sums are exact
+//            int32 (sums wrap past 2^31). bfloat16 products are exact in float32 anyway.
 // Vector code runs across n (columns), never across k, so it keeps this order: results are the
-// same bits on the host, qemu-virt-a53 and qemu-virt-rv64, and equal to a naive triple loop.
+// same bits on the host, qemu-virt-a53 and qemu-virt-rv64, and equal to a loop of std::fma.
 #pragma once
 #include "hal/core.hpp"
 #include "runtime/tensor/tensor.hpp"

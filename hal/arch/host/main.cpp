@@ -39,6 +39,10 @@ unsigned parse_cores(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    fprintf(stderr, "%s: this CPU lacks AVX2/FMA, which the host board build requires (MXU numerics)\n", argv[0]);
+    return 2;
+  }
   hal::host::set_core_count(parse_cores(argc, argv));
   hal::host::install_fault_handlers();
   hal::host::become_core(0);
