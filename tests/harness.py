@@ -53,7 +53,7 @@ UNIT_COMPILE = ["g++", "-std=c++20", "-O1", "-g", "-Wall", "-Wextra", "-ffp-cont
 UNIT_SUPPORT_SOURCES = ["runtime/support/format.cpp", "runtime/support/status.cpp", "runtime/dtype/dtype.cpp",
                         "runtime/dtype/half.cpp", "runtime/collectives/groups.cpp", "hal/common/fdt.cpp",
                         "runtime/tensor/shape.cpp", "runtime/tensor/tensor.cpp", "runtime/tensor/arena.cpp",
-                        "runtime/tensor/npy.cpp", "runtime/mxu/mxu.cpp"]
+                        "runtime/tensor/npy.cpp", "runtime/mxu/mxu.cpp", "runtime/ops/elementwise.cpp"]
 
 Image = tuple[str, str]  # (board, app)
 

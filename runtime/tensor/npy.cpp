@@ -15,7 +15,7 @@ struct Descr {
 };
 constexpr Descr kDescrs[] = {
     {"<f4", DType::kF32}, {"<f8", DType::kF64}, {"<f2", DType::kF16}, {"<i4", DType::kI32},  {"<u4", DType::kU32},
-    {"|i1", DType::kI8},  {"|b1", DType::kBool}, {"<i8", DType::kI64}, {"<c8", DType::kC64}, {"<V2", DType::kBF16},
+    {"|i1", DType::kI8},  {"|b1", DType::kBool}, {"<i8", DType::kI64}, {"<c8", DType::kC64}, {"|V2", DType::kBF16},
 };
 
 // Reads the value after `'key':` in the header dict, or returns an empty view.
@@ -37,7 +37,8 @@ Result<DType> parse_descr(StringView value) {
   for (const Descr& descr : kDescrs)
     if (text == StringView(descr.text)) return descr.dtype;
   if (text == StringView("<i1") || text == StringView("<b1")) return text[1] == 'i' ? DType::kI8 : DType::kBool;
-  return invalid_argument(".npy dtype '{}' is not supported (little-endian f4 f8 f2 i4 u4 i1 b1 i8 c8, V2 = bfloat16)",
+  if (text == StringView("<V2")) return DType::kBF16;
+  return invalid_argument(".npy dtype '{}' is not supported (little-endian f4 f8 f2 i4 u4 i1 b1 i8 c8, |V2 = bfloat16)",
                           text);
 }
 

@@ -1,7 +1,8 @@
 // NumPy .npy files in memory: a zero-copy parser for untrusted bytes and a header writer, shared by
 // the firmware and the host tools. Format 1.0/2.0/3.0, little-endian, C order. dtypes: <f4 <f8 <f2
-// <i4 <u4 |i1 |b1 <i8 <c8, and bfloat16 stored as <V2 (two raw bytes per element; NumPy has no
-// bfloat16, ml_dtypes arrays can be viewed from it). Anything else is rejected with a clear error.
+// <i4 <u4 |i1 |b1 <i8 <c8, and bfloat16 stored as |V2 (two raw bytes per element, what NumPy
+// writes for a 2-byte void dtype; NumPy has no bfloat16, ml_dtypes arrays can be viewed from it;
+// <V2 is accepted too). Anything else is rejected with a clear error.
 #pragma once
 #include "runtime/support/result.hpp"
 #include "tensor.hpp"
@@ -20,7 +21,7 @@ Result<NpyView> npy_parse(Span<const uint8_t> file);
 // of 64) and returns its length; the element bytes follow it.
 Result<size_t> npy_write_header(DType dtype, const Shape& shape, Span<uint8_t> out);
 
-// The .npy descr string of a dtype ("<f4", ... "<V2" for bfloat16).
+// The .npy descr string of a dtype ("<f4", ... "|V2" for bfloat16).
 const char* npy_descr(DType dtype);
 
 }  // namespace rt

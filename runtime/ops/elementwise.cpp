@@ -1,0 +1,162 @@
+// Broadcasting iteration (an odometer over the output index) and the per-dtype element kernels.
+#include "elementwise.hpp"
+
+#include "runtime/dtype/half.hpp"
+
+namespace rt {
+namespace {
+
+template <class T>
+T load(const uint8_t* p) {
+  T value;
+  __builtin_memcpy(&value, p, sizeof(T));
+  return value;
+}
+template <class T>
+void store(uint8_t* p, T value) {
+  __builtin_memcpy(p, &value, sizeof(T));
+}
+
+template <class T>
+T apply_float(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::kAdd: return a + b;
+    case BinaryOp::kSub: return a - b;
+    case BinaryOp::kMul: return a * b;
+    case BinaryOp::kDiv: return a / b;
+    case BinaryOp::kMax: return (a > b || a != a) ? a : b;
+    case BinaryOp::kMin: return (a < b || a != a) ? a : b;
+  }
+  return a;
+}
+
+int32_t apply_i32(BinaryOp op, int32_t a, int32_t b) {
+  const uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
+  switch (op) {
+    case BinaryOp::kAdd: return static_cast<int32_t>(ua + ub);
+    case BinaryOp::kSub: return static_cast<int32_t>(ua - ub);
+    case BinaryOp::kMul: return static_cast<int32_t>(ua * ub);
+    case BinaryOp::kDiv:
+      if (b == 0) return -1;
+      if (a == INT32_MIN && b == -1) return INT32_MIN;
+      return a / b;
+    case BinaryOp::kMax: return a > b ? a : b;
+    case BinaryOp::kMin: return a < b ? a : b;
+  }
+  return a;
+}
+
+uint32_t apply_u32(BinaryOp op, uint32_t a, uint32_t b) {
+  switch (op) {
+    case BinaryOp::kAdd: return a + b;
+    case BinaryOp::kSub: return a - b;
+    case BinaryOp::kMul: return a * b;
+    case BinaryOp::kDiv: return b == 0 ? ~0u : a / b;
+    case BinaryOp::kMax: return a > b ? a : b;
+    case BinaryOp::kMin: return a < b ? a : b;
+  }
+  return a;
+}
+
+void apply_element(BinaryOp op, DType type, const uint8_t* a, const uint8_t* b, uint8_t* out) {
+  switch (type) {
+    case DType::kF32: store(out, apply_float(op, load<float>(a), load<float>(b))); return;
+    case DType::kF64: store(out, apply_float(op, load<double>(a), load<double>(b))); return;
+    case DType::kBF16: {
+      const float r = apply_float(op, to_float(BFloat16{load<uint16_t>(a)}), to_float(BFloat16{load<uint16_t>(b)}));
+      store(out, to_bfloat16(r).bits);
+      return;
+    }
+    case DType::kF16: {
+      const float r = apply_float(op, to_float(Float16{load<uint16_t>(a)}), to_float(Float16{load<uint16_t>(b)}));
+      store(out, to_float16(r).bits);
+      return;
+    }
+    case DType::kI32: store(out, apply_i32(op, load<int32_t>(a), load<int32_t>(b))); return;
+    case DType::kU32: store(out, apply_u32(op, load<uint32_t>(a), load<uint32_t>(b))); return;
+    default: return;  // rejected before iteration
+  }
+}
+
+// Strides (in bytes) of `t` seen through the output's rank: missing leading dims and size-1 dims
+// broadcast with stride 0.
+void broadcast_strides(const Tensor& t, unsigned rank, int64_t* strides) {
+  const unsigned offset = rank - t.shape.rank;
+  for (unsigned d = 0; d < rank; ++d) {
+    if (d < offset || t.shape.dims[d - offset] == 1) strides[d] = 0;
+    else strides[d] = t.strides[d - offset] * static_cast<int64_t>(t.element_size());
+  }
+}
+
+}  // namespace
+
+const char* binary_op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return "add";
+    case BinaryOp::kSub: return "sub";
+    case BinaryOp::kMul: return "mul";
+    case BinaryOp::kDiv: return "div";
+    case BinaryOp::kMax: return "maximum";
+    case BinaryOp::kMin: return "minimum";
+  }
+  return "unknown";
+}
+
+Result<Shape> broadcast_shape(const Shape& a, const Shape& b) {
+  const unsigned rank = a.rank > b.rank ? a.rank : b.rank;
+  int64_t dims[kMaxRank];
+  for (unsigned d = 0; d < rank; ++d) {
+    const int64_t x = d + a.rank >= rank ? a.dims[d + a.rank - rank] : 1;
+    const int64_t y = d + b.rank >= rank ? b.dims[d + b.rank - rank] : 1;
+    if (x != y && x != 1 && y != 1)
+      return invalid_argument("Incompatible shapes: {} vs. {}", a.sizes(), b.sizes());
+    dims[d] = x == 1 ? y : x;
+  }
+  return Shape::make(Span<const int64_t>(dims, rank));
+}
+
+Status binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (a.dtype != b.dtype || a.dtype != out.dtype)
+    return invalid_argument("{}: operands must share a dtype, got {}, {} and {}", binary_op_name(op), dtype_name(a.dtype),
+                            dtype_name(b.dtype), dtype_name(out.dtype));
+  const DType type = a.dtype;
+  if (type != DType::kF32 && type != DType::kF64 && type != DType::kBF16 && type != DType::kF16 &&
+      type != DType::kI32 && type != DType::kU32)
+    return invalid_argument("{} does not support dtype {}", binary_op_name(op), dtype_name(type));
+  Result<Shape> shape = broadcast_shape(a.shape, b.shape);
+  if (!shape) return shape.status();
+  if (!(*shape == out.shape))
+    return invalid_argument("{}: output shape {} is not the broadcast shape {}", binary_op_name(op), out.shape.sizes(),
+                            shape->sizes());
+  const unsigned rank = out.shape.rank;
+  int64_t a_strides[kMaxRank], b_strides[kMaxRank], out_strides[kMaxRank];
+  broadcast_strides(a, rank, a_strides);
+  broadcast_strides(b, rank, b_strides);
+  broadcast_strides(out, rank, out_strides);
+  if (out.shape.num_elements() == 0) return Status::ok();
+  int64_t index[kMaxRank] = {};
+  const uint8_t* pa = a.data;
+  const uint8_t* pb = b.data;
+  uint8_t* po = out.data;
+  for (;;) {
+    apply_element(op, type, pa, pb, po);
+    // Odometer: advance the last dimension, carrying into earlier ones.
+    unsigned d = rank;
+    for (;;) {
+      if (d == 0) return Status::ok();
+      --d;
+      if (++index[d] < out.shape.dims[d]) {
+        pa += a_strides[d];
+        pb += b_strides[d];
+        po += out_strides[d];
+        break;
+      }
+      pa -= a_strides[d] * (index[d] - 1);
+      pb -= b_strides[d] * (index[d] - 1);
+      po -= out_strides[d] * (index[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace rt
