@@ -8,13 +8,13 @@
 #include "runtime/log/log.hpp"
 #include "runtime/support/result.hpp"
 #include "runtime/support/utility.hpp"
+#include "runtime/tensor/shape.hpp"
 
 namespace rt {
 namespace {
 
 // Per-core reduction accumulators bound the elements reduced per step (segments of a larger call).
 constexpr size_t kScratchElements = 16 * 1024;
-constexpr int64_t kMaxRank = 8;
 alignas(kCacheLineSize) uint8_t scratch[hal::kMaxCores][kScratchElements * 8];
 
 void consume_copy(void* context, const uint8_t* bytes, size_t offset, size_t count) {
@@ -270,7 +270,8 @@ Status Collectives::all_to_all(DType type, const void* in, void* out, Span<const
   Result<Group> group = enter(options, "all_to_all");
   if (!group) return group.status();
   const int64_t rank = static_cast<int64_t>(shape.size());
-  if (rank > kMaxRank) return invalid_argument("all_to_all supports tensors up to rank {}; got rank {}", kMaxRank, rank);
+  if (rank > static_cast<int64_t>(kMaxRank))
+    return invalid_argument("all_to_all supports tensors up to rank {}; got rank {}", kMaxRank, rank);
   if (split_count < 1) return invalid_argument("split_count {} must at least be one.", split_count);
   if (split_count != group->size) {
     FixedString<160> text;

@@ -4,22 +4,20 @@
 
 #include "runtime/dtype/half.hpp"
 #include "runtime/support/type_traits.hpp"
+#include "runtime/support/unaligned.hpp"
 
 namespace rt {
 namespace {
 
-// Unaligned-safe element access. __builtin_memcpy, because -ffreestanding stops GCC from treating
-// plain memcpy as the builtin it can turn into a single load or store.
+// Element `index` of a buffer of T, at any alignment.
 template <class T>
 T load(const uint8_t* bytes, size_t index) {
-  T value;
-  __builtin_memcpy(&value, bytes + index * sizeof(T), sizeof(T));
-  return value;
+  return load_unaligned<T>(bytes + index * sizeof(T));
 }
 
 template <class T>
 void store(uint8_t* bytes, size_t index, T value) {
-  __builtin_memcpy(bytes + index * sizeof(T), &value, sizeof(T));
+  store_unaligned<T>(bytes + index * sizeof(T), value);
 }
 
 // Elements as the accumulator sees them: 16-bit floats widen to float, others load as they are.

@@ -3,20 +3,15 @@
 #include "mxu.hpp"
 
 #include "runtime/dtype/half.hpp"
+#include "runtime/support/unaligned.hpp"
 
 namespace rt {
 namespace {
 
 float element_as_float(const Tensor& t, int64_t row, int64_t col) {
   const uint8_t* p = t.data + (row * t.strides[0] + col * t.strides[1]) * static_cast<int64_t>(t.element_size());
-  if (t.dtype == DType::kBF16) {
-    uint16_t bits;
-    __builtin_memcpy(&bits, p, 2);
-    return to_float(BFloat16{bits});
-  }
-  float value;
-  __builtin_memcpy(&value, p, 4);
-  return value;
+  if (t.dtype == DType::kBF16) return to_float(BFloat16{load_unaligned<uint16_t>(p)});
+  return load_unaligned<float>(p);
 }
 
 int32_t element_as_int(const Tensor& t, int64_t row, int64_t col) {

@@ -2,20 +2,10 @@
 #include "elementwise.hpp"
 
 #include "runtime/dtype/half.hpp"
+#include "runtime/support/unaligned.hpp"
 
 namespace rt {
 namespace {
-
-template <class T>
-T load(const uint8_t* p) {
-  T value;
-  __builtin_memcpy(&value, p, sizeof(T));
-  return value;
-}
-template <class T>
-void store(uint8_t* p, T value) {
-  __builtin_memcpy(p, &value, sizeof(T));
-}
 
 template <class T>
 T apply_float(BinaryOp op, T a, T b) {
@@ -60,20 +50,20 @@ uint32_t apply_u32(BinaryOp op, uint32_t a, uint32_t b) {
 
 void apply_element(BinaryOp op, DType type, const uint8_t* a, const uint8_t* b, uint8_t* out) {
   switch (type) {
-    case DType::kF32: store(out, apply_float(op, load<float>(a), load<float>(b))); return;
-    case DType::kF64: store(out, apply_float(op, load<double>(a), load<double>(b))); return;
+    case DType::kF32: store_unaligned(out, apply_float(op, load_unaligned<float>(a), load_unaligned<float>(b))); return;
+    case DType::kF64: store_unaligned(out, apply_float(op, load_unaligned<double>(a), load_unaligned<double>(b))); return;
     case DType::kBF16: {
-      const float r = apply_float(op, to_float(BFloat16{load<uint16_t>(a)}), to_float(BFloat16{load<uint16_t>(b)}));
-      store(out, to_bfloat16(r).bits);
+      const float r = apply_float(op, to_float(BFloat16{load_unaligned<uint16_t>(a)}), to_float(BFloat16{load_unaligned<uint16_t>(b)}));
+      store_unaligned(out, to_bfloat16(r).bits);
       return;
     }
     case DType::kF16: {
-      const float r = apply_float(op, to_float(Float16{load<uint16_t>(a)}), to_float(Float16{load<uint16_t>(b)}));
-      store(out, to_float16(r).bits);
+      const float r = apply_float(op, to_float(Float16{load_unaligned<uint16_t>(a)}), to_float(Float16{load_unaligned<uint16_t>(b)}));
+      store_unaligned(out, to_float16(r).bits);
       return;
     }
-    case DType::kI32: store(out, apply_i32(op, load<int32_t>(a), load<int32_t>(b))); return;
-    case DType::kU32: store(out, apply_u32(op, load<uint32_t>(a), load<uint32_t>(b))); return;
+    case DType::kI32: store_unaligned(out, apply_i32(op, load_unaligned<int32_t>(a), load_unaligned<int32_t>(b))); return;
+    case DType::kU32: store_unaligned(out, apply_u32(op, load_unaligned<uint32_t>(a), load_unaligned<uint32_t>(b))); return;
     default: return;  // rejected before iteration
   }
 }

@@ -3,16 +3,12 @@
 #include <string.h>
 
 #include "runtime/dtype/half.hpp"
+#include "firmware/splitmix.hpp"
 #include "suite.hpp"
 
 namespace collectives_test {
 
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+uint64_t mix(uint64_t x) { return firmware::splitmix64(x); }
 
 namespace {
 

@@ -3,6 +3,7 @@
 // same core. Core 0 prints "MXU-HASH <hex>", a hash of every core's result bits: the harness
 // requires the same hash on the host, qemu-virt-a53 and qemu-virt-rv64 (bit-identical numerics).
 #include "firmware/app.hpp"
+#include "firmware/splitmix.hpp"
 #include "runtime/collectives/collectives.hpp"
 #include "runtime/dtype/half.hpp"
 #include "runtime/log/log.hpp"
@@ -16,12 +17,8 @@ using rt::Status;
 
 rt::Mxu units[hal::kMaxCores];
 
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using firmware::splitmix64;
+uint64_t mix(uint64_t x) { return splitmix64(x); }
 
 void fill(const rt::Tensor& t, uint64_t seed) {
   for (size_t i = 0; i < t.num_elements(); ++i) {
