@@ -61,7 +61,7 @@ INCLUDES := -I. -Ihal/include -Ihal/common/baremetal -Ihal/arch/$(BOARD_ARCH) -I
 # Everything under runtime/, firmware/ and hal/common is freestanding on every target.
 FREESTANDING := -ffreestanding -nostdinc++ -fno-exceptions -fno-rtti -fno-threadsafe-statics \
   -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections -fno-stack-protector
-DEFINES := -DBOARD_RAM_MB=$(or $(BOARD_RAM_MB),0) -DBOARD_NAME=\"$(BOARD)\" -DBOARD_MXU_TILE=$(or $(BOARD_MXU_TILE),128)
+DEFINES := -DBOARD_RAM_MB=$(or $(BOARD_RAM_MB),0) -DBOARD_LINK_WINDOW_MB=$(or $(BOARD_LINK_WINDOW_MB),0) -DBOARD_NAME=\"$(BOARD)\" -DBOARD_MXU_TILE=$(or $(BOARD_MXU_TILE),128)
 
 ifeq ($(BOARD_ARCH),host)
   CXX_TARGET := g++
@@ -98,7 +98,7 @@ FLAGS_TEXT := $(CXX_TARGET) $(CXXFLAGS) $(ASFLAGS) $(HOSTED_CXXFLAGS)
 $(shell mkdir -p $(BUILD) && (printf '%s\n' '$(FLAGS_TEXT)' | cmp -s - $(FLAGS_STAMP) || printf '%s\n' '$(FLAGS_TEXT)' > $(FLAGS_STAMP)))
 
 # ---------------------------------------------------------------- build rules
-.PHONY: all image run print-run-command debug test freestanding-check bench setup setup-board setup-debug setup-all clean help \
+.PHONY: all image run print-run-command print-link-layout debug test freestanding-check bench setup setup-board setup-debug setup-all clean help \
   tpu tpu-tests
 all: image
 image: $(IMAGE) $(BOOT_IMAGE)
@@ -141,6 +141,13 @@ ifeq ($(BOARD_ARCH),host)
 RUN_COMMAND := $(IMAGE) --cores $(CORES)
 else
 RUN_COMMAND := $(BOARD_QEMU) -smp $(CORES) -kernel $(BOOT_IMAGE)
+# LINK_SHM=<file>: the guest RAM lives in that file, shared with the host tool that maps it (the
+# shared-memory link, runtime/link/shm_ring.hpp). tpu sets it; make run leaves it out.
+QEMU_RAM_MB := $(or $(BOARD_QEMU_RAM_MB),$(BOARD_RAM_MB))
+ifneq ($(LINK_SHM),)
+RUN_COMMAND += -object memory-backend-file,id=ram,size=$(QEMU_RAM_MB)M,mem-path=$(LINK_SHM),share=on \
+  -machine memory-backend=ram
+endif
 endif
 
 run: $(BOOT_IMAGE)
@@ -149,6 +156,13 @@ run: $(BOOT_IMAGE)
 # Prints the command `make run` would execute (the test harness uses it).
 print-run-command:
 	@echo $(RUN_COMMAND)
+
+# Prints what tpu needs to set up the shared-memory link: the RAM file's size, the window's offset
+# in it and the window's size, in bytes (0 0 0 for a board without a window).
+LINK_WINDOW_MB := $(if $(filter host,$(BOARD_ARCH)),0,$(or $(BOARD_LINK_WINDOW_MB),0))
+print-link-layout:
+	@if [ $(LINK_WINDOW_MB) = 0 ]; then echo 0 0 0; else \
+	  echo $$(( $(QEMU_RAM_MB) << 20 )) $$(( ($(BOARD_RAM_MB) - $(LINK_WINDOW_MB)) << 20 )) $$(( $(LINK_WINDOW_MB) << 20 )); fi
 
 GDB_PORT ?= 1234
 GDB_ARGS ?=

@@ -1,13 +1,11 @@
-// The firmware's link service (link_service.hpp): a LinkPort over the HAL (console lock, link byte
-// stream, board time, WFE/SEV) and the endpoint built on it.
+// The firmware's link service (link_service.hpp): picks the board's link port (the shared-memory
+// window when tpu set one up, the UART otherwise) and runs the endpoint on it.
 #include "link_service.hpp"
 
 #include "hal/board.hpp"
-#include "hal/console.hpp"
 #include "hal/core.hpp"
-#include "hal/event.hpp"
-#include "hal/link.hpp"
-#include "hal/time.hpp"
+#include "hal/link_window.hpp"
+#include "hal_link_port.hpp"
 #include "runtime/link/host_call.hpp"
 #include "runtime/log/log.hpp"
 #include "runtime/support/new.hpp"
@@ -17,28 +15,31 @@ namespace {
 
 static_assert(hal::kMaxCores <= rt::link::kMaxLinkCores, "the link endpoint has a slot per core");
 
-// The output lock is the console lock (re-entrant, per core), so frames and log lines never interleave.
-class HalLinkPort final : public rt::link::LinkPort {
- public:
-  void lock_output() override { new (&locks_[hal::core_id()]) hal::ConsoleLock(); }
-  void unlock_output() override { reinterpret_cast<hal::ConsoleLock*>(&locks_[hal::core_id()])->~ConsoleLock(); }
-  void write(rt::Span<const uint8_t> bytes) override { hal::link_write(bytes.data(), bytes.size()); }
-  int read_byte() override { return hal::link_read_byte(); }
-  unsigned core() override { return hal::core_id(); }
-  uint64_t now_ns() override { return hal::time_ns(); }
-  void idle() override { hal::wait_for_event(); }
-  void wake_all() override { hal::send_event(); }
-
- private:
-  struct alignas(hal::ConsoleLock) LockStorage {
-    unsigned char bytes[sizeof(hal::ConsoleLock)];
-  };
-  LockStorage locks_[hal::kMaxCores];
-};
-
-HalLinkPort port;
+alignas(HalLinkPort) unsigned char uart_port_storage[sizeof(HalLinkPort)];
+alignas(ShmLinkPort) unsigned char shm_port_storage[sizeof(ShmLinkPort)];
+ShmLinkPort* shm_port = nullptr;
 alignas(rt::link::Endpoint) unsigned char endpoint_storage[sizeof(rt::link::Endpoint)];
 rt::link::Endpoint* endpoint = nullptr;
+
+// The shared-memory port if the board has a window and tpu set the link up in it; else the UART's.
+rt::link::LinkPort& choose_port() {
+  const hal::board::LinkWindow window = hal::board::link_window();
+  if (window.size != 0) {
+    const auto& control = *reinterpret_cast<const rt::link::ShmControl*>(window.base);
+    if (control.magic == rt::link::kShmMagic) {
+      const rt::Status usable = rt::link::check_shm_control(control, window.size);
+      if (usable.is_ok()) {
+        shm_port = new (shm_port_storage) ShmLinkPort(window.base);
+        shm_port->transport().set_board_state(rt::link::ShmBoardState::kAttached);
+        rt::log_info("link: shared memory ({} KiB to the board, {} KiB to the host)", control.to_board.capacity / 1024,
+                     control.to_host.capacity / 1024);
+        return *shm_port;
+      }
+      rt::log_error("link: the shared-memory window is set up wrongly, using the UART: {}", usable.message());
+    }
+  }
+  return *new (uart_port_storage) HalLinkPort();
+}
 
 }  // namespace
 
@@ -48,7 +49,7 @@ void link_service_start(const char* app_name) {
   identity.app = app_name;
   identity.cores = static_cast<uint16_t>(hal::core_count());
   identity.mesh_shape[3] = identity.cores;  // [1, 1, 1, cores] until boards define their topology
-  endpoint = new (endpoint_storage) rt::link::Endpoint(port, identity);
+  endpoint = new (endpoint_storage) rt::link::Endpoint(choose_port(), identity);
   rt::link::set_board_endpoint(endpoint);
   endpoint->poll();
 }
@@ -66,6 +67,7 @@ void link_service_finish() {
   const uint64_t bad = counters.decoder.bad_frames();
   if (bad != 0 || counters.sequence_gaps != 0)
     rt::log_warning("link: {} bad frames from the host dropped, {} sequence gaps", bad, counters.sequence_gaps);
+  if (shm_port != nullptr) shm_port->transport().set_board_state(rt::link::ShmBoardState::kFinished);
 }
 
 }  // namespace firmware

@@ -81,8 +81,8 @@ def all_to_all_reference(xs, split_dimension, concat_dimension):
 # ---------------------------------------------------------------- running tpu exec
 
 class Runner:
-    def __init__(self, tpu: Path, board: str, work: Path):
-        self.tpu, self.board, self.work = tpu, board, work
+    def __init__(self, tpu: Path, board: str, work: Path, link: str | None = None):
+        self.tpu, self.board, self.work, self.link = tpu, board, work, link
         work.mkdir(parents=True, exist_ok=True)
         self.counter = 0
 
@@ -95,7 +95,8 @@ class Runner:
     def exec(self, op: str, inputs: list[Path], *options: str, replicas: int = 1) -> tuple[np.ndarray | None, str]:
         out = self.work / f"out_{op}.npy"
         out.unlink(missing_ok=True)
-        command = [str(self.tpu), "exec", "--board", self.board, "--replicas", str(replicas), op,
+        link = ["--link", self.link] if self.link else []
+        command = [str(self.tpu), "exec", "--board", self.board, *link, "--replicas", str(replicas), op,
                    *map(str, inputs), *options, "-o", str(out)]
         result = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 errors="replace", timeout=TIMEOUT_S)
@@ -278,11 +279,12 @@ def main() -> int:
     parser.add_argument("--tpu", default=str(ROOT / "build/host-tools/tpu"))
     parser.add_argument("-k", default="", help="only cases whose name contains this")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--link", choices=("shm", "uart"), help="the host link transport (default: tpu's choice)")
     args = parser.parse_args()
     boards = args.board or ["qemu-virt-a53", "qemu-virt-rv64", "host"]
     passed = failed = 0
     for board in boards:
-        run = Runner(Path(args.tpu), board, ROOT / "build" / "exec-check" / board)
+        run = Runner(Path(args.tpu), board, ROOT / "build" / "exec-check" / f"{board}-{args.link or 'auto'}", args.link)
         for case in CASES:
             name = case.__name__.removeprefix("case_")
             if args.k not in f"{board}/{name}":

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import os
 import re
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -235,6 +238,13 @@ def check_unit_tests(test_file: str) -> Outcome:
 TPU_BINARY = "build/host-tools/tpu"
 TPU_RUN_BOARDS = ("qemu-virt-a53", "qemu-virt-rv64", "host", "raspi3b")  # raspi3b: QEMU stdio is the PL011, which carries the link bytes too
 TPU_TIMEOUT_S = 180
+SHM_FOLDERS = ("/dev/shm", tempfile.gettempdir())  # where tpu puts the shared-memory link's RAM file
+
+
+def link_transports(board: str) -> tuple[str, ...]:
+    """The host link transports a board has under tpu: shared memory and the UART on the QEMU boards,
+    the byte stream (stdio) alone on the host board."""
+    return ("uart",) if board == "host" else ("shm", "uart")
 _tpu_build_lock = threading.Lock()
 _tpu_build: list[Outcome] = []
 
@@ -260,14 +270,16 @@ def build_tpu_tool() -> Outcome:
 
 
 def check_tpu_run(board: str, cores: int, app: str, expect_exit: int, patterns: list[str],
-                  extra: tuple[str, ...] = (), outfeed_check: str | None = None) -> Outcome:
+                  extra: tuple[str, ...] = (), outfeed_check: str | None = None, link: str | None = None) -> Outcome:
     """Runs `tpu run` (build, boot, serve the link) and checks its exit status, output and outfeed."""
     built = build_tpu_tool()
     if not built.ok:
         return Outcome(False, f"make tpu failed: {built.reason}", built.log)
-    outfeed_dir = REPO_ROOT / "build" / "tpu-run" / f"{app}-{board}-{cores}"
+    outfeed_dir = REPO_ROOT / "build" / "tpu-run" / f"{app}-{board}-{cores}-{link or 'auto'}"
     shutil.rmtree(outfeed_dir, ignore_errors=True)
-    command = [TPU_BINARY, "run", "--board", board, "--cores", str(cores), "--outfeed-dir", str(outfeed_dir), *extra, app]
+    link_option = ["--link", link] if link else []  # none: tpu's own choice (shm where the board has it)
+    command = [TPU_BINARY, "run", "--board", board, "--cores", str(cores), *link_option,
+               "--outfeed-dir", str(outfeed_dir), *extra, app]
     result = run_image(command, TPU_TIMEOUT_S)
     log = f"$ {shlex.join(command)}\n{result.output}"
     if result.timed_out or result.exit_code != expect_exit:
@@ -319,26 +331,98 @@ def check_shell_console(board: str) -> Outcome:
     return Outcome(True, "", log)
 
 
+def shm_leftovers() -> set[str]:
+    """The shared-memory link folders that exist now (tpu removes its own)."""
+    return {str(path) for folder in SHM_FOLDERS for path in Path(folder).glob("tpu-link-*")}
+
+
+def check_tpu_stopped(board: str, victim: str, signal_number: int, expect_exit: int, pattern: str) -> Outcome:
+    """Starts `tpu run` on the shell app (it never ends by itself), waits for the link to come up, then
+    sends `signal_number` to QEMU (victim "qemu") or to tpu itself (victim "tpu"). tpu must exit with
+    `expect_exit` and print `pattern` within its grace period, leaving no QEMU and no RAM file."""
+    built = build_tpu_tool()
+    if not built.ok:
+        return Outcome(False, f"make tpu failed: {built.reason}", built.log)
+    built_image = run_image(make_command("image", BOARD=board, APP="shell"), COMPILE_TIMEOUT_S)
+    if built_image.exit_code != 0:
+        return Outcome(False, "the shell image did not build", built_image.output)
+    before = shm_leftovers()
+    command = [TPU_BINARY, "run", "--board", board, "--cores", "2", "--link", "shm", "--timeout", "120", "shell"]
+    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+    log = lambda: f"$ {shlex.join(command)}\n" + "".join(lines)  # noqa: E731
+    try:
+        deadline = time.monotonic() + 60
+        while not any("link up" in line for line in lines) and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        if not any("link up" in line for line in lines):
+            return Outcome(False, "the link never came up", log())
+        children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+        if victim == "qemu":
+            if not children:
+                return Outcome(False, "tpu has no QEMU child to stop", log())
+            for child in children:
+                os.kill(int(child), signal_number)
+        else:
+            process.send_signal(signal_number)
+        try:
+            code = process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            return Outcome(False, f"tpu did not exit within 20 s of {signal.Signals(signal_number).name} to {victim}", log())
+        reader.join(timeout=5)
+        left = [child for child in children if Path(f"/proc/{child}").exists()]
+        new_files = shm_leftovers() - before
+        if code != expect_exit:
+            return Outcome(False, f"expected exit {expect_exit}, got {code}", log())
+        if not re.search(pattern, "".join(lines)):
+            return Outcome(False, f"output lacks {pattern!r}", log())
+        if left:
+            return Outcome(False, f"QEMU (pid {', '.join(left)}) still runs", log())
+        if new_files:
+            return Outcome(False, f"the RAM file folder was left behind: {', '.join(sorted(new_files))}", log())
+        return Outcome(True, "", log())
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+CORRUPTION_PATTERNS = {
+    1: r"has a bad header .*torn or corrupted write",
+    2: r"claims \d+ bytes, only \d+ are published",
+    3: r"the writer's position \d+ is impossible",
+    4: r"failed its check \(crc mismatch",
+}
+
+
 def tpu_cases() -> list[Case]:
     cases = [Case("tpu-tests/host", partial(check_command_succeeds, make_command("tpu-tests"), COMPILE_TIMEOUT_S),
                   estimate_s=60)]
     for board in TPU_RUN_BOARDS:
-        if board != "raspi3b":  # its emulated PL011 moves the 20 KB outfeed slowly (~1 min); the call path is below
-            cases.append(Case(f"tpu-run/link-selftest/{board}/4",
-                              partial(check_tpu_run, board, 4, "link-selftest", 0,
-                                      [r"4 of 4 cores reported a result, all OK"],
-                                      outfeed_check=LINK_SELFTEST_OUTFEED_CHECK), estimate_s=15))
-        cases.append(Case(f"tpu-run/outside-compilation/{board}/4",
-                          partial(check_tpu_run, board, 4, "outside-compilation", 0,
-                                  [r"outside_compilation: 4 replicas each got", r"4 of 4 cores reported a result, all OK"]),
-                          estimate_s=15))
+        for link in link_transports(board):
+            if board != "raspi3b" or link == "shm":  # raspi3b's emulated UART moves the 20 KB outfeed in ~1 min
+                cases.append(Case(f"tpu-run/link-selftest/{board}/4/{link}",
+                                  partial(check_tpu_run, board, 4, "link-selftest", 0,
+                                          [r"4 of 4 cores reported a result, all OK"],
+                                          outfeed_check=LINK_SELFTEST_OUTFEED_CHECK, link=link), estimate_s=15))
+            cases.append(Case(f"tpu-run/outside-compilation/{board}/4/{link}",
+                              partial(check_tpu_run, board, 4, "outside-compilation", 0,
+                                      [r"outside_compilation: 4 replicas each got",
+                                       r"4 of 4 cores reported a result, all OK"], link=link),
+                              estimate_s=15))
     for board, cores in (("qemu-virt-a53", 8), ("qemu-virt-rv64", 4), ("host", 8)):
-        cases.append(Case(f"tpu-infeed/{board}/{cores}",
-                          partial(check_tpu_script, ["tests/infeed_check.py", "--board", board, "--cores", str(cores)],
-                                  r"^PASS infeed"), estimate_s=70))
+        for link in link_transports(board):
+            cases.append(Case(f"tpu-infeed/{board}/{cores}/{link}",
+                              partial(check_tpu_script, ["tests/infeed_check.py", "--board", board, "--cores", str(cores),
+                                                         "--link", link], r"^PASS infeed"), estimate_s=70))
     for board in TPU_RUN_BOARDS[:3]:
-        cases.append(Case(f"tpu-exec/{board}", partial(check_tpu_script, ["tests/exec_check.py", "--board", board],
-                                                       r"\b0 failed"), estimate_s=30))
+        for link in link_transports(board):
+            cases.append(Case(f"tpu-exec/{board}/{link}",
+                              partial(check_tpu_script, ["tests/exec_check.py", "--board", board, "--link", link],
+                                      r"\b0 failed"), estimate_s=30))
         cases.append(Case(f"tpu-console/shell/{board}/2", partial(check_shell_console, board), estimate_s=15))
     cases.append(Case("tpu-run/fault-null/qemu-virt-a53/4",
                       partial(check_tpu_run, "qemu-virt-a53", 4, "fault-null", 3,
@@ -346,6 +430,21 @@ def tpu_cases() -> list[Case]:
     cases.append(Case("tpu-run/dead-core/qemu-virt-a53/4",
                       partial(check_tpu_run, "qemu-virt-a53", 4, "dead-core", 4, [r"timed out after 3 s"],
                               extra=("--timeout", "3")), estimate_s=10))
+    for variant, pattern in CORRUPTION_PATTERNS.items():
+        cases.append(Case(f"tpu-run/link-corrupt/qemu-virt-a53/{variant}",
+                          partial(check_tpu_run, "qemu-virt-a53", variant, "link-corrupt", 1,
+                                  [r"the link to the board failed: .*" + pattern], link="shm"), estimate_s=10))
+    for board in ("qemu-virt-a53", "qemu-virt-rv64"):
+        cases.append(Case(f"tpu-run/link-bench/{board}/1/shm",
+                          partial(check_tpu_run, board, 1, "link-bench", 0,
+                                  [r"LINK-BENCH .*host-to-board.*67108864", r"LINK-BENCH .*board-to-host.*67108864",
+                                   r"LINK-BENCH .*round-trip", r"PASS link-bench"], link="shm"), estimate_s=40))
+    cases.append(Case("tpu-run/qemu-killed/qemu-virt-a53",
+                      partial(check_tpu_stopped, "qemu-virt-a53", "qemu", signal.SIGKILL, 128 + signal.SIGKILL,
+                              r"exited with status 137"), estimate_s=15))
+    cases.append(Case("tpu-run/interrupted/qemu-virt-a53",
+                      partial(check_tpu_stopped, "qemu-virt-a53", "tpu", signal.SIGINT, 130, r"interrupted; stopped"),
+                      estimate_s=15))
     return cases
 
 

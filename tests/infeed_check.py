@@ -11,7 +11,7 @@ back (its x shard, the float32 column sums of that shard with rows added in asce
 int32 sum of its labels). Also checks the tool's exit status and its infeed rate line. Prints PASS or
 FAIL with the reason; the exit status is 0 only on PASS.
 
-    /usr/bin/python3 tests/infeed_check.py --board qemu-virt-a53 --cores 8 [--steps 24] [--keep DIR]
+    /usr/bin/python3 tests/infeed_check.py --board qemu-virt-a53 --cores 8 [--steps 24] [--link shm|uart] [--keep DIR]
 """
 import argparse
 import pathlib
@@ -85,6 +85,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--keep", type=pathlib.Path, help="write the dataset and outfeed here (kept)")
+    parser.add_argument("--link", choices=("shm", "uart"), help="the host link transport (default: tpu's choice)")
     args = parser.parse_args()
     if not TPU.exists():
         subprocess.run(["make", "-C", str(REPO_ROOT), "tpu"], check=True, stdout=subprocess.DEVNULL)
@@ -95,7 +96,8 @@ def main() -> int:
         for old in outfeed.glob("*.npy"):
             old.unlink()
         x, labels = make_dataset(work, args.steps, args.seed)
-        command = [str(TPU), "run", "--board", args.board, "--cores", str(args.cores), "--timeout", str(args.timeout),
+        link = ["--link", args.link] if args.link else []
+        command = [str(TPU), "run", "--board", args.board, "--cores", str(args.cores), "--timeout", str(args.timeout), *link,
                    "--infeed", f"0={work / 'x.npy'},{work / 'labels.npy'}", "--outfeed-dir", str(outfeed), "infeed"]
         run = subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              errors="replace", timeout=args.timeout + 60)

@@ -6,6 +6,7 @@
 #include "../../hal/arch/host/thread_core.hpp"
 #include "../../hal/common/boot.hpp"
 #include "hal/core.hpp"
+#include "hal/link_window.hpp"
 #include "hal/memory_map.hpp"
 
 namespace hal::host {
@@ -36,5 +37,8 @@ StartError release_core(unsigned core) {
   }).detach();
   return StartError::kNone;
 }
+
+// The host board reaches tpu over stdio; it has no shared-memory window.
+LinkWindow link_window() { return {}; }
 
 }  // namespace hal::board

@@ -3,6 +3,7 @@
 #include "hal/board.hpp"
 
 #include "hal/core.hpp"
+#include "hal/link_window.hpp"
 #include "hal/memory_map.hpp"
 #include "hal/power.hpp"
 #include "../../hal/drivers/semihosting.hpp"
@@ -26,6 +27,9 @@ constexpr MemoryRegion kRegions[] = {
 
 const char* name() { return "qemu-virt-a53"; }
 const MemoryRegion* memory_regions() { return kRegions; }
+LinkWindow link_window() {
+  return {reinterpret_cast<uint8_t*>(::board::kLinkWindowBase), ::board::kLinkWindowSize};
+}
 
 // With GICv3, QEMU virt numbers cores in clusters of 16: Aff0 = index % 16, Aff1 = index / 16.
 uint64_t core_hardware_id(unsigned core) { return ((core / 16) << 8) | (core % 16); }

@@ -7,6 +7,8 @@ BOARD_DRIVERS := pl011 gicv3 psci semihosting
 BOARD_CORES_VALID := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16
 BOARD_MXU_TILE := 128
 BOARD_RAM_MB := 512
+# The top 16 MiB of RAM are the shared-memory link window (hal/link_window.hpp).
+BOARD_LINK_WINDOW_MB := 16
 BOARD_QEMU := qemu-system-aarch64 -M virt,gic-version=3 -cpu cortex-a53 -m $(BOARD_RAM_MB)M \
   -display none -monitor none -serial stdio -semihosting-config enable=on,target=native
 BOARD_GDB_ARCH := aarch64

@@ -4,6 +4,7 @@
 #include "devices.hpp"
 #include "hal/core.hpp"
 #include "hal/fault.hpp"
+#include "hal/link_window.hpp"
 #include "hal/memory_map.hpp"
 #include "../../hal/common/fdt.hpp"
 
@@ -24,6 +25,9 @@ constexpr MemoryRegion kRegions[] = {
 
 const char* name() { return "qemu-virt-rv64"; }
 const MemoryRegion* memory_regions() { return kRegions; }
+LinkWindow link_window() {
+  return {reinterpret_cast<uint8_t*>(::board::kLinkWindowBase), ::board::kLinkWindowSize};
+}
 
 // QEMU virt numbers harts 0..n-1 in one socket.
 uint64_t core_hardware_id(unsigned core) { return core; }

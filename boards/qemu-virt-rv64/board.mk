@@ -7,6 +7,8 @@ BOARD_DRIVERS := ns16550 clint semihosting sifive_test
 BOARD_CORES_VALID := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16
 BOARD_MXU_TILE := 64
 BOARD_RAM_MB := 512
+# The top 16 MiB of RAM are the shared-memory link window (hal/link_window.hpp).
+BOARD_LINK_WINDOW_MB := 16
 BOARD_QEMU := qemu-system-riscv64 -M virt -bios none -m $(BOARD_RAM_MB)M \
   -display none -monitor none -serial stdio -semihosting-config enable=on,target=native
 BOARD_GDB_ARCH := riscv:rv64

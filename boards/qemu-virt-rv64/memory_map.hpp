@@ -9,6 +9,9 @@ inline constexpr uintptr_t kClint = 0x02000000;
 inline constexpr uintptr_t kUart = 0x10000000;           // NS16550A
 inline constexpr uintptr_t kRamBase = 0x80000000;
 inline constexpr uintptr_t kRamSize = uintptr_t{BOARD_RAM_MB} << 20;
+// The shared-memory link window: the top BOARD_LINK_WINDOW_MB of RAM (hal/link_window.hpp).
+inline constexpr uintptr_t kLinkWindowSize = uintptr_t{BOARD_LINK_WINDOW_MB} << 20;
+inline constexpr uintptr_t kLinkWindowBase = kRamBase + kRamSize - kLinkWindowSize;
 inline constexpr uint64_t kTimebaseHz = 10000000;         // CLINT mtime / time CSR frequency
 inline constexpr uint32_t kMaxDeviceTreeSize = 1u << 20;
 

@@ -5,6 +5,7 @@
 
 #include "exit_path.hpp"
 #include "hal/core.hpp"
+#include "hal/link_window.hpp"
 #include "hal/memory_map.hpp"
 #include "memory_map.hpp"
 #include "spin_table.hpp"
@@ -25,6 +26,9 @@ constexpr MemoryRegion kRegions[] = {
 
 const char* name() { return "raspi3b"; }
 const MemoryRegion* memory_regions() { return kRegions; }
+LinkWindow link_window() {
+  return {reinterpret_cast<uint8_t*>(::board::kLinkWindowBase), ::board::kLinkWindowSize};
+}
 
 // One cluster of four: MPIDR_EL1 Aff0 is the core number (bit 31, RES1, is not part of the id).
 uint64_t core_hardware_id(unsigned core) { return core; }

@@ -12,6 +12,10 @@ BOARD_CORES_DEFAULT := 4
 BOARD_MXU_TILE := 128
 # ARM RAM below the VideoCore's share (config.txt gpu_mem=64 of the 1 GiB).
 BOARD_RAM_MB := 960
+# The top 16 MiB of ARM RAM are the shared-memory link window under QEMU (hal/link_window.hpp); QEMU's
+# raspi3b machine has 1024 MiB of RAM in all (the RAM file tpu creates has that size).
+BOARD_LINK_WINDOW_MB := 16
+BOARD_QEMU_RAM_MB := 1024
 # QEMU and the Pi firmware both take a raw binary (the Makefile builds it from the ELF).
 BOARD_BOOT_IMAGE := kernel8.img
 # First -serial: the PL011 console; second: the mini UART link (RASPI3B_LINK_SERIAL, e.g. pty).

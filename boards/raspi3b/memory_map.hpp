@@ -8,6 +8,9 @@ namespace board {
 // ARM RAM starts at 0; the top gpu_mem MiB (config.txt gpu_mem=64) belong to the VideoCore.
 inline constexpr uintptr_t kRamBase = 0x00000000;
 inline constexpr uintptr_t kRamSize = uintptr_t{BOARD_RAM_MB} << 20;
+// The shared-memory link window: the top BOARD_LINK_WINDOW_MB of RAM (hal/link_window.hpp).
+inline constexpr uintptr_t kLinkWindowSize = uintptr_t{BOARD_LINK_WINDOW_MB} << 20;
+inline constexpr uintptr_t kLinkWindowBase = kRamBase + kRamSize - kLinkWindowSize;
 inline constexpr uintptr_t kPeripheralBase = 0x3F000000;  // VideoCore bus 0x7E000000
 inline constexpr uintptr_t kPeripheralSize = 0x01000000;
 inline constexpr uintptr_t kLocalBase = 0x40000000;       // BCM2836 local peripherals (one 2 MiB block)

@@ -1,8 +1,10 @@
 // The byte stream to a board, whichever way the host reaches it: a board process it launched
 // (QEMU or the host board, on pipes: BoardProcess) or a board it attached to (a serial device or a
-// Unix socket: board_attach.hpp). The session loop (session_loop.hpp) only sees this interface.
+// Unix socket: board_attach.hpp), possibly with its link frames on shared memory instead of the byte
+// stream (shm_board_channel.hpp). The session loop (session_loop.hpp) only sees this interface.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "board_process.hpp"
+#include "runtime/link/frame.hpp"
 
 namespace tpu {
 
@@ -31,6 +34,25 @@ class BoardChannel {
   virtual bool launched() const = 0;
   // "qemu-system-aarch64", "/dev/ttyUSB0", "socket /tmp/qemu.sock" (for messages).
   virtual std::string name() const = 0;
+
+  // Frame transports (shared memory). A channel that carries frames apart from its byte stream
+  // takes them here and returns true; a byte channel returns false and the caller sends the frame
+  // COBS-encoded with send().
+  virtual bool send_frame(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) {
+    (void)header;
+    (void)payload;
+    return false;
+  }
+  // Where such a channel delivers the frame bodies it receives during pump() (unchecked bodies:
+  // the receiver checks them like decoded frames). Byte channels deliver frames inside pump()'s bytes.
+  using FrameReceiver = std::function<void(std::span<const uint8_t> body)>;
+  virtual void set_frame_receiver(FrameReceiver receiver) { (void)receiver; }
+  // Why the link failed for good (a corrupt shared-memory ring), if it did.
+  virtual std::optional<std::string> link_failure() const { return std::nullopt; }
+  // The largest frame payload the transport carries.
+  virtual size_t max_frame_payload() const { return rt::link::kMaxPayload; }
+  // "uart" or "shm": which transport carries the frames.
+  virtual std::string transport() const { return "uart"; }
 };
 
 // Wraps a started board process; `program` names it in messages.

@@ -4,7 +4,9 @@
 #include <ostream>
 
 #include "board_attach.hpp"
+#include "link_session.hpp"
 #include "make_driver.hpp"
+#include "shm_board_channel.hpp"
 
 namespace tpu {
 namespace {
@@ -24,17 +26,53 @@ std::unique_ptr<BoardChannel> attach(const AttachTarget& attach, std::ostream& n
   return attach_socket(*attach.socket, kSocketPatience, error);
 }
 
+// The shared-memory link for a launched board, if it gets one: nothing and no error for a board
+// without a window (or --link uart); an error if shm was asked for and cannot be had.
+std::unique_ptr<ShmLink> make_shm_link(const std::filesystem::path& root, const BoardTarget& target, std::string& error) {
+  if (target.link == LinkChoice::kUart) return nullptr;
+  const std::optional<std::string> text = link_layout_text(root, target.board, error);
+  if (!text) return nullptr;
+  const std::optional<ShmLayout> layout = parse_shm_layout(*text);
+  if (!layout) {
+    error = "`make print-link-layout BOARD=" + target.board + "` printed '" + *text + "', not a window layout";
+    return nullptr;
+  }
+  if (layout->window_bytes == 0) {
+    if (target.link == LinkChoice::kShm)
+      error = "board " + target.board + " has no shared-memory link window (use --link uart)";
+    return nullptr;
+  }
+  return ShmLink::create(*layout, error);
+}
+
 }  // namespace
+
+std::optional<LinkChoice> parse_link_choice(const std::string& text) {
+  if (text == "auto") return LinkChoice::kAuto;
+  if (text == "uart") return LinkChoice::kUart;
+  if (text == "shm") return LinkChoice::kShm;
+  return std::nullopt;
+}
 
 std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, const BoardTarget& target,
                                          const AttachTarget& attach_target, std::ostream& notes, std::string& error) {
-  if (attach_target.any()) return attach(attach_target, notes, error);
+  if (attach_target.any()) {
+    if (target.link == LinkChoice::kShm) {
+      error = "--link shm needs a board tpu launches under QEMU; an attached board has only its serial line";
+      return nullptr;
+    }
+    return attach(attach_target, notes, error);
+  }
   if (!target.app.empty()) {
     error = build_image(root, target.board, target.app);
     if (!error.empty()) return nullptr;
   }
+  std::unique_ptr<ShmLink> shm = make_shm_link(root, target, error);
+  if (!error.empty()) return nullptr;
+  std::vector<std::string> variables;
+  if (shm) variables.push_back("LINK_SHM=" + shm->ram_file().string());
   const std::optional<std::vector<std::string>> command =
-      run_command(root, target.board, target.cores, target.app, target.image, error);
+      run_command(root, target.board, target.cores, target.app, target.image, error, variables);
   if (!command) return nullptr;
   std::string line;
   for (const std::string& word : *command) line += (line.empty() ? "" : " ") + word;
@@ -45,7 +83,13 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
     error = "cannot start the board: " + error;
     return nullptr;
   }
-  return launched_board(std::move(*process), command->front());
+  std::unique_ptr<BoardChannel> channel = launched_board(std::move(*process), command->front());
+  if (!shm) return channel;
+  return std::make_unique<ShmBoardChannel>(std::move(channel), std::move(shm));
+}
+
+void connect_frames(BoardChannel& channel, LinkSession& session) {
+  channel.set_frame_receiver([&session](std::span<const uint8_t> body) { session.feed_frame_body(body); });
 }
 
 const volatile std::sig_atomic_t* install_interrupt_handlers() {

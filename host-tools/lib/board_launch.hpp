@@ -14,11 +14,19 @@
 
 namespace tpu {
 
+// Which transport carries the link frames of a launched board (--link): shared memory where the
+// board has a window (the QEMU boards), the UART otherwise; or either one forced.
+enum class LinkChoice { kAuto, kUart, kShm };
+
+// "auto", "uart", "shm" -> the choice; nothing for anything else.
+std::optional<LinkChoice> parse_link_choice(const std::string& text);
+
 struct BoardTarget {
   std::string board = "qemu-virt-a53";
   std::string app;                             // built with make image (empty with an image path)
   std::optional<std::filesystem::path> image;  // an ELF to run instead of an app
   unsigned cores = 8;
+  LinkChoice link = LinkChoice::kAuto;
 };
 
 struct AttachTarget {
@@ -30,8 +38,13 @@ struct AttachTarget {
 };
 
 // Launches (building first) or attaches; prints the command it runs on `notes`. Nothing with `error`.
+// A launched board with a shared-memory window gets its link there unless target.link says uart.
 std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, const BoardTarget& target,
                                          const AttachTarget& attach, std::ostream& notes, std::string& error);
+
+// Points the channel's frame receiver (shared memory) at the session, so frames reach it either way.
+class LinkSession;
+void connect_frames(BoardChannel& channel, LinkSession& session);
 
 // Installs SIGINT/SIGTERM handlers that set the returned flag, and ignores SIGPIPE. Call after the
 // make steps (children must not inherit an ignored SIGPIPE).

@@ -109,19 +109,19 @@ void InfeedSender::send_element(const Queue& queue, size_t element, rt::Span<con
   message.element_index = static_cast<uint8_t>(element);
   message.chunk.dtype = spec.dtype;
   message.chunk.shape = spec.shape;
-  const size_t step = rt::link::max_chunk_data(message);
-  uint8_t payload[rt::link::kMaxPayload];
+  std::vector<uint8_t> payload(payload_limit_ ? payload_limit_() : rt::link::kMaxPayload);
+  const size_t step = rt::link::max_chunk_data(message, payload.size());
   uint64_t offset = 0;
   do {
     const uint64_t size = std::min<uint64_t>(step, data.size() - offset);
     message.chunk.offset = offset;
     message.chunk.data = data.subspan(offset, size);
-    rt::Result<size_t> encoded = rt::link::encode_queue_data(message, payload);
+    rt::Result<size_t> encoded = rt::link::encode_queue_data(message, rt::Span<uint8_t>(payload.data(), payload.size()));
     if (!encoded) {
       notes_ << "tpu: infeed queue " << message.queue << ": cannot encode a chunk: " << encoded.status().c_str() << std::endl;
       return;
     }
-    send_(MessageKind::kInfeedData, 0, rt::Span<const uint8_t>(payload, *encoded));
+    send_(MessageKind::kInfeedData, 0, rt::Span<const uint8_t>(payload.data(), *encoded));
     offset += size;
   } while (offset < data.size());
 }

@@ -33,6 +33,8 @@ class InfeedSender {
   using SendFrame = std::function<void(rt::link::MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload)>;
 
   InfeedSender(std::vector<InfeedDataset> datasets, SendFrame send, std::ostream& notes);
+  // How large a frame payload may be (asked before each element; default: the UART frame's 4 KiB).
+  void set_payload_limit(std::function<size_t()> limit) { payload_limit_ = std::move(limit); }
 
   // A credit message from the board (already parsed) on `channel`.
   void on_credits(unsigned channel, const rt::link::InfeedCredits& credits);
@@ -70,6 +72,7 @@ class InfeedSender {
   void note_once(unsigned& count, const std::string& text);
 
   std::vector<Queue> queues_;
+  std::function<size_t()> payload_limit_;
   SendFrame send_;
   std::ostream& notes_;
   Clock::time_point last_progress_{};

@@ -31,15 +31,25 @@ LinkSession::LinkSession(SessionOutput& output, const HostFunctions& functions, 
 SessionCounters LinkSession::counters() const {
   SessionCounters counters = counters_;
   counters.decoder = decoder_.counters();
+  counters.decoder.frames_ok += record_counters_.frames_ok;
+  counters.decoder.crc_errors += record_counters_.crc_errors;
+  counters.decoder.oversized += record_counters_.oversized;
+  counters.decoder.malformed += record_counters_.malformed;
+  counters.decoder.unknown_version += record_counters_.unknown_version;
+  counters.decoder.unknown_kind += record_counters_.unknown_kind;
   return counters;
 }
 
 // ---------------------------------------------------------------- output
 
 void LinkSession::send_frame(MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload) {
+  const rt::link::FrameHeader header{kind, channel, send_sequence_};
+  if (output_.send_frame(header, payload)) {
+    ++send_sequence_;
+    return;
+  }
   std::vector<uint8_t> wire(rt::link::max_wire_frame_size(payload.size()));
-  rt::Result<size_t> size =
-      rt::link::encode_frame({kind, channel, send_sequence_}, payload, rt::Span<uint8_t>(wire.data(), wire.size()));
+  rt::Result<size_t> size = rt::link::encode_frame(header, payload, rt::Span<uint8_t>(wire.data(), wire.size()));
   if (!size) {
     notes_ << "tpu: internal error: cannot encode a " << rt::link::message_kind_name(kind)
            << " frame: " << to_string(size.status()) << std::endl;
@@ -47,6 +57,26 @@ void LinkSession::send_frame(MessageKind kind, uint16_t channel, rt::Span<const 
   }
   ++send_sequence_;
   output_.send_to_board(std::span<const uint8_t>(wire.data(), *size));
+}
+
+void LinkSession::feed_frame_body(std::span<const uint8_t> body) {
+  const rt::link::FrameCheck check =
+      rt::link::check_frame(rt::Span<const uint8_t>(body.data(), body.size()), rt::link::kMaxRecordPayload);
+  switch (check.error) {
+    case rt::link::FrameError::kNone:
+      ++record_counters_.frames_ok;
+      on_frame(check.frame);
+      return;
+    case rt::link::FrameError::kCrc: ++record_counters_.crc_errors; break;
+    case rt::link::FrameError::kOversized: ++record_counters_.oversized; break;
+    case rt::link::FrameError::kUnknownVersion: ++record_counters_.unknown_version; break;
+    case rt::link::FrameError::kUnknownKind: ++record_counters_.unknown_kind; break;
+    case rt::link::FrameError::kMalformed: ++record_counters_.malformed; break;
+  }
+  if (!record_failure_)
+    record_failure_ = "a frame from the board in shared memory failed its check (" +
+                      std::string(rt::link::frame_error_name(check.error)) + ", " + std::to_string(body.size()) +
+                      " bytes): the board's link ring is corrupt";
 }
 
 void LinkSession::send_hello() {
@@ -111,7 +141,7 @@ void LinkSession::on_hello(const FrameView& frame) {
   rt::Result<rt::link::Hello> hello = rt::link::parse_hello(frame.payload);
   if (!hello) return send_error(hello.status().code(), frame, to_string(hello.status()));
   if (hello->role != rt::link::PeerRole::kBoard) return send_error(StatusCode::kInvalidArgument, frame, "a host hello sent to the host");
-  BoardInfo info{to_string(hello->board), to_string(hello->app), hello->core_count, {}};
+  BoardInfo info{to_string(hello->board), to_string(hello->app), hello->core_count, {}, hello->max_payload};
   for (unsigned i = 0; i < 4; ++i) info.mesh_shape[i] = hello->mesh_shape[i];
   notes_ << "tpu: link up: board " << info.board << ", app " << info.app << ", " << info.cores << " cores, mesh ["
          << info.mesh_shape[0] << ", " << info.mesh_shape[1] << ", " << info.mesh_shape[2] << ", " << info.mesh_shape[3]
@@ -203,8 +233,14 @@ void LinkSession::serve(unsigned core, uint32_t id, const std::string& text, std
   send_reply(core, id, outcome);
 }
 
+size_t LinkSession::max_send_payload() const {
+  const size_t board = board_ ? board_->max_payload : rt::link::kMaxPayload;
+  return std::min(board, output_.max_frame_payload());
+}
+
 void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& outcome) {
-  uint8_t payload[rt::link::kMaxPayload];
+  std::vector<uint8_t> payload_buffer(max_send_payload());
+  const rt::Span<uint8_t> payload(payload_buffer.data(), payload_buffer.size());
   rt::link::CallMessage reply;
   reply.id = id;
   reply.status = outcome.code;
@@ -212,7 +248,7 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
   if (outcome.code != StatusCode::kOk || outcome.results.empty()) {
     reply.text = view(message);
     rt::Result<size_t> size = rt::link::encode_call(MessageKind::kHostCallReply, reply, payload);
-    if (size) send_frame(MessageKind::kHostCallReply, static_cast<uint16_t>(core), rt::Span<const uint8_t>(payload, *size));
+    if (size) send_frame(MessageKind::kHostCallReply, static_cast<uint16_t>(core), payload.subspan(0, *size));
     return;
   }
   std::vector<rt::Shape> shapes;
@@ -228,7 +264,7 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
     reply.tensor_index = static_cast<uint8_t>(i);
     reply.chunk.dtype = result.dtype;
     reply.chunk.shape = shapes[i];
-    const size_t step = rt::link::max_chunk_data(reply);
+    const size_t step = rt::link::max_chunk_data(reply, payload.size());
     uint64_t offset = 0;
     do {
       const uint64_t size = std::min<uint64_t>(step, result.bytes.size() - offset);
@@ -239,7 +275,7 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
         notes_ << "tpu: cannot encode the reply to host call " << id << ": " << to_string(encoded.status()) << std::endl;
         return;
       }
-      send_frame(MessageKind::kHostCallReply, static_cast<uint16_t>(core), rt::Span<const uint8_t>(payload, *encoded));
+      send_frame(MessageKind::kHostCallReply, static_cast<uint16_t>(core), payload.subspan(0, *encoded));
       offset += size;
     } while (offset < result.bytes.size());
   }

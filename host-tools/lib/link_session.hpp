@@ -35,6 +35,15 @@ class SessionOutput {
  public:
   virtual void console(std::string_view text) = 0;
   virtual void send_to_board(std::span<const uint8_t> bytes) = 0;
+  // A frame for a link that carries frames apart from the byte stream (shared memory): true if it
+  // took it; false (the default) and the session sends it COBS-encoded through send_to_board.
+  virtual bool send_frame(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) {
+    (void)header;
+    (void)payload;
+    return false;
+  }
+  // The largest frame payload the output's transport carries.
+  virtual size_t max_frame_payload() const { return rt::link::kMaxPayload; }
 
  protected:
   ~SessionOutput() = default;
@@ -45,6 +54,7 @@ struct BoardInfo {
   std::string app;
   unsigned cores = 0;
   std::array<uint16_t, 4> mesh_shape{};
+  size_t max_payload = rt::link::kMaxPayload;  // the largest frame payload the board takes (its hello)
 };
 
 struct CoreResult {
@@ -71,6 +81,13 @@ class LinkSession final : private rt::link::FrameSink {
   void send_hello();
   void feed(std::span<const uint8_t> bytes) { decoder_.feed(rt::Span<const uint8_t>(bytes.data(), bytes.size())); }
   void end_of_stream() { decoder_.end_of_stream(); }
+  // One frame body from a frame transport (shared memory): checked like a decoded frame. A body
+  // that fails the check is counted and recorded (record_failure()): memory does not lose bits, so
+  // it means a corrupt ring, and the run must fail.
+  void feed_frame_body(std::span<const uint8_t> body);
+  const std::optional<std::string>& record_failure() const { return record_failure_; }
+  // The largest payload frames to the board may have (what the board and the transport take).
+  size_t max_send_payload() const;
 
   // Infeed (infeed_sender.hpp): the board's credit messages go to the listener; the sender's frames
   // go out through send_message, numbered in this session's sequence.
@@ -129,6 +146,8 @@ class LinkSession final : private rt::link::FrameSink {
   std::map<std::pair<unsigned, uint16_t>, PendingTuple> tuples_;
   SessionCounters counters_;
   CreditListener credit_listener_;
+  rt::link::DecoderCounters record_counters_;  // frames from a frame transport
+  std::optional<std::string> record_failure_;
 };
 
 }  // namespace tpu

@@ -75,10 +75,11 @@ std::string build_image(const std::filesystem::path& root, const std::string& bo
 std::optional<std::vector<std::string>> run_command(const std::filesystem::path& root, const std::string& board,
                                                     unsigned cores, const std::string& app,
                                                     const std::optional<std::filesystem::path>& image,
-                                                    std::string& error) {
+                                                    std::string& error, const std::vector<std::string>& variables) {
   std::vector<std::string> argv = {"make", "-s", "print-run-command", "BOARD=" + board, "CORES=" + std::to_string(cores)};
   if (!app.empty()) argv.push_back("APP=" + app);
   if (image) argv.push_back("IMAGE=" + image->string());
+  argv.insert(argv.end(), variables.begin(), variables.end());
   const CommandOutput listed = run_and_collect(argv, root);
   if (listed.exit_code != 0) {
     error = "`" + joined_command(argv) + "` failed:\n" + listed.output;
@@ -92,6 +93,17 @@ std::optional<std::vector<std::string>> run_command(const std::filesystem::path&
     return std::nullopt;
   }
   return command;
+}
+
+std::optional<std::string> link_layout_text(const std::filesystem::path& root, const std::string& board,
+                                            std::string& error) {
+  const std::vector<std::string> argv = {"make", "-s", "print-link-layout", "BOARD=" + board};
+  const CommandOutput listed = run_and_collect(argv, root);
+  if (listed.exit_code != 0) {
+    error = "`" + joined_command(argv) + "` failed:\n" + listed.output;
+    return std::nullopt;
+  }
+  return last_nonempty_line(listed.output);
 }
 
 std::optional<std::string> board_of_elf(const std::filesystem::path& image) {

@@ -25,11 +25,16 @@ std::optional<std::filesystem::path> find_repository_root();
 // `make -s image BOARD=.. APP=..`, its output passed through to stderr; "" or the failure.
 std::string build_image(const std::filesystem::path& root, const std::string& board, const std::string& app);
 
-// The command `make run` would execute, split into words; or nothing with `error` set.
+// The command `make run` would execute, split into words; or nothing with `error` set. `variables`
+// go on make's command line too (e.g. LINK_SHM=<file> for the shared-memory link).
 std::optional<std::vector<std::string>> run_command(const std::filesystem::path& root, const std::string& board,
                                                     unsigned cores, const std::string& app,
                                                     const std::optional<std::filesystem::path>& image,
-                                                    std::string& error);
+                                                    std::string& error, const std::vector<std::string>& variables = {});
+
+// `make print-link-layout`'s line for `board` (RAM file bytes, window offset, window bytes).
+std::optional<std::string> link_layout_text(const std::filesystem::path& root, const std::string& board,
+                                            std::string& error);
 
 // The board an ELF file was built for, from its machine field: qemu-virt-a53 (AArch64),
 // qemu-virt-rv64 (RISC-V), host (x86-64); nothing if unknown.

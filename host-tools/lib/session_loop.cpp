@@ -8,6 +8,11 @@ constexpr auto kPumpInterval = std::chrono::milliseconds(50);
 
 }  // namespace
 
+std::optional<std::string> link_failure(const BoardChannel& channel, const LinkSession& session) {
+  if (std::optional<std::string> failure = channel.link_failure()) return failure;
+  return session.record_failure();
+}
+
 bool all_cores_reported(const LinkSession& session) {
   return session.board() && session.results().size() >= session.board()->cores;
 }
@@ -21,6 +26,7 @@ LoopEnd run_session_loop(BoardChannel& channel, LinkSession& session, const Loop
     if (now >= options.deadline) return LoopEnd::kTimedOut;
     const bool open = channel.pump(kPumpInterval, bytes);
     session.feed(bytes);
+    if (link_failure(channel, session)) return LoopEnd::kLinkFailed;
     if (!open) {
       session.end_of_stream();
       return LoopEnd::kStreamEnded;

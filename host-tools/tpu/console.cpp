@@ -37,7 +37,7 @@ constexpr int kExitUsage = 2;
 constexpr int kMaxReboots = 20;
 
 struct ConsoleOptions {
-  BoardTarget target{"qemu-virt-a53", "shell", std::nullopt, 4};
+  BoardTarget target{"qemu-virt-a53", "shell", std::nullopt, 4, LinkChoice::kUart};  // the shell is text only
   AttachTarget attach;
   double timeout_s = 3600;
 };

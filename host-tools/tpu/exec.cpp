@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "host-tools/lib/board_launch.hpp"
+#include "host-tools/lib/channel_output.hpp"
 #include "host-tools/lib/cli_args.hpp"
 #include "host-tools/lib/exec_job.hpp"
 #include "host-tools/lib/make_driver.hpp"
@@ -38,6 +39,8 @@ const char* const kExecUsage =
     "  --max-shape S        replicate_padded: maximum shape of the input, -1 = unknown (e.g. 4,-1)\n"
     "  --power-of-two       replicate_padded: PaddingSpec POWER_OF_TWO\n"
     "  --timeout S          give up after S seconds (default 120)\n"
+    "  --link L             how tensors reach the board: shm (shared memory, the QEMU boards' default),\n"
+    "                       uart (the serial line, the only link of the host board and a real Pi)\n"
     "  --trace F            write the cores' timeline as Chrome trace JSON to F, print utilisation\n"
     "  --serial DEV [--baud B] | --socket PATH   use a running board with the exec app instead\n";
 
@@ -58,6 +61,7 @@ struct ExecOptions {
   bool per_replica = false;
   std::optional<std::filesystem::path> trace_file;
   double timeout_s = 120;
+  std::string link = "auto";
   AttachTarget attach;
 };
 
@@ -103,6 +107,7 @@ std::string parse_option(const std::vector<std::string>& args, size_t& i, ExecOp
     else return "--max-shape takes sizes like 4,-1, got '" + value + "'";
   } else if (has("--trace")) options.trace_file = value;
   else if (has("--timeout")) options.timeout_s = parse_number<double>(value).value_or(0);
+  else if (has("--link")) options.link = value;
   else if (has("--serial")) options.attach.serial = value;
   else if (has("--socket")) options.attach.socket = value;
   else if (has("--baud")) options.attach.baud = parse_number<unsigned>(value).value_or(0);
@@ -118,6 +123,7 @@ std::string check_options(const ExecOptions& options) {
   if (!(options.timeout_s > 0)) return "--timeout takes a positive number of seconds";
   if (options.params.padding != "VALID" && options.params.padding != "SAME") return "--padding takes VALID or SAME";
   if (options.attach.serial && options.attach.socket) return "--serial and --socket exclude each other";
+  if (!parse_link_choice(options.link)) return "--link takes shm, uart or auto, got '" + options.link + "'";
   return "";
 }
 
@@ -157,17 +163,6 @@ std::optional<ExecJob> load_job(const ExecOptions& options) {
   return job;
 }
 
-// Console text is kept for the failure report only: exec prints its own summary.
-class QuietOutput final : public SessionOutput {
- public:
-  explicit QuietOutput(BoardChannel& channel) : channel_(channel) {}
-  void console(std::string_view) override {}
-  void send_to_board(std::span<const uint8_t> bytes) override { channel_.send(bytes); }
-
- private:
-  BoardChannel& channel_;
-};
-
 void print_console_tail(const LinkSession& session) {
   const std::vector<std::string> lines = session.console_tail().lines();
   if (lines.empty()) return;
@@ -187,8 +182,14 @@ bool report_core_failures(const LinkSession& session) {
 }
 
 int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& session, LoopEnd end,
-           std::optional<int> exit_code) {
+           std::optional<int> exit_code, const std::optional<std::string>& failure) {
   if (end == LoopEnd::kInterrupted) return kExitInterrupted;
+  if (end == LoopEnd::kLinkFailed) {
+    std::cerr << "tpu exec: the link to the board failed: " << failure.value_or("unknown") << "; stopped the board"
+              << std::endl;
+    print_console_tail(session);
+    return kExitFailed;
+  }
   if (end == LoopEnd::kTimedOut) {
     std::cerr << "tpu exec: timed out after " << options.timeout_s << " s" << std::endl;
     print_console_tail(session);
@@ -224,7 +225,8 @@ int exec_main(const std::vector<std::string>& args) {
     std::cerr << "tpu exec: cannot find the project (a directory with the Makefile and boards/)" << std::endl;
     return kExitUsage;
   }
-  const BoardTarget target{options->board, "exec", std::nullopt, options->cores.value_or(options->params.replicas)};
+  const BoardTarget target{options->board, "exec", std::nullopt, options->cores.value_or(options->params.replicas),
+                           *parse_link_choice(options->link)};
   std::string error;
   std::unique_ptr<BoardChannel> channel = open_board(*root, target, options->attach, std::cerr, error);
   if (!channel) {
@@ -236,9 +238,10 @@ int exec_main(const std::vector<std::string>& args) {
   TraceCollector trace(options->trace_file.has_value());
   trace.serve_with(functions);
   OutfeedSink outfeed(std::nullopt, std::cerr);
-  QuietOutput output(*channel);
+  ChannelOutput output(*channel, nullptr);  // console text is kept for the failure report only
   std::ostringstream notes;  // link-up notes are not news to an exec user
   LinkSession session(output, functions, outfeed, notes);
+  connect_frames(*channel, session);
   session.send_hello();
   LoopOptions loop;
   loop.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -247,9 +250,10 @@ int exec_main(const std::vector<std::string>& args) {
   const LoopEnd end = run_session_loop(*channel, session, loop);
   std::optional<int> exit_code = channel->launched() && end == LoopEnd::kStreamEnded ? channel->wait_for_exit(kExitGrace)
                                                                                       : std::nullopt;
+  const std::optional<std::string> failure = link_failure(*channel, session);
   channel->kill();
   trace.report(options->trace_file, session.board() ? session.board()->board : "unknown", std::cerr);
-  return finish(*options, *job, session, end, exit_code);
+  return finish(*options, *job, session, end, exit_code, failure);
 }
 
 }  // namespace tpu

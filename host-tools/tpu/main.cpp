@@ -1,5 +1,5 @@
 // tpu: the host tool for tpu-pod boards.
-//   tpu run [--board B] [--cores N] [--timeout S] [--outfeed-dir DIR] [--infeed Q=F.npy,...] APP|IMAGE
+//   tpu run [--board B] [--cores N] [--timeout S] [--link shm|uart] [--outfeed-dir DIR] [--infeed Q=F.npy,...] APP|IMAGE
 // Hand-written argument parsing (one subcommand, four options) rather than a library dependency.
 #include <charconv>
 #include <iostream>
@@ -29,6 +29,8 @@ constexpr const char* kUsage =
     "  --infeed Q=F.npy[,F2.npy...]  stream infeed queue Q: one file per tuple element, the first\n"
     "                   dimension indexes steps (one full tuple per step, as the board's credits allow;\n"
     "                   host function infeed_steps(\"Q\") gives the step count); repeat for more queues\n"
+    "  --link L         how frames travel: shm (shared memory: the guest RAM is a file tpu maps; the\n"
+    "                   default on the QEMU boards), uart (the serial line: the host board, a real Pi)\n"
     "  --trace F        write the cores' timeline as Chrome trace JSON to F (ui.perfetto.dev) and print\n"
     "                   a per-core utilisation table at the end\n"
     "  --serial DEV [--baud B] | --socket PATH   attach to a running board (a UART device, or QEMU's\n"
@@ -76,6 +78,10 @@ int parse_run(const std::vector<std::string>& args, tpu::RunOptions& options) {
       if (const std::string problem = tpu::add_infeed_option(options, value); !problem.empty()) return usage_error(problem);
     } else if (option_value(args, i, "--trace", value)) {
       options.trace_file = value;
+    } else if (option_value(args, i, "--link", value)) {
+      const std::optional<tpu::LinkChoice> link = tpu::parse_link_choice(value);
+      if (!link) return usage_error("--link takes shm, uart or auto, got '" + value + "'");
+      options.link = *link;
     } else if (option_value(args, i, "--serial", value)) {
       options.attach.serial = value;
     } else if (option_value(args, i, "--socket", value)) {

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "host-tools/lib/board_process.hpp"
+#include "host-tools/lib/channel_output.hpp"
 #include "host-tools/lib/infeed_host_function.hpp"
 #include "host-tools/lib/infeed_sender.hpp"
+#include "host-tools/lib/link_bench_functions.hpp"
 #include "host-tools/lib/link_session.hpp"
 #include "host-tools/lib/make_driver.hpp"
 #include "host-tools/lib/session_loop.hpp"
@@ -20,33 +22,10 @@ namespace {
 constexpr int kExitBuildFailed = 2;
 constexpr int kExitTimeout = 4;
 constexpr int kExitInterrupted = 130;
+constexpr int kExitLinkFailed = 1;
 constexpr auto kPumpInterval = std::chrono::milliseconds(100);
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 constexpr auto kAttachedQuiet = std::chrono::milliseconds(700);
-
-volatile std::sig_atomic_t interrupted = 0;
-
-void on_interrupt(int) { interrupted = 1; }
-
-void install_signal_handlers() {
-  std::signal(SIGPIPE, SIG_IGN);  // a board that exits while we write to it is reported, not fatal
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-}
-
-// Console text to our stdout as it arrives; frames to the board's stdin.
-class ProcessOutput final : public SessionOutput {
- public:
-  explicit ProcessOutput(BoardChannel& process) : process_(process) {}
-  void console(std::string_view text) override {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  }
-  void send_to_board(std::span<const uint8_t> bytes) override { process_.send(bytes); }
-
- private:
-  BoardChannel& process_;
-};
 
 struct Target {
   std::string board;
@@ -179,37 +158,22 @@ std::optional<std::vector<InfeedDataset>> load_infeed(const RunOptions& options)
   return datasets;
 }
 
-// Builds (for an app) and starts the board the way `make run` would; nothing once it said why not.
+// Builds (for an app) and starts the board the way `make run` would, with its link on shared memory
+// where the board has a window (unless --link uart); nothing once it said why not.
 std::unique_ptr<BoardChannel> launch_board(const std::filesystem::path& root, const RunOptions& options,
                                            std::string& program) {
   const std::optional<Target> target = resolve_target(options);
   if (!target) return nullptr;
-  if (!target->app.empty()) {
-    const std::string failure = build_image(root, target->board, target->app);
-    if (!failure.empty()) {
-      std::cerr << "tpu: " << failure << std::endl;
-      return nullptr;
-    }
-  }
+  const BoardTarget board_target{target->board, target->app, target->image, options.cores, options.link};
   std::string error;
-  const std::optional<std::vector<std::string>> command =
-      run_command(root, target->board, options.cores, target->app, target->image, error);
-  if (!command) {
+  std::unique_ptr<BoardChannel> channel = open_board(root, board_target, AttachTarget{}, std::cerr, error);
+  if (!channel) {
     std::cerr << "tpu: " << error << std::endl;
     return nullptr;
   }
-  std::string line;
-  for (const std::string& word : *command) line += (line.empty() ? "" : " ") + word;
-  std::cerr << "tpu: $ " << line << std::endl;
-
-  install_signal_handlers();  // after the make steps: children must not inherit an ignored SIGPIPE
-  std::optional<BoardProcess> process = BoardProcess::start(*command, root.string(), error);
-  if (!process) {
-    std::cerr << "tpu: cannot start the board: " << error << std::endl;
-    return nullptr;
-  }
-  program = command->front();
-  return launched_board(std::move(*process), program);
+  if (channel->transport() == "shm") std::cerr << "tpu: link: shared memory" << std::endl;
+  program = channel->name();
+  return channel;
 }
 
 // --serial / --socket: a board that is already running (nothing is built or launched).
@@ -220,7 +184,6 @@ std::unique_ptr<BoardChannel> attach_board(const RunOptions& options, std::strin
     std::cerr << "tpu: " << error << std::endl;
     return nullptr;
   }
-  install_signal_handlers();
   program = channel->name();
   return channel;
 }
@@ -260,15 +223,22 @@ int run_board(const RunOptions& options) {
   TraceCollector trace(options.trace_file.has_value());
   trace.serve_with(functions);
   OutfeedSink outfeed(options.outfeed_dir, std::cerr);
-  ProcessOutput output(*process);
+  const volatile std::sig_atomic_t* interrupted = install_interrupt_handlers();
+  ChannelOutput output(*process, [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  });
   LinkSession session(output, functions, outfeed, std::cerr);
+  connect_frames(*process, session);
   InfeedSender infeed(
       std::move(*datasets),
       [&session](rt::link::MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload) {
         session.send_message(kind, channel, payload);
       },
       std::cerr);
+  infeed.set_payload_limit([&session] { return session.max_send_payload(); });
   add_infeed_functions(functions, infeed);
+  add_link_bench_functions(functions);
   session.set_credit_listener(
       [&infeed](unsigned channel, const rt::link::InfeedCredits& credits) { infeed.on_credits(channel, credits); });
   session.send_hello();
@@ -277,7 +247,7 @@ int run_board(const RunOptions& options) {
   std::vector<uint8_t> bytes;
   auto last_bytes_at = std::chrono::steady_clock::now();
   for (bool open = true; open;) {
-    if (interrupted) {
+    if (*interrupted) {
       process->kill();
       std::cerr << "\ntpu: interrupted; stopped " << program << std::endl;
       return kExitInterrupted;
@@ -290,6 +260,13 @@ int run_board(const RunOptions& options) {
     const bool bytes_were_empty = bytes.empty();
     session.feed(bytes);
     bytes.clear();
+    if (const std::optional<std::string> failure = link_failure(*process, session)) {
+      process->kill();
+      std::cerr << "tpu: the link to the board failed: " << *failure << "; stopped " << program << std::endl;
+      print_tail(session);
+      report_counters(session);
+      return kExitLinkFailed;
+    }
     infeed.pump();
     infeed.progress(std::chrono::steady_clock::now());
     if (!bytes_were_empty) last_bytes_at = std::chrono::steady_clock::now();

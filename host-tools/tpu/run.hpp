@@ -19,6 +19,7 @@ struct RunOptions {
   std::optional<std::filesystem::path> outfeed_dir;
   std::vector<InfeedSpec> infeed;  // --infeed QUEUE=FILE.npy[,FILE2.npy...], one per queue
   std::optional<std::filesystem::path> trace_file;  // --trace: Chrome trace JSON + utilisation table
+  LinkChoice link = LinkChoice::kAuto;  // --link shm|uart: how frames travel (shm where the board has it)
   AttachTarget attach;  // --serial DEV [--baud B] / --socket PATH: a running board, not a launched one
   std::string target;  // an app name (built with make image) or a path to an image (optional when attaching)
 };

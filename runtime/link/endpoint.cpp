@@ -8,6 +8,7 @@ namespace rt::link {
 namespace {
 
 constexpr size_t kPollBudgetBytes = 2 * kMaxWireFrameBytes;  // per poll(): bounded receive-lock hold
+constexpr size_t kPollBudgetFrames = 64;                      // the same on a frame transport
 constexpr uint64_t kNanosPerMilli = 1000000;
 
 // now + timeout, saturating (a huge timeout means "practically forever").
@@ -44,9 +45,14 @@ Endpoint::Endpoint(LinkPort& port, const BoardIdentity& identity)
 Status Endpoint::send_frame(MessageKind kind, uint16_t channel, Span<const uint8_t> payload) {
   const unsigned core = port_.core();
   if (core >= kMaxLinkCores) return internal_error("core {} is beyond the link's {} cores", core, kMaxLinkCores);
-  Span<uint8_t> wire(buffers_[core].wire, kMaxWireFrameBytes);
   OutputLock lock(port_);
   const FrameHeader header{kind, channel, send_sequence_};
+  if (FrameTransport* transport = port_.frame_transport()) {
+    RT_RETURN_IF_ERROR(transport->send(header, payload));
+    ++send_sequence_;
+    return Status::ok();
+  }
+  Span<uint8_t> wire(buffers_[core].wire, kMaxWireFrameBytes);
   Result<size_t> size = encode_frame(header, payload, wire);
   if (!size) return size.status();
   ++send_sequence_;
@@ -58,6 +64,7 @@ Status Endpoint::send_hello() {
   Hello hello;
   hello.role = PeerRole::kBoard;
   hello.core_count = identity_.cores;
+  if (FrameTransport* transport = port_.frame_transport()) hello.max_payload = static_cast<uint16_t>(transport->max_receive_payload());
   for (unsigned i = 0; i < 4; ++i) hello.mesh_shape[i] = identity_.mesh_shape[i];
   hello.board = identity_.board;
   hello.app = identity_.app;
@@ -119,6 +126,11 @@ void Endpoint::lock_receive() {
 
 size_t Endpoint::poll() {
   if (!try_lock_receive()) return 0;
+  if (FrameTransport* transport = port_.frame_transport()) {
+    const size_t frames = transport->receive(*this, kPollBudgetFrames);
+    unlock_receive();
+    return frames;
+  }
   uint8_t chunk[64];
   size_t total = 0;
   while (total < kPollBudgetBytes) {
@@ -137,6 +149,7 @@ Status Endpoint::wait_for_host(uint64_t timeout_ns, StringView purpose) {
   for (;;) {
     const size_t received = poll();
     if (host_connected()) return Status::ok();
+    RT_RETURN_IF_ERROR(link_failure());
     if (port_.now_ns() >= deadline)
       return deadline_exceeded(
           "core {} timed out after {} ms waiting for a host on the link to {} (no host hello arrived: is the "
@@ -331,6 +344,10 @@ Status Endpoint::wait_for_reply(PendingCall& call, uint64_t deadline_ns, uint64_
       call.state.store(static_cast<uint32_t>(CallState::kIdle), MemoryOrder::kRelaxed);
       return call.outcome;
     }
+    if (Status failure = link_failure(); !failure.is_ok()) {
+      if (cancel_call(call)) return call.outcome;
+      return failure;
+    }
     if (port_.now_ns() >= deadline_ns) {
       if (cancel_call(call)) return call.outcome;  // the reply completed just now
       return deadline_exceeded("core {} timed out after {} ms waiting for the host's reply to host call {} '{}'",
@@ -410,8 +427,16 @@ Status Endpoint::outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t time
 
 EndpointCounters Endpoint::counters() const {
   EndpointCounters counters = counters_;
-  counters.decoder = decoder_.counters();
+  FrameTransport* transport = port_.frame_transport();
+  counters.decoder = transport != nullptr ? transport->counters() : decoder_.counters();
   return counters;
+}
+
+Status Endpoint::link_failure() {
+  FrameTransport* transport = port_.frame_transport();
+  if (transport == nullptr || !transport->failed()) return Status::ok();
+  const Status failure = transport->failure();
+  return Status::error(failure.code(), "core {}: the host link failed: {}", port_.core(), failure.message());
 }
 
 }  // namespace rt::link

@@ -147,6 +147,8 @@ class Endpoint final : private FrameSink {
   Status send_tensor_chunks(MessageKind kind, CallMessage& call, const Tensor& tensor);
   Status wait_for_reply(PendingCall& call, uint64_t deadline_ns, uint64_t timeout_ns);
   bool cancel_call(PendingCall& call);  // true if the reply had completed after all
+  // OK, or (naming the calling core) why a frame transport can no longer be used.
+  Status link_failure();
 
   LinkPort& port_;
   BoardIdentity identity_;

@@ -37,22 +37,29 @@ const char* frame_error_name(FrameError error) {
   return "unknown";
 }
 
-Result<size_t> encode_frame(const FrameHeader& header, Span<const uint8_t> payload, Span<uint8_t> output) {
+Status frame_body_parts(const FrameHeader& header, Span<const uint8_t> payload, Span<uint8_t> head, Span<uint8_t> tail,
+                        size_t max_payload) {
   if (!is_known_message_kind(static_cast<uint8_t>(header.kind)))
     return invalid_argument("message kind {} is not one the link knows (1..{})", static_cast<unsigned>(header.kind),
                             kLastMessageKind);
-  if (payload.size() > kMaxPayload)
+  if (payload.size() > max_payload || payload.size() > 0xFFFF)
     return invalid_argument("a {} frame payload of {} bytes exceeds the link maximum of {} bytes",
-                            message_kind_name(header.kind), payload.size(), kMaxPayload);
+                            message_kind_name(header.kind), payload.size(), max_payload);
+  if (head.size() < kFrameHeaderBytes || tail.size() < kFrameCrcBytes)
+    return invalid_argument("frame body parts need {} + {} bytes", kFrameHeaderBytes, kFrameCrcBytes);
+  write_header(header, payload.size(), head);
+  write_crc(crc32_update(crc32(head.subspan(0, kFrameHeaderBytes)), payload), tail);
+  return Status::ok();
+}
+
+Result<size_t> encode_frame(const FrameHeader& header, Span<const uint8_t> payload, Span<uint8_t> output) {
+  uint8_t head[kFrameHeaderBytes];
+  uint8_t tail[kFrameCrcBytes];
+  RT_RETURN_IF_ERROR(frame_body_parts(header, payload, head, tail));
   const size_t needed = max_wire_frame_size(payload.size());
   if (output.size() < needed)
     return invalid_argument("a frame with {} payload bytes needs an output of {} bytes, got {}", payload.size(), needed,
                             output.size());
-  uint8_t head[kFrameHeaderBytes];
-  write_header(header, payload.size(), head);
-  uint8_t tail[kFrameCrcBytes];
-  write_crc(crc32_update(crc32(head), payload), tail);
-
   output[0] = kFrameDelimiter;
   CobsEncoder encoder(output.subspan(1, needed - 2));
   encoder.put(head);
@@ -64,9 +71,9 @@ Result<size_t> encode_frame(const FrameHeader& header, Span<const uint8_t> paylo
   return 2 + *encoded;
 }
 
-FrameCheck check_frame(Span<const uint8_t> body) {
+FrameCheck check_frame(Span<const uint8_t> body, size_t max_payload) {
   FrameCheck check;
-  if (body.size() > kMaxFrameBytes) return {FrameError::kOversized, {}};
+  if (body.size() > kFrameHeaderBytes + max_payload + kFrameCrcBytes) return {FrameError::kOversized, {}};
   if (body.size() < kFrameHeaderBytes + kFrameCrcBytes) return {FrameError::kMalformed, {}};
   const size_t covered = body.size() - kFrameCrcBytes;
   WireReader crc_reader(body.subspan(covered));

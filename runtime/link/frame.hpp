@@ -36,6 +36,10 @@ inline constexpr size_t kFrameHeaderBytes = 12;
 inline constexpr size_t kFrameCrcBytes = 4;
 inline constexpr size_t kMaxPayload = 4096;
 inline constexpr size_t kMaxFrameBytes = kFrameHeaderBytes + kMaxPayload + kFrameCrcBytes;
+// Frames carried as records in shared memory (shm_ring.hpp) may be larger: no UART time to bound and
+// no per-core receive buffer (records are read in place). The receiver announces what it takes in
+// its hello (message.hpp); this is the most any side ever announces (it fits the u16 length field).
+inline constexpr size_t kMaxRecordPayload = 61440;
 
 // Bytes on the wire for a frame with `payload_size` payload bytes, at most (both delimiters included).
 constexpr size_t max_wire_frame_size(size_t payload_size) {
@@ -71,11 +75,18 @@ const char* frame_error_name(FrameError error);
 // unknown kind, a payload over kMaxPayload, an output smaller than max_wire_frame_size(payload.size()).
 Result<size_t> encode_frame(const FrameHeader& header, Span<const uint8_t> payload, Span<uint8_t> output);
 
+// The frame body's parts around the payload, for transports that carry bodies as records instead of
+// COBS on a byte stream (shm_ring.hpp): `head` gets the 12 header bytes, `tail` the CRC-32 of both.
+// Errors as encode_frame's (kind, a payload over `max_payload`).
+Status frame_body_parts(const FrameHeader& header, Span<const uint8_t> payload, Span<uint8_t> head, Span<uint8_t> tail,
+                        size_t max_payload = kMaxPayload);
+
 // Checks a decoded frame body (COBS already undone, no delimiters). `frame` is set iff error == kNone.
 struct FrameCheck {
   FrameError error = FrameError::kNone;
   FrameView frame;
 };
-FrameCheck check_frame(Span<const uint8_t> body);
+// Bodies with payloads over `max_payload` are kOversized.
+FrameCheck check_frame(Span<const uint8_t> body, size_t max_payload = kMaxPayload);
 
 }  // namespace rt::link

@@ -92,6 +92,7 @@ Status Endpoint::wait_for_infeed(InfeedBuffer& buffer, uint64_t tuple, uint64_t 
     const size_t received = poll();
     if (buffer.failed()) return buffer.failure();
     if (buffer.complete_tuples() > tuple) return Status::ok();
+    RT_RETURN_IF_ERROR(link_failure());
     const uint64_t now = port_.now_ns();
     if (now >= deadline)
       return deadline_exceeded(

@@ -2,7 +2,7 @@
 // the endpoint stays HAL-free: the firmware implements it over the HAL (firmware/link_service.cpp:
 // the console lock, the UART, the core id, board time, WFE), tests implement it over memory.
 #pragma once
-#include "runtime/support/span.hpp"
+#include "frame_transport.hpp"
 
 namespace rt::link {
 
@@ -22,6 +22,9 @@ class LinkPort {
   virtual void idle() = 0;
   // Wakes cores that idle() while waiting for something another core just published.
   virtual void wake_all() = 0;
+  // A port whose link carries whole frames (shared memory) returns its transport; the endpoint then
+  // uses it instead of write()/read_byte(). Byte-stream ports (UART, pipes) return nullptr.
+  virtual FrameTransport* frame_transport() { return nullptr; }
 
  protected:
   ~LinkPort() = default;

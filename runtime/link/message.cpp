@@ -26,8 +26,8 @@ constexpr size_t kCallFixed = 4 + 1 + 1 + 1 + 2;
 
 Result<size_t> finish_encode(const WireWriter& writer, const char* what, size_t capacity) {
   if (writer.failed()) return invalid_argument("{} payload does not fit in the {} byte output", what, capacity);
-  if (writer.size() > kMaxPayload)
-    return invalid_argument("{} payload of {} bytes exceeds the link maximum of {}", what, writer.size(), kMaxPayload);
+  if (writer.size() > kMaxRecordPayload)
+    return invalid_argument("{} payload of {} bytes exceeds the link maximum of {}", what, writer.size(), kMaxRecordPayload);
   return writer.size();
 }
 
@@ -241,8 +241,8 @@ Result<QueueData> parse_queue_data(Span<const uint8_t> payload) {
   return data;
 }
 
-size_t max_chunk_data(const QueueData& data) {
-  return kMaxPayload - kQueueDataFixed - tensor_chunk_header_size(data.chunk.shape.rank);
+size_t max_chunk_data(const QueueData& data, size_t max_payload) {
+  return max_payload - kQueueDataFixed - tensor_chunk_header_size(data.chunk.shape.rank);
 }
 
 Result<size_t> encode_infeed_credits(const InfeedCredits& credits, Span<uint8_t> out) {
@@ -298,9 +298,9 @@ Result<CallMessage> parse_call(MessageKind kind, Span<const uint8_t> payload) {
   return call;
 }
 
-size_t max_chunk_data(const CallMessage& call) {
+size_t max_chunk_data(const CallMessage& call, size_t max_payload) {
   const size_t fixed = kCallFixed + call.text.size() + tensor_chunk_header_size(call.chunk.shape.rank);
-  return fixed < kMaxPayload ? kMaxPayload - fixed : 0;
+  return fixed < max_payload ? max_payload - fixed : 0;
 }
 
 Status call_status(const CallMessage& call) {

@@ -114,8 +114,9 @@ Result<LogMessage> parse_log(Span<const uint8_t> payload);
 
 Result<size_t> encode_queue_data(const QueueData& data, Span<uint8_t> out);
 Result<QueueData> parse_queue_data(Span<const uint8_t> payload);
-// The most tensor bytes one message with these queue fields and this tensor can carry.
-size_t max_chunk_data(const QueueData& data);
+// The most tensor bytes one message with these queue fields and this tensor can carry in a payload
+// of at most `max_payload` bytes (the receiver's hello says how much it takes).
+size_t max_chunk_data(const QueueData& data, size_t max_payload = kMaxPayload);
 
 Result<size_t> encode_infeed_credits(const InfeedCredits& credits, Span<uint8_t> out);
 Result<InfeedCredits> parse_infeed_credits(Span<const uint8_t> payload);
@@ -123,7 +124,7 @@ Result<InfeedCredits> parse_infeed_credits(Span<const uint8_t> payload);
 // `kind` is kHostCallRequest, kHostCallReply, kRun or kResult (what the status and text must be).
 Result<size_t> encode_call(MessageKind kind, const CallMessage& call, Span<uint8_t> out);
 Result<CallMessage> parse_call(MessageKind kind, Span<const uint8_t> payload);
-size_t max_chunk_data(const CallMessage& call);
+size_t max_chunk_data(const CallMessage& call, size_t max_payload = kMaxPayload);
 // The call's outcome as a Status (OK, or its code with the text as message).
 Status call_status(const CallMessage& call);
 

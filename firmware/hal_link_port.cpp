@@ -1,0 +1,38 @@
+// The board's link ports over the HAL (hal_link_port.hpp).
+#include "hal_link_port.hpp"
+
+#include "hal/doorbell.hpp"
+#include "hal/event.hpp"
+#include "hal/link.hpp"
+#include "hal/time.hpp"
+#include "runtime/support/new.hpp"
+
+namespace firmware {
+
+void HalLinkPort::lock_output() { new (&locks_[hal::core_id()]) hal::ConsoleLock(); }
+void HalLinkPort::unlock_output() { reinterpret_cast<hal::ConsoleLock*>(&locks_[hal::core_id()])->~ConsoleLock(); }
+void HalLinkPort::write(rt::Span<const uint8_t> bytes) { hal::link_write(bytes.data(), bytes.size()); }
+int HalLinkPort::read_byte() { return hal::link_read_byte(); }
+unsigned HalLinkPort::core() { return hal::core_id(); }
+uint64_t HalLinkPort::now_ns() { return hal::time_ns(); }
+void HalLinkPort::idle() { hal::wait_for_event(); }
+void HalLinkPort::wake_all() { hal::send_event(); }
+
+void ShmLinkPort::idle() {
+  WaitState& wait = waits_[hal::core_id()];
+  const uint64_t now = hal::time_ns();
+  // Calls further apart than the longest sleep (plus slack) belong to a new wait.
+  if (now - wait.last_idle_ns > 2 * kLongestSleepNs) {
+    wait.wait_start_ns = now;
+    wait.sleep_ns = 0;
+  }
+  if (now - wait.wait_start_ns < kSpinNs) {
+    hal::cpu_relax();
+  } else {
+    wait.sleep_ns = wait.sleep_ns == 0 ? kFirstSleepNs : (wait.sleep_ns * 2 > kLongestSleepNs ? kLongestSleepNs : wait.sleep_ns * 2);
+    (void)hal::doorbell_wait(now + wait.sleep_ns);
+  }
+  wait.last_idle_ns = hal::time_ns();
+}
+
+}  // namespace firmware

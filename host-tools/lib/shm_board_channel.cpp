@@ -1,0 +1,52 @@
+// A launched board with its link on shared memory (shm_board_channel.hpp).
+#include "shm_board_channel.hpp"
+
+#include <thread>
+
+namespace tpu {
+
+ShmBoardChannel::~ShmBoardChannel() { link_->close(); }
+
+bool ShmBoardChannel::send_frame(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) {
+  link_->send(header, payload);  // a frame the link refuses ends it: link_failure() says why
+  return true;
+}
+
+size_t ShmBoardChannel::exchange() {
+  size_t moved = link_->flush();
+  if (receiver_) moved += link_->receive(receiver_);
+  return moved;
+}
+
+bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_t>& out) {
+  using Clock = std::chrono::steady_clock;
+  const auto give_up = Clock::now() + timeout;
+  auto sleep = kFirstSleep;
+  for (;;) {
+    const size_t moved = exchange();
+    const size_t console_before = out.size();
+    const bool open = process_->pump(std::chrono::milliseconds(0), out);
+    const auto now = Clock::now();
+    if (!open) {
+      exchange();  // the board's last frames
+      return false;
+    }
+    if (moved != 0 || out.size() != console_before) last_activity_ = now;
+    if (moved != 0 || out.size() != console_before || link_->failure() || now >= give_up) return true;
+    if (now - last_activity_ < kSpinFor) continue;
+    std::this_thread::sleep_for(std::min<Clock::duration>(sleep, give_up - now));
+    sleep = std::min(sleep * 2, kLongestSleep);
+  }
+}
+
+std::optional<int> ShmBoardChannel::wait_for_exit(std::chrono::milliseconds timeout) {
+  link_->close();
+  return process_->wait_for_exit(timeout);
+}
+
+void ShmBoardChannel::kill() {
+  link_->close();
+  process_->kill();
+}
+
+}  // namespace tpu

@@ -1,0 +1,46 @@
+// A launched board whose link frames travel through shared memory (shm_link.hpp) while its console
+// text keeps the byte stream: wraps the board's process channel and the ShmLink, and waits on both
+// with an adaptive poll. The poll spins for the first kSpinFor after any activity (a host-call reply
+// is answered within microseconds), then sleeps, doubling from kFirstSleep to kLongestSleep, so an
+// idle board costs this tool almost nothing.
+#pragma once
+#include <memory>
+
+#include "board_channel.hpp"
+#include "shm_link.hpp"
+
+namespace tpu {
+
+class ShmBoardChannel final : public BoardChannel {
+ public:
+  static constexpr std::chrono::microseconds kSpinFor{50};
+  static constexpr std::chrono::microseconds kFirstSleep{10};
+  static constexpr std::chrono::microseconds kLongestSleep{2000};
+
+  ShmBoardChannel(std::unique_ptr<BoardChannel> process, std::unique_ptr<ShmLink> link)
+      : process_(std::move(process)), link_(std::move(link)) {}
+  ~ShmBoardChannel() override;
+
+  void send(std::span<const uint8_t> bytes) override { process_->send(bytes); }
+  bool pump(std::chrono::milliseconds timeout, std::vector<uint8_t>& out) override;
+  std::optional<int> wait_for_exit(std::chrono::milliseconds timeout) override;
+  void kill() override;
+  bool launched() const override { return process_->launched(); }
+  std::string name() const override { return process_->name(); }
+
+  bool send_frame(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) override;
+  void set_frame_receiver(FrameReceiver receiver) override { receiver_ = std::move(receiver); }
+  std::optional<std::string> link_failure() const override { return link_->failure(); }
+  std::string transport() const override { return "shm"; }
+  size_t max_frame_payload() const override { return rt::link::kMaxRecordPayload; }
+
+ private:
+  size_t exchange();  // frames both ways; returns how many moved
+
+  std::unique_ptr<BoardChannel> process_;
+  std::unique_ptr<ShmLink> link_;
+  FrameReceiver receiver_;
+  std::chrono::steady_clock::time_point last_activity_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace tpu

@@ -1,0 +1,180 @@
+// The host's end of the shared-memory link (shm_link.hpp).
+#include "shm_link.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace tpu {
+namespace {
+
+// A folder for the RAM file: tmpfs (/dev/shm) when it has room for the whole RAM, so the guest's
+// memory never goes to disk; the temporary directory otherwise.
+std::filesystem::path folder_base(uint64_t ram_bytes) {
+  struct statvfs stats {};
+  if (::statvfs("/dev/shm", &stats) == 0 && ::access("/dev/shm", W_OK) == 0 &&
+      uint64_t{stats.f_bavail} * stats.f_frsize >= ram_bytes)
+    return "/dev/shm";
+  std::error_code ignored;
+  return std::filesystem::temp_directory_path(ignored);
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
+std::optional<ShmLayout> parse_shm_layout(const std::string& text) {
+  std::istringstream in(text);
+  ShmLayout layout;
+  if (!(in >> layout.ram_bytes >> layout.window_offset >> layout.window_bytes)) return std::nullopt;
+  if (layout.window_bytes == 0) return layout;
+  const uint64_t page = 4096;
+  if (layout.window_offset % page != 0 || layout.window_bytes % page != 0 ||
+      layout.window_offset + layout.window_bytes > layout.ram_bytes || layout.window_bytes > (1ull << 31))
+    return std::nullopt;
+  return layout;
+}
+
+std::unique_ptr<ShmLink> ShmLink::create(const ShmLayout& layout, std::string& error) {
+  rt::Result<rt::link::ShmControl> plan = rt::link::plan_shm_window(layout.window_bytes);
+  if (!plan) {
+    error = plan.status().c_str();
+    return nullptr;
+  }
+  std::unique_ptr<ShmLink> link(new ShmLink());
+  std::string folder = (folder_base(layout.ram_bytes) / "tpu-link-XXXXXX").string();
+  if (::mkdtemp(folder.data()) == nullptr) {
+    error = "cannot create a folder for the shared-memory link in " + folder + ": " + errno_text();
+    return nullptr;
+  }
+  link->folder_ = folder;
+  link->ram_file_ = link->folder_ / "board-ram";
+  const int fd = ::open(link->ram_file_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    error = "cannot create " + link->ram_file_.string() + ": " + errno_text();
+    return nullptr;  // the destructor removes the folder
+  }
+  link->file_present_ = true;
+  if (::ftruncate(fd, static_cast<off_t>(layout.ram_bytes)) != 0) {
+    error = "cannot size " + link->ram_file_.string() + ": " + errno_text();
+    ::close(fd);
+    return nullptr;
+  }
+  void* mapped = ::mmap(nullptr, layout.window_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                        static_cast<off_t>(layout.window_offset));
+  ::close(fd);
+  if (mapped == MAP_FAILED) {
+    error = "cannot map the link window of " + link->ram_file_.string() + ": " + errno_text();
+    return nullptr;
+  }
+  link->window_ = static_cast<uint8_t*>(mapped);
+  link->window_bytes_ = layout.window_bytes;
+  link->control_ = reinterpret_cast<rt::link::ShmControl*>(link->window_);
+  // The control block, magic last: a board that sees the magic sees a complete block.
+  rt::link::ShmControl control = *plan;
+  control.magic = 0;
+  std::memcpy(link->control_, &control, sizeof control);
+  __atomic_store_n(&link->control_->magic, rt::link::kShmMagic, __ATOMIC_RELEASE);
+  link->to_board_.attach(link->window_, control.to_board);
+  link->to_host_.attach(link->window_, control.to_host);
+  return link;
+}
+
+ShmLink::~ShmLink() {
+  close();
+  if (window_ != nullptr) ::munmap(window_, window_bytes_);
+  remove_file();
+}
+
+void ShmLink::remove_file() {
+  std::error_code ignored;
+  if (file_present_) std::filesystem::remove(ram_file_, ignored);
+  file_present_ = false;
+  if (!folder_.empty()) std::filesystem::remove(folder_, ignored);
+  folder_.clear();
+}
+
+void ShmLink::close() {
+  if (control_ != nullptr) rt::link::set_shm_host_state(*control_, rt::link::ShmHostState::kClosed);
+}
+
+void ShmLink::fail(std::string reason) {
+  if (!failure_) failure_ = std::move(reason);
+}
+
+rt::link::ShmBoardState ShmLink::board_state() const {
+  return control_ == nullptr ? rt::link::ShmBoardState::kNotSeen : rt::link::shm_board_state(*control_);
+}
+
+bool ShmLink::send(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) {
+  uint8_t head[rt::link::kFrameHeaderBytes];
+  uint8_t tail[rt::link::kFrameCrcBytes];
+  const rt::Status parts = rt::link::frame_body_parts(header, payload, head, tail, rt::link::kMaxRecordPayload);
+  if (!parts.is_ok()) {
+    fail(std::string("a frame for the board could not be built: ") + parts.c_str());
+    return false;
+  }
+  if (failure_) return false;
+  const uint64_t body = sizeof head + payload.size() + sizeof tail;
+  if (queue_.empty()) {
+    rt::Result<bool> room = to_board_.has_room(body);
+    if (!room) {
+      fail(room.status().c_str());
+      return false;
+    }
+    if (*room) {
+      to_board_.write(head, payload, tail);
+      return true;
+    }
+  }
+  std::vector<uint8_t> copy(body);
+  std::memcpy(copy.data(), head, sizeof head);
+  if (!payload.empty()) std::memcpy(copy.data() + sizeof head, payload.data(), payload.size());
+  std::memcpy(copy.data() + sizeof head + payload.size(), tail, sizeof tail);
+  queue_.push_back(std::move(copy));
+  return true;
+}
+
+size_t ShmLink::flush() {
+  size_t sent = 0;
+  while (!queue_.empty() && !failure_) {
+    const std::vector<uint8_t>& body = queue_.front();
+    rt::Result<bool> room = to_board_.has_room(body.size());
+    if (!room) {
+      fail(room.status().c_str());
+      break;
+    }
+    if (!*room) break;
+    to_board_.write(rt::Span<const uint8_t>(body.data(), body.size()));
+    queue_.pop_front();
+    ++sent;
+  }
+  return sent;
+}
+
+size_t ShmLink::receive(const Receiver& receiver, size_t max_frames) {
+  if (file_present_ && board_state() != rt::link::ShmBoardState::kNotSeen) remove_file();  // QEMU has it mapped
+  size_t frames = 0;
+  while (frames < max_frames && !failure_) {
+    rt::Result<rt::Span<const uint8_t>> record = to_host_.peek();
+    if (!record) {
+      fail(record.status().c_str());
+      break;
+    }
+    if (record->data() == nullptr) break;  // nothing published
+    record_copy_.assign(record->data(), record->data() + record->size());
+    to_host_.release();
+    bytes_received_ += record_copy_.size();
+    receiver(std::span<const uint8_t>(record_copy_.data(), record_copy_.size()));
+    ++frames;
+  }
+  return frames;
+}
+
+}  // namespace tpu

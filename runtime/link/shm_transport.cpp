@@ -1,0 +1,87 @@
+// The board's shared-memory link transport (shm_transport.hpp).
+#include "shm_transport.hpp"
+
+namespace rt::link {
+
+ShmTransport::ShmTransport(uint8_t* window, ShmClock& clock)
+    : control_(reinterpret_cast<ShmControl*>(window)), clock_(clock) {
+  to_host_.attach(window, control_->to_host);
+  to_board_.attach(window, control_->to_board);
+}
+
+void ShmTransport::fail(const Status& reason) {
+  uint32_t expected = 0;
+  if (!failed_.compare_exchange(expected, 1, MemoryOrder::kAcqRel)) return;  // the first reason stays
+  failure_ = reason;
+  failed_.store(2, MemoryOrder::kRelease);  // failure_ is complete
+}
+
+bool ShmTransport::failed() {
+  if (failed_.load(MemoryOrder::kAcquire) != 0) return true;
+  if (shm_host_state(*control_) == ShmHostState::kClosed)
+    fail(Status::error(StatusCode::kUnavailable, "the host closed the shared-memory link (tpu stopped serving it)"));
+  return failed_.load(MemoryOrder::kAcquire) != 0;
+}
+
+Status ShmTransport::failure() {
+  if (!failed()) return Status::ok();
+  while (failed_.load(MemoryOrder::kAcquire) != 2) {}  // the core that won fail() is still writing failure_
+  return failure_;
+}
+
+Status ShmTransport::send(const FrameHeader& header, Span<const uint8_t> payload) {
+  if (failed()) return failure();
+  uint8_t head[kFrameHeaderBytes];
+  uint8_t tail[kFrameCrcBytes];
+  RT_RETURN_IF_ERROR(frame_body_parts(header, payload, head, tail));
+  const uint64_t body = kFrameHeaderBytes + payload.size() + kFrameCrcBytes;
+  const uint64_t start = clock_.now_ns();
+  for (;;) {
+    Result<bool> room = to_host_.has_room(body);
+    if (!room) {
+      fail(room.status());
+      return failure();
+    }
+    if (*room) break;
+    if (failed()) return failure();
+    if (clock_.now_ns() - start >= kShmRoomTimeoutNs)
+      return deadline_exceeded("core {} waited {} ms for room in the shared-memory link to the host (is tpu still reading?)",
+                               clock_.core(), kShmRoomTimeoutNs / 1000000);
+    clock_.idle();
+  }
+  to_host_.write(head, payload, tail);
+  return Status::ok();
+}
+
+size_t ShmTransport::max_receive_payload() const {
+  const uint64_t ring = shm_max_body(control_->to_board.capacity) - kFrameHeaderBytes - kFrameCrcBytes;
+  return ring < kMaxRecordPayload ? ring : kMaxRecordPayload;
+}
+
+size_t ShmTransport::receive(FrameSink& sink, size_t max_frames) {
+  size_t taken = 0;
+  while (taken < max_frames && failed_.load(MemoryOrder::kAcquire) == 0) {
+    Result<Span<const uint8_t>> body = to_board_.peek();
+    if (!body) {
+      fail(body.status());
+      break;
+    }
+    if (body->data() == nullptr) break;  // nothing published
+    const FrameCheck check = check_frame(*body, max_receive_payload());
+    if (check.error != FrameError::kNone) {
+      if (check.error == FrameError::kCrc) ++counters_.crc_errors;
+      else ++counters_.malformed;
+      fail(Status::error(StatusCode::kAborted, "shared-memory link: a frame from the host failed its check ({}, {} bytes)",
+                         frame_error_name(check.error), body->size()));
+      sink.on_bad_frame(check.error);
+      break;
+    }
+    ++counters_.frames_ok;
+    sink.on_frame(check.frame);
+    to_board_.release();
+    ++taken;
+  }
+  return taken;
+}
+
+}  // namespace rt::link

@@ -1,0 +1,53 @@
+// The board's end of the shared-memory host link (shm_ring.hpp): frames go to the host through the
+// to-host ring and come from it through the to-board ring, read in place. HAL-free: time and the
+// pause while the to-host ring is full come from a small clock interface the firmware implements.
+//
+// Failure is final: a record that fails its checks (a corrupt ring, a torn write, a bad CRC) or a
+// host that marked the window closed ends the link; every later send or wait returns why, naming
+// what was wrong, so a replica waiting for a host call fails at once instead of at its timeout.
+#pragma once
+#include "frame_transport.hpp"
+#include "shm_ring.hpp"
+
+namespace rt::link {
+
+class ShmClock {
+ public:
+  virtual uint64_t now_ns() = 0;
+  virtual void idle() = 0;  // a pause while waiting for room (may sleep briefly)
+  virtual unsigned core() = 0;
+
+ protected:
+  ~ShmClock() = default;
+};
+
+inline constexpr uint64_t kShmRoomTimeoutNs = 10ull * 1000 * 1000 * 1000;  // a host that stopped reading
+
+class ShmTransport final : public FrameTransport {
+ public:
+  // `window` holds a control block the host set up; check it with check_shm_control first.
+  ShmTransport(uint8_t* window, ShmClock& clock);
+
+  Status send(const FrameHeader& header, Span<const uint8_t> payload) override;
+  size_t receive(FrameSink& sink, size_t max_frames) override;
+  bool failed() override;
+  Status failure() override;
+  DecoderCounters counters() const override { return counters_; }
+  size_t max_receive_payload() const override;
+
+  // The board's state for the host to see (attached once the endpoint uses the window, finished at the end).
+  void set_board_state(ShmBoardState state) { set_shm_board_state(*control_, state); }
+
+ private:
+  void fail(const Status& reason);
+
+  ShmControl* control_;
+  ShmClock& clock_;
+  ShmRingWriter to_host_;
+  ShmRingReader to_board_;
+  DecoderCounters counters_;
+  Atomic<uint32_t> failed_{0};  // 32-bit: RV64 has no byte-wide compare-and-swap
+  Status failure_;  // written once, before failed_ is set (release)
+};
+
+}  // namespace rt::link

@@ -1,0 +1,206 @@
+// The board's end of the shared-memory link (runtime/link/shm_transport.cpp), driven from a test
+// "host" that writes and reads the rings of a planned window directly, with frame bodies built here
+// by hand (header fields and a CRC-32 computed by a bitwise reference, not by frame.cpp):
+//   - frames from the host come out whole (header fields and payload, also 60 KiB ones) and in order;
+//   - frames the board sends arrive in the to-host ring as bodies the reference accepts;
+//   - a frame that fails its check, a corrupt ring and a host that closed the window end the link
+//     for good, saying why; a full to-host ring is a timeout naming the core, never a hang;
+//   - the board announces the largest payload it takes (what its hello says).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "runtime/link/shm_transport.hpp"
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using namespace rt::link;
+
+constexpr size_t kWindowBytes = 1 << 20;
+
+// CRC-32 (reflected 0xEDB88320), bit by bit: independent of crc32.cpp's tables and instructions.
+uint32_t reference_crc32(const Bytes& bytes) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (uint8_t byte : bytes) {
+    crc ^= byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+  }
+  return ~crc;
+}
+
+void put_le(Bytes& out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<uint8_t>(value >> (8 * i)));
+}
+
+// A frame body as frame.hpp lays it out: magic, version, kind, 0, channel, length, sequence, payload, CRC.
+Bytes frame_body(MessageKind kind, uint16_t channel, uint32_t sequence, const Bytes& payload) {
+  Bytes body = {kFrameMagic, kFrameVersion, static_cast<uint8_t>(kind), 0};
+  put_le(body, channel, 2);
+  put_le(body, payload.size(), 2);
+  put_le(body, sequence, 4);
+  body.insert(body.end(), payload.begin(), payload.end());
+  put_le(body, reference_crc32(body), 4);
+  return body;
+}
+
+Bytes pattern(size_t size, unsigned seed) {
+  Bytes bytes(size);
+  for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(i * 7 + seed * 13 + (i >> 9));
+  return bytes;
+}
+
+class FakeClock final : public ShmClock {
+ public:
+  uint64_t now_ns() override { return now; }
+  void idle() override { now += 1000000; }  // each pause: 1 ms of board time
+  unsigned core() override { return 3; }
+  uint64_t now = 0;
+};
+
+// A window the way the host sets it up, plus the host's ends of both rings.
+struct Window {
+  Window() : bytes(kWindowBytes + 64) {
+    base = bytes.data() + (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
+    rt::Result<ShmControl> plan = plan_shm_window(kWindowBytes);
+    REQUIRE(plan.is_ok());
+    std::memcpy(base, &*plan, sizeof(ShmControl));
+    control = reinterpret_cast<ShmControl*>(base);
+    to_board.attach(base, control->to_board);
+    to_host.attach(base, control->to_host);
+  }
+  void host_sends(const Bytes& body) {
+    rt::Result<bool> room = to_board.has_room(body.size());
+    REQUIRE((room.is_ok() && *room));
+    to_board.write(rt::Span<const uint8_t>(body.data(), body.size()));
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t* base = nullptr;
+  ShmControl* control = nullptr;
+  ShmRingWriter to_board;
+  ShmRingReader to_host;
+};
+
+struct Received {
+  FrameHeader header;
+  Bytes payload;
+};
+
+class Recorder final : public FrameSink {
+ public:
+  void on_text(rt::Span<const uint8_t>) override { FAIL("a frame transport delivers no text"); }
+  void on_frame(const FrameView& frame) override {
+    frames.push_back({frame.header, Bytes(frame.payload.begin(), frame.payload.end())});
+  }
+  void on_bad_frame(FrameError error) override { bad.push_back(error); }
+  std::vector<Received> frames;
+  std::vector<FrameError> bad;
+};
+
+TEST_CASE("shm transport: host frames arrive whole and in order, up to the announced payload") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock);
+  CHECK(transport.max_receive_payload() == kMaxRecordPayload);
+  const Bytes small = pattern(100, 1), large = pattern(kMaxRecordPayload, 2), empty;
+  window.host_sends(frame_body(MessageKind::kHostCallReply, 5, 7, small));
+  window.host_sends(frame_body(MessageKind::kInfeedData, 0, 8, large));
+  window.host_sends(frame_body(MessageKind::kHello, 0, 9, empty));
+  Recorder recorder;
+  CHECK(transport.receive(recorder, 2) == 2);  // the budget holds
+  CHECK(transport.receive(recorder, 64) == 1);
+  CHECK(transport.receive(recorder, 64) == 0);
+  REQUIRE(recorder.frames.size() == 3);
+  CHECK(recorder.frames[0].header.kind == MessageKind::kHostCallReply);
+  CHECK(recorder.frames[0].header.channel == 5);
+  CHECK(recorder.frames[0].header.sequence == 7);
+  CHECK(recorder.frames[0].payload == small);
+  CHECK(recorder.frames[1].header.kind == MessageKind::kInfeedData);
+  CHECK(recorder.frames[1].payload == large);
+  CHECK(recorder.frames[2].payload.empty());
+  CHECK(transport.counters().frames_ok == 3);
+  CHECK_FALSE(transport.failed());
+}
+
+TEST_CASE("shm transport: board frames reach the host ring as checked frame bodies") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock);
+  const Bytes payload = pattern(4000, 3);
+  REQUIRE(transport.send({MessageKind::kOutfeedData, 2, 41}, rt::Span<const uint8_t>(payload.data(), payload.size())).is_ok());
+  rt::Result<rt::Span<const uint8_t>> record = window.to_host.peek();
+  REQUIRE(record.is_ok());
+  REQUIRE(record->data() != nullptr);
+  CHECK(Bytes(record->begin(), record->end()) == frame_body(MessageKind::kOutfeedData, 2, 41, payload));
+  window.to_host.release();
+  rt::Result<rt::Span<const uint8_t>> none = window.to_host.peek();
+  REQUIRE(none.is_ok());
+  CHECK(none->data() == nullptr);
+}
+
+TEST_CASE("shm transport: a frame that fails its check ends the link") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock);
+  Bytes body = frame_body(MessageKind::kHostCallReply, 1, 1, pattern(64, 4));
+  body[20] ^= 0x10;  // one payload bit: the CRC no longer matches
+  window.host_sends(body);
+  window.host_sends(frame_body(MessageKind::kHostCallReply, 1, 2, pattern(64, 5)));
+  Recorder recorder;
+  CHECK(transport.receive(recorder, 64) == 0);
+  CHECK(recorder.frames.empty());
+  REQUIRE(recorder.bad.size() == 1);
+  CHECK(recorder.bad[0] == FrameError::kCrc);
+  REQUIRE(transport.failed());
+  const rt::Status failure = transport.failure();
+  CHECK(std::string(failure.c_str()).find("failed its check (crc mismatch") != std::string::npos);
+  CHECK(transport.receive(recorder, 64) == 0);  // final: the good frame behind it is not delivered
+  CHECK_FALSE(transport.send({MessageKind::kLog, 0, 1}, {}).is_ok());
+}
+
+TEST_CASE("shm transport: a corrupt ring ends the link, naming what is wrong") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock);
+  auto* indices = reinterpret_cast<ShmRingIndices*>(window.base + window.control->to_board.offset);
+  indices->head.store(3 * uint64_t{window.control->to_board.capacity});  // more than a ring ahead
+  Recorder recorder;
+  CHECK(transport.receive(recorder, 64) == 0);
+  REQUIRE(transport.failed());
+  CHECK(std::string(transport.failure().c_str()).find("is impossible") != std::string::npos);
+}
+
+TEST_CASE("shm transport: a host that closed the window fails every wait at once") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock);
+  CHECK_FALSE(transport.failed());
+  set_shm_host_state(*window.control, ShmHostState::kClosed);
+  REQUIRE(transport.failed());
+  const rt::Status failure = transport.failure();
+  CHECK(failure.code() == rt::StatusCode::kUnavailable);
+  CHECK(std::string(failure.c_str()).find("host closed") != std::string::npos);
+}
+
+TEST_CASE("shm transport: a host that stops reading is a timeout naming the core, not a hang") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock);
+  const Bytes payload = pattern(4000, 6);
+  const rt::Span<const uint8_t> view(payload.data(), payload.size());
+  rt::Status status;
+  int sent = 0;
+  while ((status = transport.send({MessageKind::kOutfeedData, 0, static_cast<uint32_t>(sent)}, view)).is_ok()) ++sent;
+  CHECK(sent * (payload.size() + 24) >= window.control->to_host.capacity / 2);  // the ring took what fits
+  CHECK(status.code() == rt::StatusCode::kDeadlineExceeded);
+  CHECK(std::string(status.c_str()).find("core 3") != std::string::npos);
+  CHECK(clock.now >= kShmRoomTimeoutNs);
+  CHECK_FALSE(transport.failed());  // a slow host is not a corrupt link: the next send may go through
+  REQUIRE(window.to_host.peek().is_ok());
+  window.to_host.release();
+  CHECK(transport.send({MessageKind::kOutfeedData, 0, 99}, view).is_ok());
+}
+
+}  // namespace
