@@ -5,6 +5,7 @@
 #include "hal/board.hpp"
 #include "hal/core.hpp"
 #include "hal/link_window.hpp"
+#include "hal/memory_map.hpp"
 #include "hal_link_port.hpp"
 #include "runtime/link/host_call.hpp"
 #include "runtime/log/log.hpp"
@@ -30,6 +31,8 @@ rt::link::LinkPort& choose_port() {
       const rt::Status usable = rt::link::check_shm_control(control, window.size);
       if (usable.is_ok()) {
         shm_port = new (shm_port_storage) ShmLinkPort(window.base);
+        const hal::FreeMemory tensors = hal::free_memory();  // where host-call results may be placed
+        shm_port->transport().announce_memory(tensors.base, tensors.size);
         shm_port->transport().set_board_state(rt::link::ShmBoardState::kAttached);
         rt::log_info("link: shared memory ({} KiB to the board, {} KiB to the host)", control.to_board.capacity / 1024,
                      control.to_host.capacity / 1024);

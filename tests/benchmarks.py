@@ -85,7 +85,7 @@ def gemm_results() -> list[dict]:
 
 
 def link_throughput_results() -> list[dict]:
-    """Host -> board link throughput into QEMU vs a raw socketpair (tests/bench/link_throughput.py)."""
+    """Host link throughput, round trips and end-to-end figures on both transports (tests/bench/link_throughput.py)."""
     sys.path.insert(0, str(ROOT / "tests" / "bench"))
     import link_throughput
     return link_throughput.link_results()

@@ -49,6 +49,12 @@ class BoardChannel {
   virtual void set_frame_receiver(FrameReceiver receiver) { (void)receiver; }
   // Why the link failed for good (a corrupt shared-memory ring), if it did.
   virtual std::optional<std::string> link_failure() const { return std::nullopt; }
+  // Host-call results written straight into the board's memory where it armed targets for them
+  // (shared memory); which ones were. Byte channels place nothing.
+  virtual std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) {
+    (void)core, (void)id;
+    return std::vector<bool>(results.size(), false);
+  }
   // The largest frame payload the transport carries.
   virtual size_t max_frame_payload() const { return rt::link::kMaxPayload; }
   // "uart" or "shm": which transport carries the frames.

@@ -259,11 +259,24 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
     shapes.push_back(*shape);
   }
   reply.tensor_count = static_cast<uint8_t>(outcome.results.size());
+  std::vector<std::span<const uint8_t>> result_bytes;
+  for (const HostTensor& result : outcome.results) result_bytes.emplace_back(result.bytes.data(), result.bytes.size());
+  const std::vector<bool> placed = output_.place_results(core, id, result_bytes);
   for (size_t i = 0; i < outcome.results.size(); ++i) {
     const HostTensor& result = outcome.results[i];
     reply.tensor_index = static_cast<uint8_t>(i);
     reply.chunk.dtype = result.dtype;
     reply.chunk.shape = shapes[i];
+    if (i < placed.size() && placed[i]) {  // the bytes are in place: say so
+      const rt::link::InPlaceResult in_place{id, reply.tensor_count, reply.tensor_index, result.dtype, shapes[i]};
+      rt::Result<size_t> encoded = rt::link::encode_in_place_result(in_place, payload);
+      if (!encoded) {
+        notes_ << "tpu: cannot encode the reply to host call " << id << ": " << to_string(encoded.status()) << std::endl;
+        return;
+      }
+      send_frame(MessageKind::kHostCallReplyInPlace, static_cast<uint16_t>(core), payload.subspan(0, *encoded));
+      continue;
+    }
     const size_t step = rt::link::max_chunk_data(reply, payload.size());
     uint64_t offset = 0;
     do {

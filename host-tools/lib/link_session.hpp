@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "chunk_assembler.hpp"
 #include "console_tail.hpp"
@@ -44,6 +45,12 @@ class SessionOutput {
   }
   // The largest frame payload the output's transport carries.
   virtual size_t max_frame_payload() const { return rt::link::kMaxPayload; }
+  // Host-call results the transport wrote straight into board memory (shared memory; see
+  // ShmLink::place_results); the session then sends a kHostCallReplyInPlace frame for each.
+  virtual std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) {
+    (void)core, (void)id;
+    return std::vector<bool>(results.size(), false);
+  }
 
  protected:
   ~SessionOutput() = default;

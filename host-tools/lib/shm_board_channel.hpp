@@ -33,6 +33,9 @@ class ShmBoardChannel final : public BoardChannel {
   std::optional<std::string> link_failure() const override { return link_->failure(); }
   std::string transport() const override { return "shm"; }
   size_t max_frame_payload() const override { return rt::link::kMaxRecordPayload; }
+  std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) override {
+    return link_->place_results(core, id, results);
+  }
 
  private:
   size_t exchange();  // frames both ways; returns how many moved

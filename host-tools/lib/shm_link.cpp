@@ -66,14 +66,16 @@ std::unique_ptr<ShmLink> ShmLink::create(const ShmLayout& layout, std::string& e
     ::close(fd);
     return nullptr;
   }
-  void* mapped = ::mmap(nullptr, layout.window_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                        static_cast<off_t>(layout.window_offset));
+  void* mapped = ::mmap(nullptr, layout.ram_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ::close(fd);
   if (mapped == MAP_FAILED) {
-    error = "cannot map the link window of " + link->ram_file_.string() + ": " + errno_text();
+    error = "cannot map " + link->ram_file_.string() + ": " + errno_text();
     return nullptr;
   }
-  link->window_ = static_cast<uint8_t*>(mapped);
+  link->ram_ = static_cast<uint8_t*>(mapped);
+  link->ram_bytes_ = layout.ram_bytes;
+  link->window_offset_ = layout.window_offset;
+  link->window_ = link->ram_ + layout.window_offset;
   link->window_bytes_ = layout.window_bytes;
   link->control_ = reinterpret_cast<rt::link::ShmControl*>(link->window_);
   // The control block, magic last: a board that sees the magic sees a complete block.
@@ -88,7 +90,7 @@ std::unique_ptr<ShmLink> ShmLink::create(const ShmLayout& layout, std::string& e
 
 ShmLink::~ShmLink() {
   close();
-  if (window_ != nullptr) ::munmap(window_, window_bytes_);
+  if (ram_ != nullptr) ::munmap(ram_, ram_bytes_);
   remove_file();
 }
 
@@ -156,6 +158,44 @@ size_t ShmLink::flush() {
     ++sent;
   }
   return sent;
+}
+
+uint8_t* ShmLink::board_memory(uint64_t address, uint64_t bytes) const {
+  const uint64_t window_address = __atomic_load_n(&control_->window_address, __ATOMIC_RELAXED);
+  const uint64_t aperture = __atomic_load_n(&control_->aperture_address, __ATOMIC_RELAXED);
+  const uint64_t aperture_bytes = __atomic_load_n(&control_->aperture_bytes, __ATOMIC_RELAXED);
+  // File offset of a board address: the window's address maps to window_offset_.
+  if (window_address < window_offset_ || aperture < window_address - window_offset_) return nullptr;
+  const uint64_t aperture_offset = aperture - (window_address - window_offset_);
+  const bool aperture_ok = aperture_offset <= ram_bytes_ && aperture_bytes <= ram_bytes_ - aperture_offset &&
+                           (aperture_offset + aperture_bytes <= window_offset_ || aperture_offset >= window_offset_ + window_bytes_);
+  if (!aperture_ok || address < aperture || bytes > aperture_bytes || address - aperture > aperture_bytes - bytes) return nullptr;
+  return ram_ + aperture_offset + (address - aperture);
+}
+
+std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) {
+  std::vector<bool> placed(results.size(), false);
+  if (core >= rt::link::kShmMaxCores || failure_) return placed;
+  rt::link::ShmReplyTarget& target = control_->targets[core];
+  using rt::link::ShmTargetState;
+  if (!rt::link::move_shm_target_state(target, ShmTargetState::kArmed, ShmTargetState::kWriting)) return placed;
+  rt::link::ShmReplyTarget armed;
+  std::memcpy(&armed, &target, sizeof armed);  // one read of the board's fields: checked values are the used ones
+  if (armed.call_id != id) {  // armed for a newer call: this reply is late, leave the targets alone
+    rt::link::set_shm_target_state(target, ShmTargetState::kArmed);
+    return placed;
+  }
+  const size_t count = std::min<size_t>({results.size(), armed.count, rt::link::kShmMaxTargets});
+  for (size_t i = 0; i < count; ++i) {
+    if (armed.address[i] == 0 || armed.bytes[i] != results[i].size()) continue;
+    uint8_t* destination = board_memory(armed.address[i], armed.bytes[i]);
+    if (destination == nullptr) continue;
+    if (!results[i].empty()) std::memcpy(destination, results[i].data(), results[i].size());
+    bytes_placed_ += results[i].size();
+    placed[i] = true;
+  }
+  rt::link::set_shm_target_state(target, ShmTargetState::kWritten);  // release: the bytes before the frames
+  return placed;
 }
 
 size_t ShmLink::receive(const Receiver& receiver, size_t max_frames) {

@@ -8,6 +8,10 @@
 // as the board says it attached (QEMU has it mapped by then, so nothing is left behind even if this
 // tool is killed), and in any case when the ShmLink is destroyed (normal exit, Ctrl-C, errors).
 //
+// The whole RAM file is mapped (address space only: pages cost nothing until touched), so host-call
+// results can be placed straight into the board's memory (place_results: only inside the aperture
+// the board announced, only for results whose armed target they fit exactly; shm_ring.hpp).
+//
 // Sending never blocks: a frame that does not fit the ring now waits in a host-side queue and goes
 // out on a later flush(). Receiving copies each record out of the window before checking it, so a
 // board that keeps writing cannot change a frame after its check. A corrupt ring is final:
@@ -57,6 +61,12 @@ class ShmLink {
   // returns how many. Stops at a corrupt record (failure() then says why).
   size_t receive(const Receiver& receiver, size_t max_frames = 256);
 
+  // Copies the results of host call `id` of `core` that have an armed target of exactly their size
+  // straight into board memory; returns which ones it placed (none if the board armed nothing for
+  // this call, e.g. it timed out already). The caller sends a kHostCallReplyInPlace frame for each.
+  std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results);
+  uint64_t bytes_placed() const { return bytes_placed_; }
+
   // Why the link can no longer be used, if it cannot.
   const std::optional<std::string>& failure() const { return failure_; }
   rt::link::ShmBoardState board_state() const;
@@ -73,8 +83,16 @@ class ShmLink {
   std::filesystem::path folder_;
   std::filesystem::path ram_file_;
   bool file_present_ = false;
+  // The board's memory [address, address + bytes) as a pointer into the RAM mapping, if all of it
+  // lies inside the aperture the board announced (and the aperture inside the file, off the window).
+  uint8_t* board_memory(uint64_t address, uint64_t bytes) const;
+
+  uint8_t* ram_ = nullptr;  // the whole RAM file
+  size_t ram_bytes_ = 0;
+  uint64_t window_offset_ = 0;
   uint8_t* window_ = nullptr;
   size_t window_bytes_ = 0;
+  uint64_t bytes_placed_ = 0;
   rt::link::ShmControl* control_ = nullptr;
   rt::link::ShmRingWriter to_board_;
   rt::link::ShmRingReader to_host_;

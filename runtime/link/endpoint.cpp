@@ -168,6 +168,7 @@ void Endpoint::on_frame(const FrameView& frame) {
   switch (frame.header.kind) {
     case MessageKind::kHello: on_hello(frame); break;
     case MessageKind::kHostCallReply: on_reply(frame); break;
+    case MessageKind::kHostCallReplyInPlace: on_reply_in_place(frame); break;
     case MessageKind::kError: on_host_error(frame); break;
     case MessageKind::kInfeedData: on_infeed(frame); break;  // infeed_endpoint.cpp
     default: {
@@ -215,6 +216,37 @@ void Endpoint::on_reply(const FrameView& frame) {
   accept_reply_chunk(call, *reply);
 }
 
+// A result the host wrote straight into its destination (a frame transport's target, armed by
+// host_call): nothing to copy, only to check that it is the result the call expects next.
+void Endpoint::on_reply_in_place(const FrameView& frame) {
+  const unsigned channel = frame.header.channel;
+  Result<InPlaceResult> reply = parse_in_place_result(frame.payload);
+  FrameTransport* transport = port_.frame_transport();
+  if (!reply) return send_error(reply.status().code(), frame, reply.status().message());
+  if (channel >= kMaxLinkCores || transport == nullptr)
+    return send_error(StatusCode::kInvalidArgument, frame, "no armed result target on that channel");
+  PendingCall& call = calls_[channel];
+  const bool waiting = call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kWaiting);
+  if (!waiting || reply->id != call.id) {
+    ++counters_.stale_replies;
+    return;
+  }
+  if (reply->tensor_count != call.results.size() || reply->tensor_index != call.next_result || call.next_offset != 0 ||
+      !transport->reply_target_armed(channel, call.id, reply->tensor_index))
+    return finish_call(call, Status::error(StatusCode::kAborted,
+                                           "host call {} '{}': the host says result {} of {} is in place, but it is not "
+                                           "the next result with an armed target",
+                                           call.id, call.function, reply->tensor_index, reply->tensor_count));
+  const Tensor& destination = call.results[reply->tensor_index].tensor_destination();
+  if (reply->dtype != destination.dtype || !same_shape(reply->shape, destination.shape))
+    return finish_call(call, invalid_argument("host call {} '{}': result {} should be {}{}, the host placed {}{}", call.id,
+                                              call.function, reply->tensor_index, dtype_name(destination.dtype),
+                                              dims_of(destination.shape), dtype_name(reply->dtype),
+                                              dims_of(reply->shape)));
+  if (++call.next_result < reply->tensor_count) return;
+  finish_results(call);
+}
+
 void Endpoint::accept_reply_chunk(PendingCall& call, const CallMessage& reply) {
   if (reply.tensor_count != call.results.size())
     return finish_call(call, invalid_argument("host call {} '{}' returned {} results, the caller expects {}", call.id,
@@ -248,6 +280,10 @@ void Endpoint::accept_reply_chunk(PendingCall& call, const CallMessage& reply) {
   if (call.next_offset < *tensor_byte_size(chunk.dtype, chunk.shape)) return;  // parse_call validated the size
   call.next_offset = 0;
   if (++call.next_result < reply.tensor_count) return;
+  finish_results(call);
+}
+
+void Endpoint::finish_results(PendingCall& call) {
   for (const HostResult& result : call.results)
     if (result.is_text() && result.text_destination().truncated())
       return finish_call(call, Status::error(StatusCode::kResourceExhausted,
@@ -381,12 +417,13 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
   call.next_result = 0;
   call.next_offset = 0;
   call.state.store(static_cast<uint32_t>(CallState::kWaiting), MemoryOrder::kRelease);
-  const Status sent = send_call_request(call.id, *text, arguments);
-  if (!sent.is_ok()) {
-    cancel_call(call);
-    return sent;
-  }
-  return wait_for_reply(call, deadline, timeout_ns);
+  FrameTransport* transport = port_.frame_transport();
+  const bool armed = transport != nullptr && transport->arm_reply_targets(core, call.id, results);
+  Status outcome = send_call_request(call.id, *text, arguments);
+  if (!outcome.is_ok()) cancel_call(call);
+  else outcome = wait_for_reply(call, deadline, timeout_ns);
+  if (armed) transport->disarm_reply_targets(core);  // after this, the host writes nothing more for this call
+  return outcome;
 }
 
 // ---------------------------------------------------------------- outfeed

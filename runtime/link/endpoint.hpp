@@ -139,7 +139,9 @@ class Endpoint final : private FrameSink {
   void on_host_error(const FrameView& frame);
   void on_infeed(const FrameView& frame);
   InfeedBuffer* infeed_buffer(uint16_t queue) const;
+  void on_reply_in_place(const FrameView& frame);
   void accept_reply_chunk(PendingCall& call, const CallMessage& reply);
+  void finish_results(PendingCall& call);  // every result arrived: checks text fits, ends the call
   void finish_call(PendingCall& call, const Status& outcome);
 
   Result<StringView> build_call_text(StringView function, StringView argument, CoreBuffers& buffers);

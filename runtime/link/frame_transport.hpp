@@ -4,6 +4,7 @@
 // console text in between (the console keeps its UART).
 #pragma once
 #include "decoder.hpp"
+#include "host_result.hpp"
 
 namespace rt::link {
 
@@ -20,6 +21,20 @@ class FrameTransport {
   virtual DecoderCounters counters() const = 0;
   // The largest frame payload it receives (the board's hello announces it; the byte stream's is kMaxPayload).
   virtual size_t max_receive_payload() const = 0;
+
+  // Host-call results placed straight into their destinations (shared memory: shm_ring.hpp,
+  // "Results in place"). Before the request goes out, the calling core arms its targets (true if it
+  // did); a kHostCallReplyInPlace frame is accepted only for a result whose target was armed; when
+  // the call ends, done or not, the core disarms them (waiting for a host that is writing).
+  virtual bool arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) {
+    (void)core, (void)call_id, (void)results;
+    return false;
+  }
+  virtual bool reply_target_armed(unsigned core, uint32_t call_id, unsigned index) const {
+    (void)core, (void)call_id, (void)index;
+    return false;
+  }
+  virtual void disarm_reply_targets(unsigned core) { (void)core; }
 
  protected:
   ~FrameTransport() = default;

@@ -298,6 +298,47 @@ Result<CallMessage> parse_call(MessageKind kind, Span<const uint8_t> payload) {
   return call;
 }
 
+Result<size_t> encode_in_place_result(const InPlaceResult& result, Span<uint8_t> out) {
+  if (result.tensor_count == 0 || result.tensor_index >= result.tensor_count)
+    return invalid_argument("in-place result {} of {}: the index must be below a non-zero count", result.tensor_index,
+                            result.tensor_count);
+  const uint8_t code = dtype_wire_code(result.dtype);
+  if (code == 0) return invalid_argument("tensor dtype {} has no link code", result.dtype);
+  WireWriter writer(out);
+  writer.u32(result.id);
+  writer.u8(result.tensor_count);
+  writer.u8(result.tensor_index);
+  writer.u8(code);
+  writer.u8(result.shape.rank);
+  for (unsigned d = 0; d < result.shape.rank; ++d) writer.u64(static_cast<uint64_t>(result.shape.dims[d]));
+  return finish_encode(writer, "host-call-reply-in-place", out.size());
+}
+
+Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload) {
+  WireReader reader(payload);
+  InPlaceResult result;
+  result.id = reader.u32();
+  result.tensor_count = reader.u8();
+  result.tensor_index = reader.u8();
+  const uint8_t code = reader.u8();
+  const uint8_t rank = reader.u8();
+  if (reader.failed()) return invalid_argument("host-call-reply-in-place payload of {} bytes is truncated", payload.size());
+  if (result.tensor_count == 0 || result.tensor_index >= result.tensor_count)
+    return invalid_argument("in-place result {} of {}: the index must be below a non-zero count", result.tensor_index,
+                            result.tensor_count);
+  Result<DType> dtype = dtype_from_wire_code(code);
+  if (!dtype) return dtype.status();
+  result.dtype = *dtype;
+  if (rank > kMaxRank) return invalid_argument("in-place result has rank {}, the maximum is {}", rank, kMaxRank);
+  int64_t dims[kMaxRank];
+  for (unsigned d = 0; d < rank; ++d) dims[d] = static_cast<int64_t>(reader.u64());
+  RT_RETURN_IF_ERROR(finish_parse(reader, "host-call-reply-in-place"));
+  Result<Shape> shape = Shape::make(Span<const int64_t>(dims, rank));
+  if (!shape) return shape.status();
+  result.shape = *shape;
+  return result;
+}
+
 size_t max_chunk_data(const CallMessage& call, size_t max_payload) {
   const size_t fixed = kCallFixed + call.text.size() + tensor_chunk_header_size(call.chunk.shape.rank);
   return fixed < max_payload ? max_payload - fixed : 0;

@@ -30,6 +30,9 @@
 //   text: the function or computation name (non-empty) in requests and runs; the error message in
 //   replies and results (empty if status is 0; a non-zero status carries no tensors). One message
 //   per chunk of each tensor (argument, result, input, output) in order; tensor_count 0: no chunk.
+// kHostCallReplyInPlace, host -> board, channel = the calling core (shared memory only: the result's
+// bytes are already at the target the board armed, shm_ring.hpp):
+//   u32 id | u8 tensor_count | u8 tensor_index (< count) | u8 dtype | u8 rank | u64 dims[rank]
 // kError, both ways, channel = the core concerned (0 if none):
 //   status (not 0) | u8 related_kind (0 if none) | u32 related_sequence | str16 message
 // kTrace, board -> host, channel 0:
@@ -89,6 +92,17 @@ struct CallMessage {
   StringView text;
   TensorChunk chunk;  // used iff tensor_count > 0
 };
+
+struct InPlaceResult {
+  uint32_t id = 0;
+  uint8_t tensor_count = 0;
+  uint8_t tensor_index = 0;
+  DType dtype = DType::kF32;
+  Shape shape;
+};
+
+Result<size_t> encode_in_place_result(const InPlaceResult& result, Span<uint8_t> out);
+Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload);
 
 struct ErrorMessage {
   StatusCode code = StatusCode::kInternal;

@@ -17,9 +17,11 @@ enum class MessageKind : uint8_t {
   kResult = 9,           // board -> host: its status and outputs
   kError = 10,           // both ways: a request or message could not be served
   kTrace = 11,           // board -> host: a batch of trace events
+  kHostCallReplyInPlace = 12,  // host -> board: a host-call result already written at its target
+                               // (shared memory; payload as a reply chunk without data)
 };
 
-inline constexpr uint8_t kLastMessageKind = 11;
+inline constexpr uint8_t kLastMessageKind = 12;
 
 constexpr bool is_known_message_kind(uint8_t kind) { return kind >= 1 && kind <= kLastMessageKind; }
 

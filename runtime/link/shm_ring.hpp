@@ -31,6 +31,16 @@
 // the guest's accesses to the RAM file, and on the host they are x86 (TSO) or Arm host atomics on the
 // same mapping, so a host acquire load of head observes every guest store made before the release.
 //
+// Results in place. A host call's tensor results can skip the rings: before it sends the request,
+// the calling core arms its ShmReplyTarget (the call id and each result's address and size in the
+// board's memory); the host, when it replies, claims the target (armed -> writing, a compare-and-
+// swap), copies each result that fits its target exactly straight into board memory, marks the
+// target written and then sends a small kHostCallReplyInPlace frame per such result (the ring's
+// release/acquire orders the bytes before the frame). A call that ends first (timeout) disarms its
+// target (armed -> idle); if the host is writing at that moment the core waits for "written", so a
+// late reply never lands in a buffer the caller already reused. The host writes only inside the
+// aperture the board announced (its tensor memory), after checking every range against it.
+//
 // Trust. The reader checks everything it takes from the window before using it: indices (the
 // peer may write garbage), the record header, the length against the ring and the published bytes.
 // A violation is a fault (sticky): the reader says what is wrong and never reads outside the data
@@ -68,6 +78,26 @@ enum class ShmHostState : uint32_t {
   kClosed = 2,  // tpu stopped serving (it exits; the board's waits for it fail at once)
 };
 
+inline constexpr unsigned kShmMaxCores = 16;
+inline constexpr unsigned kShmMaxTargets = 8;  // results of one host call that can be placed directly
+
+// A core's armed host-call result destinations (see "Results in place").
+enum class ShmTargetState : uint32_t {
+  kIdle = 0,
+  kArmed = 1,    // the board set the targets for call_id (and waits for the reply)
+  kWriting = 2,  // the host claimed them and is copying results into board memory
+  kWritten = 3,  // the host is done with them (the reply frames follow)
+};
+
+struct alignas(64) ShmReplyTarget {
+  uint32_t state;    // ShmTargetState, atomically
+  uint32_t call_id;
+  uint32_t count;    // entries below (<= kShmMaxTargets); address 0 = that result has no target
+  uint32_t reserved;
+  uint64_t address[kShmMaxTargets];  // in the board's address space
+  uint64_t bytes[kShmMaxTargets];
+};
+
 struct ShmControl {
   uint64_t magic;    // kShmMagic once the host set the window up
   uint32_t version;  // kShmVersion
@@ -77,6 +107,12 @@ struct ShmControl {
   uint32_t reserved[2];
   alignas(64) uint32_t board_state;  // ShmBoardState, written by the board (atomically: below)
   alignas(64) uint32_t host_state;   // ShmHostState, written by the host
+  // Written by the board before it sets board_state to attached: its address of the window's first
+  // byte, and the aperture (its tensor memory) the host may place host-call results into.
+  alignas(64) uint64_t window_address;
+  uint64_t aperture_address;
+  uint64_t aperture_bytes;
+  ShmReplyTarget targets[kShmMaxCores];  // one per core
 };
 static_assert(sizeof(ShmControl) <= kShmControlBytes, "the control block fits its page");
 
@@ -92,6 +128,18 @@ inline ShmHostState shm_host_state(const ShmControl& control) {
 }
 inline void set_shm_host_state(ShmControl& control, ShmHostState state) {
   __atomic_store_n(&control.host_state, static_cast<uint32_t>(state), __ATOMIC_RELEASE);
+}
+inline ShmTargetState shm_target_state(const ShmReplyTarget& target) {
+  return static_cast<ShmTargetState>(__atomic_load_n(&target.state, __ATOMIC_ACQUIRE));
+}
+inline void set_shm_target_state(ShmReplyTarget& target, ShmTargetState state) {
+  __atomic_store_n(&target.state, static_cast<uint32_t>(state), __ATOMIC_RELEASE);
+}
+// from -> to if the state is `from`; false (nothing changed) otherwise.
+inline bool move_shm_target_state(ShmReplyTarget& target, ShmTargetState from, ShmTargetState to) {
+  uint32_t expected = static_cast<uint32_t>(from);
+  return __atomic_compare_exchange_n(&target.state, &expected, static_cast<uint32_t>(to), false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE);
 }
 
 struct ShmRingIndices {

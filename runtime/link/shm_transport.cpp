@@ -1,6 +1,8 @@
 // The board's shared-memory link transport (shm_transport.hpp).
 #include "shm_transport.hpp"
 
+#include "tensor_chunk.hpp"
+
 namespace rt::link {
 
 ShmTransport::ShmTransport(uint8_t* window, ShmClock& clock)
@@ -51,6 +53,47 @@ Status ShmTransport::send(const FrameHeader& header, Span<const uint8_t> payload
   }
   to_host_.write(head, payload, tail);
   return Status::ok();
+}
+
+void ShmTransport::announce_memory(const uint8_t* aperture, size_t aperture_bytes) {
+  control_->window_address = reinterpret_cast<uintptr_t>(control_);
+  control_->aperture_address = reinterpret_cast<uintptr_t>(aperture);
+  control_->aperture_bytes = aperture_bytes;
+}
+
+bool ShmTransport::arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) {
+  if (core >= kShmMaxCores || results.empty() || results.size() > kShmMaxTargets || failed()) return false;
+  ShmReplyTarget& target = control_->targets[core];
+  if (shm_target_state(target) != ShmTargetState::kIdle) return false;  // the last call's host is still writing
+  target.call_id = call_id;
+  target.count = static_cast<uint32_t>(results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    const bool placeable = !results[i].is_text() && results[i].tensor_destination().is_contiguous();
+    const Tensor& tensor = results[i].tensor_destination();
+    const Result<uint64_t> bytes = placeable ? tensor_byte_size(tensor.dtype, tensor.shape) : Result<uint64_t>(0);
+    target.address[i] = placeable && bytes ? reinterpret_cast<uintptr_t>(tensor.data) : 0;
+    target.bytes[i] = placeable && bytes ? *bytes : 0;
+  }
+  set_shm_target_state(target, ShmTargetState::kArmed);  // release: the fields above first
+  return true;
+}
+
+bool ShmTransport::reply_target_armed(unsigned core, uint32_t call_id, unsigned index) const {
+  if (core >= kShmMaxCores) return false;
+  const ShmReplyTarget& target = control_->targets[core];
+  const ShmTargetState state = shm_target_state(target);
+  return (state == ShmTargetState::kWritten || state == ShmTargetState::kWriting) && target.call_id == call_id &&
+         index < target.count && target.address[index] != 0;
+}
+
+void ShmTransport::disarm_reply_targets(unsigned core) {
+  if (core >= kShmMaxCores) return;
+  ShmReplyTarget& target = control_->targets[core];
+  if (move_shm_target_state(target, ShmTargetState::kArmed, ShmTargetState::kIdle)) return;
+  const uint64_t start = clock_.now_ns();
+  while (shm_target_state(target) == ShmTargetState::kWriting && clock_.now_ns() - start < kShmHostWritingTimeoutNs)
+    clock_.idle();  // the host is copying into the caller's buffers: they must not be reused yet
+  set_shm_target_state(target, ShmTargetState::kIdle);
 }
 
 size_t ShmTransport::max_receive_payload() const {

@@ -22,6 +22,7 @@ class ShmClock {
 };
 
 inline constexpr uint64_t kShmRoomTimeoutNs = 10ull * 1000 * 1000 * 1000;  // a host that stopped reading
+inline constexpr uint64_t kShmHostWritingTimeoutNs = 5ull * 1000 * 1000 * 1000;  // a host that died mid-copy
 
 class ShmTransport final : public FrameTransport {
  public:
@@ -34,6 +35,13 @@ class ShmTransport final : public FrameTransport {
   Status failure() override;
   DecoderCounters counters() const override { return counters_; }
   size_t max_receive_payload() const override;
+  bool arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) override;
+  bool reply_target_armed(unsigned core, uint32_t call_id, unsigned index) const override;
+  void disarm_reply_targets(unsigned core) override;
+
+  // What the host may write results into (the board's tensor memory) and where the window is, in
+  // the board's address space; written into the control block before the board says it attached.
+  void announce_memory(const uint8_t* aperture, size_t aperture_bytes);
 
   // The board's state for the host to see (attached once the endpoint uses the window, finished at the end).
   void set_board_state(ShmBoardState state) { set_shm_board_state(*control_, state); }

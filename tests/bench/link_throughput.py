@@ -1,31 +1,91 @@
 #!/usr/bin/env python3
-"""Host -> board link throughput (make bench): how fast bulk tensor data crosses the host link into
-a board under QEMU, against a raw Unix socket on the same machine.
+"""Host link benchmarks (make bench): what moving data between the PC and a QEMU board costs, on the
+shared-memory transport and on the UART, against what the same machine does without a board.
 
-The board side is `tpu exec matmul` with A = [1, N] and B = [N, 1] float32: the host sends 8N bytes
-of tensor data as host-call reply frames (COBS, CRC-32, 4 KiB payloads: the framing infeed uses too)
-and gets 4 bytes back, so the transfer is one-way. Boot, build checks and the tiny compute cancel out
-in the difference between a large and a small N. The baseline pushes the same number of bytes through
-a socketpair (one writer, one reader thread) in this process. Needs no NumPy (the .npy files are
-written by hand). Prints and returns {"bench", "metric", "value", "unit", "baseline", "ratio"} lines.
+The board side is the link-bench app (firmware/apps/link-bench), timed with the board's own clock
+around each host call, so boot and build never count:
+  host -> board   host_call("link_source") returns n bytes (host-call reply frames, as infeed data
+                  and tpu exec inputs travel), 64 KiB .. 64 MiB, every byte checked on the board;
+  board -> host   host_call("link_sink") takes n bytes (as outfeed data travels), checked on the host;
+  round trip      1000 host calls of "echo" with a float32 scalar: median and p99.
+Baselines from tests/bench/link_baselines.cpp in the same run: a Unix socketpair between two threads
+(256 KiB writes) and a memcpy of the same bytes for throughput, a socketpair ping-pong for the round
+trip. Also end to end: `tpu exec matmul` with 64 MiB of input on qemu-virt-a53 (wall clock, target
+< 10 s), and the infeed step rate of the infeed app at 8 replicas (tpu run's rate line).
+Prints and returns {"bench", "metric", "value", "unit", "baseline", "ratio"} lines.
 """
 from __future__ import annotations
 
 import json
-import socket
+import re
 import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TPU = ROOT / "build" / "host-tools" / "tpu"
-SMALL_N = 1024
-LARGE_N = 1 << 15  # 256 KiB of tensor data (the emulated UARTs take ~30-50 KB/s: 8 MiB would take minutes)
-REPEATS = 2
+BASELINES = ROOT / "build" / "bench" / "link_baselines"
+SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
+BOARDS = ("qemu-virt-a53", "qemu-virt-rv64")
+TRANSPORTS = ("shm", "uart")
+
+
+def size_name(size: int) -> str:
+    return f"{size >> 20}MiB" if size >= 1 << 20 else f"{size >> 10}KiB"
+
+
+def build_baselines() -> None:
+    BASELINES.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["g++", "-std=c++20", "-O2", "-pthread", str(ROOT / "tests/bench/link_baselines.cpp"), "-o",
+                    str(BASELINES)], check=True, timeout=300)
+
+
+def baselines() -> tuple[dict[int, dict], dict]:
+    output = subprocess.run([str(BASELINES), *map(str, SIZES)], capture_output=True, text=True, check=True,
+                            timeout=600).stdout
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    return {line["size"]: line for line in lines if "size" in line}, next(line for line in lines if "pingpong_median_us" in line)
+
+
+def link_bench(board: str, transport: str) -> list[dict]:
+    command = [str(TPU), "run", "--board", board, "--cores", "1", "--link", transport, "--timeout", "900", "link-bench"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=1200)
+    if result.returncode != 0:
+        raise SystemExit(f"link benchmark: {' '.join(command)} failed:\n{(result.stdout + result.stderr)[-3000:]}")
+    return [json.loads(match) for match in re.findall(r"LINK-BENCH (\{.*\})", result.stdout)]
+
+
+def throughput_lines(board: str, transport: str, figures: list[dict], base: dict[int, dict]) -> list[dict]:
+    results = []
+    for figure in figures:
+        if figure["direction"] == "round-trip":
+            continue
+        size = figure["bytes"]
+        mb_s = size / figure["seconds"] / 1e6
+        socket_mb_s, memcpy_mb_s = base[size]["socketpair_mb_s"], base[size]["memcpy_mb_s"]
+        results.append({"bench": f"link/{figure['direction']}/{board}/{transport}/{size_name(size)}", "metric": "throughput",
+                        "value": round(mb_s, 2), "unit": "MB/s",
+                        "baseline": "Unix socketpair between two threads, same bytes (C++, 256 KiB writes)",
+                        "ratio": round(mb_s / socket_mb_s, 5), "baseline_value": socket_mb_s,
+                        "memcpy_mb_s": memcpy_mb_s, "memcpy_ratio": round(mb_s / memcpy_mb_s, 5)})
+    return results
+
+
+def round_trip_lines(board: str, transport: str, figures: list[dict], ping: dict) -> list[dict]:
+    results = []
+    for figure in figures:
+        if figure["direction"] != "round-trip":
+            continue
+        for quantile, key in (("median", "median_us"), ("p99", "p99_us")):
+            base = ping[f"pingpong_{key}"]
+            results.append({"bench": f"link/host-call-round-trip/{board}/{transport}/{quantile}", "metric": "latency",
+                            "value": round(figure[key], 2), "unit": "us",
+                            "baseline": f"socketpair ping-pong between two threads ({quantile})",
+                            "ratio": round(figure[key] / base, 3), "baseline_value": base})
+    return results
 
 
 def write_npy_f32(path: Path, shape: tuple[int, ...], fill: float) -> None:
@@ -35,68 +95,60 @@ def write_npy_f32(path: Path, shape: tuple[int, ...], fill: float) -> None:
     for d in shape:
         count *= d
     with path.open("wb") as out:
-        out.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        out.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
         out.write(struct.pack("<f", fill) * count)
 
 
-def exec_seconds(board: str, work: Path, n: int) -> float:
-    a, b, c = work / f"a{n}.npy", work / f"b{n}.npy", work / f"c{n}.npy"
+def exec_64mib_line(work: Path) -> dict:
+    n = 8 << 20  # A [1, n] and B [n, 1] float32: 32 MiB each
+    a, b, c = work / "a.npy", work / "b.npy", work / "c.npy"
     write_npy_f32(a, (1, n), 0.5)
     write_npy_f32(b, (n, 1), 0.25)
-    command = [str(TPU), "exec", "--board", board, "--timeout", "600", "matmul", str(a), str(b), "-o", str(c)]
+    command = [str(TPU), "exec", "--board", "qemu-virt-a53", "--timeout", "600", "matmul", str(a), str(b), "-o", str(c)]
+    subprocess.run(["make", "-s", "image", "BOARD=qemu-virt-a53", "APP=exec"], cwd=ROOT, check=True, timeout=900)
     start = time.perf_counter()
-    result = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
-        raise SystemExit(f"link throughput: {' '.join(command)} failed:\n{result.stdout[-3000:]}")
-    return elapsed
+        raise SystemExit(f"link benchmark: {' '.join(command)} failed:\n{(result.stdout + result.stderr)[-3000:]}")
+    return {"bench": "link/tpu-exec-matmul-64MiB/qemu-virt-a53/shm", "metric": "wall time", "value": round(elapsed, 2),
+            "unit": "s", "baseline": "target: under 10 s end to end (build excluded)", "ratio": round(elapsed / 10, 3)}
 
 
-def raw_socket_mb_per_s(total_bytes: int) -> float:
-    writer, reader = socket.socketpair()
-    received = [0]
-
-    def drain() -> None:
-        while received[0] < total_bytes:
-            chunk = reader.recv(1 << 16)
-            if not chunk:
-                break
-            received[0] += len(chunk)
-
-    block = b"\x5a" * 4096
-    thread = threading.Thread(target=drain)
-    start = time.perf_counter()
-    thread.start()
-    sent = 0
-    while sent < total_bytes:
-        writer.sendall(block)
-        sent += len(block)
-    thread.join()
-    elapsed = time.perf_counter() - start
-    writer.close()
-    reader.close()
-    return sent / elapsed / 1e6
-
-
-def link_results(boards: tuple[str, ...] = ("qemu-virt-a53", "qemu-virt-rv64")) -> list[dict]:
-    subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, timeout=900)
+def infeed_rate_lines() -> list[dict]:
     results = []
+    for transport in TRANSPORTS:
+        command = ["/usr/bin/python3", str(ROOT / "tests/infeed_check.py"), "--board", "qemu-virt-a53", "--cores", "8",
+                   "--steps", "200", "--link", transport, "--timeout", "600"]
+        output = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900).stdout
+        rate = re.search(r"tuples sent, \d+ consumed, .*?([\d.]+) tuples/s", output)
+        if "PASS infeed" not in output or not rate:
+            raise SystemExit(f"link benchmark: {' '.join(command)} did not pass:\n{output[-3000:]}")
+        results.append({"bench": f"link/infeed-steps/qemu-virt-a53/8-replicas/{transport}", "metric": "step rate",
+                        "value": float(rate.group(1)), "unit": "tuples/s",
+                        "baseline": "the same run over the UART" if transport == "shm" else "none (the UART itself)",
+                        "ratio": None})
+    if len(results) == 2 and results[1]["value"] > 0:
+        results[0]["ratio"] = round(results[0]["value"] / results[1]["value"], 2)
+    return results
+
+
+def link_results() -> list[dict]:
+    subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, timeout=900)
+    build_baselines()
+    base, ping = baselines()
+    results = []
+    for board in BOARDS:
+        for transport in TRANSPORTS:
+            figures = link_bench(board, transport)
+            results += throughput_lines(board, transport, figures, base)
+            results += round_trip_lines(board, transport, figures, ping)
     with tempfile.TemporaryDirectory() as directory:
-        work = Path(directory)
-        for board in boards:
-            exec_seconds(board, work, SMALL_N)  # builds the exec image once, outside the timing
-            small = min(exec_seconds(board, work, SMALL_N) for _ in range(REPEATS))
-            large = min(exec_seconds(board, work, LARGE_N) for _ in range(REPEATS))
-            payload = 8 * (LARGE_N - SMALL_N)
-            link = payload / max(large - small, 1e-9) / 1e6
-            raw = raw_socket_mb_per_s(8 * LARGE_N)
-            results.append({"bench": f"link/host-to-board/{board}", "metric": "throughput", "value": round(link, 3),
-                            "unit": "MB/s", "baseline": "raw Unix socketpair, same bytes, same machine",
-                            "ratio": link / raw, "baseline_value": round(raw, 1),
-                            "note": f"tpu exec matmul [1,N]x[N,1], N {SMALL_N} vs {LARGE_N}, best of {REPEATS}"})
+        results.append(exec_64mib_line(Path(directory)))
+    results += infeed_rate_lines()
     return results
 
 
 if __name__ == "__main__":
-    for entry in link_results(tuple(sys.argv[1:]) or ("qemu-virt-a53", "qemu-virt-rv64")):
+    for entry in link_results():
         print(json.dumps(entry))

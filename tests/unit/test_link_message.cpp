@@ -280,7 +280,19 @@ TEST_CASE("A tensor larger than a frame travels as chunks and is put back togeth
   message.chunk.data = rt::Span<const uint8_t>(big.data(), room_rank1 + 1);
   CHECK(encode_error([&](rt::Span<uint8_t> out) { return encode_queue_data(message, out); }) ==
         "queue data payload does not fit in the 4096 byte output");
-  CHECK_FALSE(encode_queue_data(message, rt::Span<uint8_t>(out.data(), out.size())).is_ok());
+  // With room in the output the message encodes, one byte over what a UART frame carries: the frame
+  // layer refuses it there, while shared-memory records (up to kMaxRecordPayload) take it.
+  auto over = encode_queue_data(message, rt::Span<uint8_t>(out.data(), out.size()));
+  REQUIRE(over.is_ok());
+  CHECK(*over == kMaxPayload + 1);
+  Bytes wire(max_wire_frame_size(*over) + 16);
+  CHECK_FALSE(encode_frame({MessageKind::kInfeedData, 0, 0}, rt::Span<const uint8_t>(out.data(), *over),
+                           rt::Span<uint8_t>(wire.data(), wire.size()))
+                  .is_ok());
+  uint8_t head[kFrameHeaderBytes], tail[kFrameCrcBytes];
+  CHECK(frame_body_parts({MessageKind::kInfeedData, 0, 0}, rt::Span<const uint8_t>(out.data(), *over), head, tail,
+                         kMaxRecordPayload)
+            .is_ok());
 }
 
 TEST_CASE("Infeed credits round-trip", "[link][message]") {
@@ -322,10 +334,18 @@ TEST_CASE("Host-call request, reply, run and result round-trip", "[link][message
   CHECK(encoded([&](rt::Span<uint8_t> out) {
           return encode_call(MessageKind::kHostCallRequest, request, out);
         }).size() == kMaxPayload);
-  request.chunk.data = rt::Span<const uint8_t>(big.data(), room + 1);
-  CHECK_FALSE(encode_call(MessageKind::kHostCallRequest, request,
-                          rt::Span<uint8_t>(Bytes(2 * kMaxPayload).data(), 2 * kMaxPayload))
-                  .is_ok());
+  // No message exceeds the largest record payload, whatever room the output has.
+  const Bytes huge(kMaxRecordPayload + 64, 0x11);
+  request.chunk = chunk_of(DType::kI8, shape_of({static_cast<int64_t>(huge.size())}), huge);
+  const size_t record_room = max_chunk_data(request, kMaxRecordPayload);
+  CHECK(record_room == kMaxRecordPayload - 9 - request.text.size() - 18);
+  Bytes roomy(2 * kMaxRecordPayload);
+  request.chunk.data = rt::Span<const uint8_t>(huge.data(), record_room);
+  auto largest = encode_call(MessageKind::kHostCallRequest, request, rt::Span<uint8_t>(roomy.data(), roomy.size()));
+  REQUIRE(largest.is_ok());
+  CHECK(*largest == kMaxRecordPayload);
+  request.chunk.data = rt::Span<const uint8_t>(huge.data(), record_room + 1);
+  CHECK_FALSE(encode_call(MessageKind::kHostCallRequest, request, rt::Span<uint8_t>(roomy.data(), roomy.size())).is_ok());
 
   CallMessage failed;
   failed.id = 77;
@@ -563,4 +583,34 @@ TEST_CASE("Parsers survive random payloads; what they accept re-encodes to the s
     }
   }
   CHECK(accepted > 1000);  // the mutations leave plenty of valid payloads to re-encode
+}
+
+TEST_CASE("In-place host-call result round-trip and bad fields", "[link][message]") {
+  const InPlaceResult result{0x01020304, 3, 2, DType::kI32, shape_of({2, 5})};
+  const Bytes payload = encoded([&](rt::Span<uint8_t> out) { return encode_in_place_result(result, out); });
+  // u32 id | u8 count | u8 index | u8 dtype | u8 rank | u64 dims
+  REQUIRE(payload.size() == 4 + 4 + 16);
+  CHECK(Bytes(payload.begin(), payload.begin() + 6) == Bytes({4, 3, 2, 1, 3, 2}));
+  CHECK(payload[6] == 3);  // int32's link code (tensor_chunk.cpp's table: f32 1, f64 2, i32 3, ...)
+  CHECK(payload[7] == 2);  // rank
+  CHECK(payload[8] == 2);  // dims[0]
+  CHECK(payload[16] == 5);
+  auto parsed = parse_in_place_result(view(payload));
+  REQUIRE(parsed.is_ok());
+  CHECK(parsed->id == result.id);
+  CHECK(parsed->tensor_count == 3);
+  CHECK(parsed->tensor_index == 2);
+  CHECK(parsed->dtype == DType::kI32);
+  CHECK(parsed->shape.rank == 2);
+  CHECK(parsed->shape.dims[1] == 5);
+  Bytes bad = payload;
+  bad[5] = 3;  // index == count
+  CHECK_FALSE(parse_in_place_result(view(bad)).is_ok());
+  CHECK_FALSE(parse_in_place_result(view(Bytes(payload.begin(), payload.end() - 1))).is_ok());  // truncated
+  Bytes longer = payload;
+  longer.push_back(0);
+  CHECK_FALSE(parse_in_place_result(view(longer)).is_ok());  // trailing byte
+  CHECK_FALSE(encode_error([&](rt::Span<uint8_t> out) {
+                return encode_in_place_result({1, 0, 0, DType::kF32, shape_of({})}, out);
+              }).empty());
 }
