@@ -8,6 +8,7 @@
 
 #include "host-tools/lib/board_process.hpp"
 #include "host-tools/lib/channel_output.hpp"
+#include "host-tools/lib/console_printer.hpp"
 #include "host-tools/lib/infeed_host_function.hpp"
 #include "host-tools/lib/infeed_sender.hpp"
 #include "host-tools/lib/link_bench_functions.hpp"
@@ -224,10 +225,8 @@ int run_board(const RunOptions& options) {
   trace.serve_with(functions);
   OutfeedSink outfeed(options.outfeed_dir, std::cerr);
   const volatile std::sig_atomic_t* interrupted = install_interrupt_handlers();
-  ChannelOutput output(*process, [](std::string_view text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  });
+  ConsolePrinter console;  // whole lines: host functions print between them, never inside one
+  ChannelOutput output(*process, [&console](std::string_view text) { console.add(text); });
   LinkSession session(output, functions, outfeed, std::cerr);
   connect_frames(*process, session);
   InfeedSender infeed(
@@ -248,11 +247,13 @@ int run_board(const RunOptions& options) {
   auto last_bytes_at = std::chrono::steady_clock::now();
   for (bool open = true; open;) {
     if (*interrupted) {
+      console.flush();
       process->kill();
       std::cerr << "\ntpu: interrupted; stopped " << program << std::endl;
       return kExitInterrupted;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
+      console.flush();
       infeed.report();
       return time_out(*process, session, options, program);
     }
@@ -261,6 +262,7 @@ int run_board(const RunOptions& options) {
     session.feed(bytes);
     bytes.clear();
     if (const std::optional<std::string> failure = link_failure(*process, session)) {
+      console.flush();
       process->kill();
       std::cerr << "tpu: the link to the board failed: " << *failure << "; stopped " << program << std::endl;
       print_tail(session);
@@ -268,6 +270,7 @@ int run_board(const RunOptions& options) {
       return kExitLinkFailed;
     }
     infeed.pump();
+    console.flush_stale();
     infeed.progress(std::chrono::steady_clock::now());
     if (!bytes_were_empty) last_bytes_at = std::chrono::steady_clock::now();
     // An attached board keeps running: its run is over once every core reported and it went quiet.
@@ -275,6 +278,7 @@ int run_board(const RunOptions& options) {
   }
   infeed.report();
   session.end_of_stream();
+  console.flush();
   trace.report(options.trace_file, session.board() ? session.board()->board : target_board_name(options), std::cerr);
   if (!process->launched()) return finish(session, program, all_cores_reported(session) ? 0 : 1);
   std::optional<int> exit_code = process->wait_for_exit(kExitGrace);

@@ -1,0 +1,34 @@
+// Whole console lines on stdout (console_printer.hpp).
+#include "console_printer.hpp"
+
+namespace tpu {
+
+void ConsolePrinter::write(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), out_);
+  std::fflush(out_);
+}
+
+void ConsolePrinter::add(std::string_view text, Clock::time_point now) {
+  const size_t newline = text.rfind('\n');
+  if (newline == std::string_view::npos) {
+    if (held_.empty()) held_since_ = now;
+    held_.append(text);
+    return;
+  }
+  held_.append(text.substr(0, newline + 1));
+  write(held_);
+  held_.assign(text.substr(newline + 1));
+  held_since_ = now;
+}
+
+void ConsolePrinter::flush_stale(Clock::time_point now) {
+  if (!held_.empty() && now - held_since_ >= kHoldFor) flush();
+}
+
+void ConsolePrinter::flush() {
+  if (held_.empty()) return;
+  write(held_);
+  held_.clear();
+}
+
+}  // namespace tpu

@@ -1,0 +1,33 @@
+// The board's console text on our stdout a whole line at a time. With the shared-memory link the
+// console (UART) and the frames (memory) arrive separately, so a host function's own output could
+// land in the middle of a console line; holding a partial line until its newline keeps lines whole.
+// A partial line that stays partial (a prompt) is printed after kHoldFor.
+#pragma once
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace tpu {
+
+class ConsolePrinter {
+ public:
+  static constexpr std::chrono::milliseconds kHoldFor{200};
+  using Clock = std::chrono::steady_clock;
+
+  explicit ConsolePrinter(std::FILE* out = stdout) : out_(out) {}
+  // Prints every complete line of held + text now and holds the rest.
+  void add(std::string_view text, Clock::time_point now = Clock::now());
+  // Prints a partial line held for longer than kHoldFor.
+  void flush_stale(Clock::time_point now = Clock::now());
+  void flush();
+
+ private:
+  void write(std::string_view text);
+
+  std::FILE* out_;
+  std::string held_;
+  Clock::time_point held_since_;
+};
+
+}  // namespace tpu

@@ -1,0 +1,61 @@
+// ConsolePrinter (host-tools/lib/console_printer.hpp): console text reaches the output a whole line
+// at a time, whatever chunks it arrives in; a partial line is held until its newline or until it
+// has waited kHoldFor; flush() prints what is held; nothing is lost or reordered.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "host-tools/lib/console_printer.hpp"
+
+namespace {
+
+using tpu::ConsolePrinter;
+using Clock = ConsolePrinter::Clock;
+
+// What has been written to `file` so far.
+std::string written(std::FILE* file) {
+  std::fflush(file);
+  const long end = std::ftell(file);
+  std::string text(static_cast<size_t>(end), '\0');
+  std::rewind(file);
+  if (end > 0 && std::fread(text.data(), 1, text.size(), file) != text.size()) return "<read error>";
+  std::fseek(file, 0, SEEK_END);
+  return text;
+}
+
+TEST_CASE("console printer: whole lines only, partial lines held", "[console_printer]") {
+  std::FILE* file = std::tmpfile();
+  REQUIRE(file != nullptr);
+  ConsolePrinter printer(file);
+  const Clock::time_point start = Clock::now();
+  printer.add("[c0 I] link round trips ok: format/to_num", start);
+  CHECK(written(file).empty());
+  std::fputs("[host c1] hello\n", file);  // what a host function prints meanwhile
+  printer.add("ber gave 13\n[c2 I] PA", start);
+  CHECK(written(file) == "[host c1] hello\n[c0 I] link round trips ok: format/to_number gave 13\n");
+  printer.flush_stale(start + ConsolePrinter::kHoldFor / 2);
+  CHECK(written(file) == "[host c1] hello\n[c0 I] link round trips ok: format/to_number gave 13\n");
+  printer.flush_stale(start + ConsolePrinter::kHoldFor);  // a prompt that never ends is shown
+  CHECK(written(file) == "[host c1] hello\n[c0 I] link round trips ok: format/to_number gave 13\n[c2 I] PA");
+  printer.add("SS\n", start);
+  printer.add("tail without newline", start);
+  printer.flush();
+  CHECK(written(file) ==
+        "[host c1] hello\n[c0 I] link round trips ok: format/to_number gave 13\n[c2 I] PASS\ntail without newline");
+  std::fclose(file);
+}
+
+TEST_CASE("console printer: byte-by-byte input comes out unchanged", "[console_printer]") {
+  std::FILE* file = std::tmpfile();
+  REQUIRE(file != nullptr);
+  ConsolePrinter printer(file);
+  const std::string text = "one\ntwo\n\nthree";
+  for (char c : text) printer.add(std::string_view(&c, 1));
+  CHECK(written(file) == "one\ntwo\n\n");
+  printer.flush();
+  CHECK(written(file) == text);
+  std::fclose(file);
+}
+
+}  // namespace
