@@ -55,8 +55,15 @@ class BoardChannel {
     (void)core, (void)id;
     return std::vector<bool>(results.size(), false);
   }
+  // An infeed tuple written straight into its slot on the board (shared memory); byte channels: false.
+  virtual bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) {
+    (void)queue, (void)tuple, (void)elements;
+    return false;
+  }
   // The largest frame payload the transport carries.
   virtual size_t max_frame_payload() const { return rt::link::kMaxPayload; }
+  // What the transport moved, for the end-of-run report ("" if nothing to say).
+  virtual std::string transport_summary() const { return ""; }
   // "uart" or "shm": which transport carries the frames.
   virtual std::string transport() const { return "uart"; }
 };

@@ -18,6 +18,7 @@
 #pragma once
 #include <chrono>
 #include <functional>
+#include <span>
 #include <optional>
 #include <ostream>
 #include <vector>
@@ -35,6 +36,10 @@ class InfeedSender {
   InfeedSender(std::vector<InfeedDataset> datasets, SendFrame send, std::ostream& notes);
   // How large a frame payload may be (asked before each element; default: the UART frame's 4 KiB).
   void set_payload_limit(std::function<size_t()> limit) { payload_limit_ = std::move(limit); }
+  // Writes a whole tuple straight into its slot on the board (shared memory) if it can; the sender
+  // then sends a kInfeedInPlace frame instead of the tuple's chunks.
+  using PlaceTuple = std::function<bool(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements)>;
+  void set_placer(PlaceTuple placer) { placer_ = std::move(placer); }
 
   // A credit message from the board (already parsed) on `channel`.
   void on_credits(unsigned channel, const rt::link::InfeedCredits& credits);
@@ -68,11 +73,13 @@ class InfeedSender {
   Queue* find(uint16_t queue);
   bool may_send(const Queue& queue) const;
   void send_tuple(Queue& queue);
+  bool place_tuple(const Queue& queue, uint64_t step);  // true: in place and announced
   void send_element(const Queue& queue, size_t element, rt::Span<const uint8_t> data);
   void note_once(unsigned& count, const std::string& text);
 
   std::vector<Queue> queues_;
   std::function<size_t()> payload_limit_;
+  PlaceTuple placer_;
   SendFrame send_;
   std::ostream& notes_;
   Clock::time_point last_progress_{};

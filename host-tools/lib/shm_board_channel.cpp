@@ -1,11 +1,18 @@
 // A launched board with its link on shared memory (shm_board_channel.hpp).
 #include "shm_board_channel.hpp"
 
+#include <string>
 #include <thread>
 
 namespace tpu {
 
 ShmBoardChannel::~ShmBoardChannel() { link_->close(); }
+
+std::string ShmBoardChannel::transport_summary() const {
+  return "shared memory: " + std::to_string(link_->frames_sent()) + " frames to the board, " +
+         std::to_string(link_->frames_received()) + " from it, " + std::to_string(link_->bytes_placed()) +
+         " bytes placed straight into board memory";
+}
 
 bool ShmBoardChannel::send_frame(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) {
   link_->send(header, payload);  // a frame the link refuses ends it: link_failure() says why

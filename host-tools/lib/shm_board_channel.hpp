@@ -32,7 +32,11 @@ class ShmBoardChannel final : public BoardChannel {
   void set_frame_receiver(FrameReceiver receiver) override { receiver_ = std::move(receiver); }
   std::optional<std::string> link_failure() const override { return link_->failure(); }
   std::string transport() const override { return "shm"; }
+  std::string transport_summary() const override;
   size_t max_frame_payload() const override { return rt::link::kMaxRecordPayload; }
+  bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) override {
+    return link_->place_infeed_tuple(queue, tuple, elements);
+  }
   std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) override {
     return link_->place_results(core, id, results);
   }

@@ -132,6 +132,7 @@ bool ShmLink::send(const rt::link::FrameHeader& header, rt::Span<const uint8_t> 
     }
     if (*room) {
       to_board_.write(head, payload, tail);
+      ++frames_sent_;
       return true;
     }
   }
@@ -154,6 +155,7 @@ size_t ShmLink::flush() {
     }
     if (!*room) break;
     to_board_.write(rt::Span<const uint8_t>(body.data(), body.size()));
+    ++frames_sent_;
     queue_.pop_front();
     ++sent;
   }
@@ -198,6 +200,33 @@ std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::
   return placed;
 }
 
+bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) {
+  if (failure_) return false;
+  for (const rt::link::ShmInfeedTarget& published : control_->infeed) {
+    if (__atomic_load_n(&published.state, __ATOMIC_ACQUIRE) != 1) continue;
+    rt::link::ShmInfeedTarget target;
+    std::memcpy(&target, &published, sizeof target);  // one read: checked values are the used ones
+    if (target.queue != queue) continue;
+    if (target.element_count != elements.size() || target.element_count > rt::link::kShmMaxInfeedElements ||
+        target.slots == 0)
+      return false;
+    const uint64_t slot = target.storage_address + (tuple % target.slots) * target.slot_bytes;
+    std::vector<uint8_t*> destinations;
+    for (size_t e = 0; e < elements.size(); ++e) {
+      if (target.element_bytes[e] != elements[e].size() || target.element_offset[e] > target.slot_bytes) return false;
+      uint8_t* destination = board_memory(slot + target.element_offset[e], elements[e].size());
+      if (destination == nullptr) return false;
+      destinations.push_back(destination);
+    }
+    for (size_t e = 0; e < elements.size(); ++e) {
+      if (!elements[e].empty()) std::memcpy(destinations[e], elements[e].data(), elements[e].size());
+      bytes_placed_ += elements[e].size();
+    }
+    return true;
+  }
+  return false;
+}
+
 size_t ShmLink::receive(const Receiver& receiver, size_t max_frames) {
   if (file_present_ && board_state() != rt::link::ShmBoardState::kNotSeen) remove_file();  // QEMU has it mapped
   size_t frames = 0;
@@ -211,6 +240,7 @@ size_t ShmLink::receive(const Receiver& receiver, size_t max_frames) {
     record_copy_.assign(record->data(), record->data() + record->size());
     to_host_.release();
     bytes_received_ += record_copy_.size();
+    ++frames_received_;
     receiver(std::span<const uint8_t>(record_copy_.data(), record_copy_.size()));
     ++frames;
   }

@@ -65,6 +65,9 @@ class ShmLink {
   // straight into board memory; returns which ones it placed (none if the board armed nothing for
   // this call, e.g. it timed out already). The caller sends a kHostCallReplyInPlace frame for each.
   std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results);
+  // Writes tuple `tuple` of infeed queue `queue` (its elements' bytes) straight into its slot, if
+  // the board published the queue's slots and they fit exactly; false otherwise (send frames then).
+  bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements);
   uint64_t bytes_placed() const { return bytes_placed_; }
 
   // Why the link can no longer be used, if it cannot.
@@ -74,6 +77,8 @@ class ShmLink {
   void close();
   size_t queued_frames() const { return queue_.size(); }
   uint64_t bytes_received() const { return bytes_received_; }
+  uint64_t frames_sent() const { return frames_sent_; }
+  uint64_t frames_received() const { return frames_received_; }
 
  private:
   ShmLink() = default;
@@ -93,6 +98,8 @@ class ShmLink {
   uint8_t* window_ = nullptr;
   size_t window_bytes_ = 0;
   uint64_t bytes_placed_ = 0;
+  uint64_t frames_sent_ = 0;
+  uint64_t frames_received_ = 0;
   rt::link::ShmControl* control_ = nullptr;
   rt::link::ShmRingWriter to_board_;
   rt::link::ShmRingReader to_host_;

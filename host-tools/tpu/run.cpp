@@ -236,6 +236,9 @@ int run_board(const RunOptions& options) {
       },
       std::cerr);
   infeed.set_payload_limit([&session] { return session.max_send_payload(); });
+  infeed.set_placer([&process](uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) {
+    return process->place_infeed_tuple(queue, tuple, elements);
+  });
   add_infeed_functions(functions, infeed);
   add_link_bench_functions(functions);
   session.set_credit_listener(
@@ -279,6 +282,7 @@ int run_board(const RunOptions& options) {
   infeed.report();
   session.end_of_stream();
   console.flush();
+  if (const std::string summary = process->transport_summary(); !summary.empty()) std::cerr << "tpu: link: " << summary << std::endl;
   trace.report(options.trace_file, session.board() ? session.board()->board : target_board_name(options), std::cerr);
   if (!process->launched()) return finish(session, program, all_cores_reported(session) ? 0 : 1);
   std::optional<int> exit_code = process->wait_for_exit(kExitGrace);

@@ -171,6 +171,7 @@ void Endpoint::on_frame(const FrameView& frame) {
     case MessageKind::kHostCallReplyInPlace: on_reply_in_place(frame); break;
     case MessageKind::kError: on_host_error(frame); break;
     case MessageKind::kInfeedData: on_infeed(frame); break;  // infeed_endpoint.cpp
+    case MessageKind::kInfeedInPlace: on_infeed_in_place(frame); break;
     default: {
       FixedString<96> message;
       format_to(message, "the board does not accept {} messages", message_kind_name(frame.header.kind));

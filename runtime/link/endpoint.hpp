@@ -138,6 +138,7 @@ class Endpoint final : private FrameSink {
   void on_reply(const FrameView& frame);
   void on_host_error(const FrameView& frame);
   void on_infeed(const FrameView& frame);
+  void on_infeed_in_place(const FrameView& frame);
   InfeedBuffer* infeed_buffer(uint16_t queue) const;
   void on_reply_in_place(const FrameView& frame);
   void accept_reply_chunk(PendingCall& call, const CallMessage& reply);

@@ -5,6 +5,7 @@
 #pragma once
 #include "decoder.hpp"
 #include "host_result.hpp"
+#include "infeed_buffer.hpp"
 
 namespace rt::link {
 
@@ -35,6 +36,11 @@ class FrameTransport {
     return false;
   }
   virtual void disarm_reply_targets(unsigned core) { (void)core; }
+
+  // Infeed tuples written straight into their slots (shm_ring.hpp, "Infeed in place"): an attached
+  // buffer's slot memory is published for the host, and withdrawn before the buffer goes away.
+  virtual void publish_infeed(const InfeedBuffer& buffer) { (void)buffer; }
+  virtual void withdraw_infeed(uint16_t queue) { (void)queue; }
 
  protected:
   ~FrameTransport() = default;

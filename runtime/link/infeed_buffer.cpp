@@ -132,6 +132,23 @@ Status InfeedBuffer::accept(const QueueData& data) {
   return Status::ok();
 }
 
+Status InfeedBuffer::accept_in_place(uint64_t tuple) {
+  if (failed()) return failure_;
+  if (storage_ == nullptr) return fail(internal_error("infeed buffer for link queue {} is not set up", queue_));
+  if (tuple != receiving_ || next_element_ != 0 || next_offset_ != 0)
+    return fail(Status::error(StatusCode::kAborted,
+                              "infeed queue '{}' (link queue {}): the host placed tuple {}, expected tuple {} (element "
+                              "{} at byte {})",
+                              name_, queue_, tuple, receiving_, next_element_, next_offset_));
+  if (receiving_ >= min_released() + slots_)
+    return fail(Status::error(StatusCode::kResourceExhausted,
+                              "infeed queue '{}' (link queue {}): the host placed tuple {} beyond its credits ({} tuples "
+                              "granted)",
+                              name_, queue_, receiving_, min_released() + slots_));
+  complete_.store(++receiving_, MemoryOrder::kRelease);
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- consumers
 
 Tensor InfeedBuffer::element(uint64_t tuple, unsigned element) const {

@@ -70,6 +70,14 @@ class InfeedBuffer {
   // ---- receiving side (one core at a time)
   // Takes one chunk of the stream. An error fails the queue (see above) and says why.
   Status accept(const QueueData& data);
+  // Tuple `tuple` was written straight into its slot (shared memory): it must be the next tuple, not
+  // begun by chunks, and within the credits; then it is complete. An error fails the queue.
+  Status accept_in_place(uint64_t tuple);
+  // Where the slots are (for a host that writes them in place).
+  const uint8_t* storage() const { return storage_; }
+  size_t slot_bytes() const { return slot_bytes_; }
+  size_t element_offset(unsigned element) const { return element_offsets_[element]; }
+  uint64_t element_bytes(unsigned element) const { return element_bytes_[element]; }
   // Bytes of the tuple being received that have arrived (for messages).
   uint64_t partial_bytes() const { return partial_bytes_; }
 

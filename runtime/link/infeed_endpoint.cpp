@@ -38,10 +38,12 @@ Status Endpoint::attach_infeed(InfeedBuffer& buffer) {
   }
   unlock_receive();
   if (!status.is_ok()) return status;
+  if (FrameTransport* transport = port_.frame_transport()) transport->publish_infeed(buffer);  // before any credit
   return grant_infeed_credits(buffer);
 }
 
 void Endpoint::detach_infeed(InfeedBuffer& buffer) {
+  if (FrameTransport* transport = port_.frame_transport()) transport->withdraw_infeed(buffer.queue());
   lock_receive();
   for (InfeedBuffer*& slot : infeed_)
     if (slot == &buffer) slot = nullptr;
@@ -84,6 +86,26 @@ void Endpoint::on_infeed(const FrameView& frame) {
     return;
   }
   if (buffer->complete_tuples() != complete) port_.wake_all();
+}
+
+// A tuple the host wrote straight into its slot (publish_infeed above): checked and completed.
+void Endpoint::on_infeed_in_place(const FrameView& frame) {
+  Result<InfeedInPlace> placed = parse_infeed_in_place(frame.payload);
+  if (!placed) return send_error(placed.status().code(), frame, placed.status().message());
+  if (frame.header.channel != 0) return send_error(StatusCode::kInvalidArgument, frame, "infeed goes to channel 0 (the pod)");
+  InfeedBuffer* buffer = infeed_buffer(placed->queue);
+  if (buffer == nullptr) {
+    FixedString<96> message;
+    format_to(message, "infeed queue {} is not open on the board (no credits were granted for it)", placed->queue);
+    return send_error(StatusCode::kFailedPrecondition, frame, message.view());
+  }
+  if (buffer->failed()) {
+    ++counters_.infeed_dropped;
+    return;
+  }
+  const Status accepted = buffer->accept_in_place(placed->tuple);
+  if (!accepted.is_ok()) send_error(accepted.code(), frame, accepted.message());
+  port_.wake_all();  // waiting replicas take the tuple, or the failure
 }
 
 Status Endpoint::wait_for_infeed(InfeedBuffer& buffer, uint64_t tuple, uint64_t timeout_ns) {

@@ -339,6 +339,22 @@ Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload) {
   return result;
 }
 
+Result<size_t> encode_infeed_in_place(const InfeedInPlace& message, Span<uint8_t> out) {
+  WireWriter writer(out);
+  writer.u16(message.queue);
+  writer.u64(message.tuple);
+  return finish_encode(writer, "infeed-in-place", out.size());
+}
+
+Result<InfeedInPlace> parse_infeed_in_place(Span<const uint8_t> payload) {
+  WireReader reader(payload);
+  InfeedInPlace message;
+  message.queue = reader.u16();
+  message.tuple = reader.u64();
+  RT_RETURN_IF_ERROR(finish_parse(reader, "infeed-in-place"));
+  return message;
+}
+
 size_t max_chunk_data(const CallMessage& call, size_t max_payload) {
   const size_t fixed = kCallFixed + call.text.size() + tensor_chunk_header_size(call.chunk.shape.rank);
   return fixed < max_payload ? max_payload - fixed : 0;

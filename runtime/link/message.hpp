@@ -33,6 +33,8 @@
 // kHostCallReplyInPlace, host -> board, channel = the calling core (shared memory only: the result's
 // bytes are already at the target the board armed, shm_ring.hpp):
 //   u32 id | u8 tensor_count | u8 tensor_index (< count) | u8 dtype | u8 rank | u64 dims[rank]
+// kInfeedInPlace, host -> board, channel 0 (shared memory only: the tuple's bytes are already in its
+// slot, shm_ring.hpp):   u16 queue | u64 tuple
 // kError, both ways, channel = the core concerned (0 if none):
 //   status (not 0) | u8 related_kind (0 if none) | u32 related_sequence | str16 message
 // kTrace, board -> host, channel 0:
@@ -103,6 +105,14 @@ struct InPlaceResult {
 
 Result<size_t> encode_in_place_result(const InPlaceResult& result, Span<uint8_t> out);
 Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload);
+
+struct InfeedInPlace {
+  uint16_t queue = 0;
+  uint64_t tuple = 0;
+};
+
+Result<size_t> encode_infeed_in_place(const InfeedInPlace& message, Span<uint8_t> out);
+Result<InfeedInPlace> parse_infeed_in_place(Span<const uint8_t> payload);
 
 struct ErrorMessage {
   StatusCode code = StatusCode::kInternal;

@@ -41,6 +41,13 @@
 // late reply never lands in a buffer the caller already reused. The host writes only inside the
 // aperture the board announced (its tensor memory), after checking every range against it.
 //
+// Infeed in place. When a replica program opens an infeed queue, the board publishes the queue's slot
+// memory in the control block (ShmInfeedTarget). The host then writes each tuple the credits allow
+// straight into its slot (tuple t in slot t % slots, each element at its offset: exactly where the
+// replicas dequeue from) and sends a small kInfeedInPlace frame naming the tuple; the board checks it
+// is the next tuple and within the credits, and marks it complete. Credits make this safe exactly as
+// for infeed frames: a slot is only written after every replica released the tuple before in it.
+//
 // Trust. The reader checks everything it takes from the window before using it: indices (the
 // peer may write garbage), the record header, the length against the ring and the published bytes.
 // A violation is a fault (sticky): the reader says what is wrong and never reads outside the data
@@ -79,7 +86,9 @@ enum class ShmHostState : uint32_t {
 };
 
 inline constexpr unsigned kShmMaxCores = 16;
-inline constexpr unsigned kShmMaxTargets = 8;  // results of one host call that can be placed directly
+inline constexpr unsigned kShmMaxTargets = 6;  // results of one host call that can be placed directly
+inline constexpr unsigned kShmMaxInfeedQueues = 4;
+inline constexpr unsigned kShmMaxInfeedElements = 8;
 
 // A core's armed host-call result destinations (see "Results in place").
 enum class ShmTargetState : uint32_t {
@@ -98,6 +107,21 @@ struct alignas(64) ShmReplyTarget {
   uint64_t bytes[kShmMaxTargets];
 };
 
+// An open infeed queue's slot memory (see "Infeed in place"), written by the board when it opens the
+// queue (state 1, release) and withdrawn (state 0) before it closes it.
+struct alignas(64) ShmInfeedTarget {
+  uint32_t state;  // 0 none, 1 open
+  uint16_t queue;  // the link queue
+  uint8_t element_count;
+  uint8_t reserved;
+  uint32_t slots;
+  uint32_t reserved2;
+  uint64_t storage_address;  // slot s starts at storage_address + s * slot_bytes (board addresses)
+  uint64_t slot_bytes;
+  uint64_t element_offset[kShmMaxInfeedElements];  // within a slot
+  uint64_t element_bytes[kShmMaxInfeedElements];
+};
+
 struct ShmControl {
   uint64_t magic;    // kShmMagic once the host set the window up
   uint32_t version;  // kShmVersion
@@ -113,6 +137,7 @@ struct ShmControl {
   uint64_t aperture_address;
   uint64_t aperture_bytes;
   ShmReplyTarget targets[kShmMaxCores];  // one per core
+  ShmInfeedTarget infeed[kShmMaxInfeedQueues];
 };
 static_assert(sizeof(ShmControl) <= kShmControlBytes, "the control block fits its page");
 

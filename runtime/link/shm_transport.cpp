@@ -96,6 +96,31 @@ void ShmTransport::disarm_reply_targets(unsigned core) {
   set_shm_target_state(target, ShmTargetState::kIdle);
 }
 
+void ShmTransport::publish_infeed(const InfeedBuffer& buffer) {
+  if (buffer.element_count() > kShmMaxInfeedElements) return;  // too many elements: frames carry them
+  withdraw_infeed(buffer.queue());
+  for (ShmInfeedTarget& target : control_->infeed) {
+    if (__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) != 0) continue;
+    target.queue = buffer.queue();
+    target.element_count = static_cast<uint8_t>(buffer.element_count());
+    target.slots = buffer.slots();
+    target.storage_address = reinterpret_cast<uintptr_t>(buffer.storage());
+    target.slot_bytes = buffer.slot_bytes();
+    for (unsigned e = 0; e < buffer.element_count(); ++e) {
+      target.element_offset[e] = buffer.element_offset(e);
+      target.element_bytes[e] = buffer.element_bytes(e);
+    }
+    __atomic_store_n(&target.state, 1u, __ATOMIC_RELEASE);  // the fields above first
+    return;
+  }
+}
+
+void ShmTransport::withdraw_infeed(uint16_t queue) {
+  for (ShmInfeedTarget& target : control_->infeed)
+    if (__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) != 0 && target.queue == queue)
+      __atomic_store_n(&target.state, 0u, __ATOMIC_RELEASE);
+}
+
 size_t ShmTransport::max_receive_payload() const {
   const uint64_t ring = shm_max_body(control_->to_board.capacity) - kFrameHeaderBytes - kFrameCrcBytes;
   return ring < kMaxRecordPayload ? ring : kMaxRecordPayload;

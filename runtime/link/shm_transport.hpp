@@ -38,6 +38,8 @@ class ShmTransport final : public FrameTransport {
   bool arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) override;
   bool reply_target_armed(unsigned core, uint32_t call_id, unsigned index) const override;
   void disarm_reply_targets(unsigned core) override;
+  void publish_infeed(const InfeedBuffer& buffer) override;
+  void withdraw_infeed(uint16_t queue) override;
 
   // What the host may write results into (the board's tensor memory) and where the window is, in
   // the board's address space; written into the control block before the board says it attached.

@@ -173,6 +173,44 @@ TEST_CASE("an infeed buffer assembles tuples and grants credits as consumers rel
   CHECK(message(buffer.failure()) == message(beyond));
 }
 
+// A host with shared memory writes a tuple straight into its slot (storage + (t % slots) * slot_bytes,
+// each element at its offset) and then names the tuple: the buffer takes it only as the next tuple,
+// not after a partial one, and within the credits.
+TEST_CASE("tuples placed straight into their slots are taken in order and within the credits", "[infeed][buffer]") {
+  Storage storage(2);
+  InfeedBuffer buffer;
+  REQUIRE(buffer.init(0, "q", kSpecs, 2, 1, storage.span()).is_ok());
+  // x takes 96 bytes; labels start at the next 64-byte boundary (128) and take 32; slots are 64-aligned.
+  CHECK(buffer.element_offset(1) == 128);
+  CHECK(buffer.slot_bytes() == 192);
+  const Tuple t0 = make_tuple(0), t1 = make_tuple(1), t2 = make_tuple(2);
+  auto place = [&](uint64_t tuple, const Tuple& data) {  // what the host does, from the published layout
+    uint8_t* slot = const_cast<uint8_t*>(buffer.storage()) + (tuple % 2) * buffer.slot_bytes();
+    std::memcpy(slot + buffer.element_offset(0), data.x, sizeof data.x);
+    std::memcpy(slot + buffer.element_offset(1), data.labels, sizeof data.labels);
+  };
+  place(0, t0);
+  REQUIRE(buffer.accept_in_place(0).is_ok());
+  REQUIRE(feed_tuple(buffer, t1).is_ok());  // frames and in-place tuples mix
+  CHECK(buffer.complete_tuples() == 2);
+  CHECK(std::memcmp(buffer.element(0, 0).data, t0.x, sizeof t0.x) == 0);
+  CHECK(std::memcmp(buffer.element(0, 1).data, t0.labels, sizeof t0.labels) == 0);
+  // Tuple 2 needs slot 0, still held by the consumer: beyond the credits.
+  const rt::Status beyond = buffer.accept_in_place(2);
+  CHECK(beyond.code() == rt::StatusCode::kResourceExhausted);
+  CHECK(message(beyond) == "infeed queue 'q' (link queue 0): the host placed tuple 2 beyond its credits (2 tuples granted)");
+  CHECK(buffer.failed());
+
+  InfeedBuffer again;
+  REQUIRE(again.init(0, "q", kSpecs, 2, 1, storage.span()).is_ok());
+  const rt::Status skipped = again.accept_in_place(1);
+  CHECK(skipped.code() == rt::StatusCode::kAborted);
+  CHECK(message(skipped) == "infeed queue 'q' (link queue 0): the host placed tuple 1, expected tuple 0 (element 0 at byte 0)");
+  REQUIRE(again.init(0, "q", kSpecs, 2, 1, storage.span()).is_ok());
+  REQUIRE(again.accept(chunk(0, t2.x, 0, 40)).is_ok());
+  CHECK(again.accept_in_place(0).code() == rt::StatusCode::kAborted);  // tuple 0 was begun by chunks
+}
+
 TEST_CASE("credits follow the slowest consumer", "[infeed][buffer]") {
   Storage storage(1);
   InfeedBuffer buffer;

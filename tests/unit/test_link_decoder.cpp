@@ -336,6 +336,7 @@ TEST_CASE("Every message kind survives encode, frame, decode and parse", "[link]
   const TraceEvent events[] = {{10, 20, 1, 'X', "matmul"}};
   add(MessageKind::kTrace, encode_trace(events, out));
   add(MessageKind::kHostCallReplyInPlace, encode_in_place_result({5, 1, 0, rt::DType::kF32, data.chunk.shape}, out));
+  add(MessageKind::kInfeedInPlace, encode_infeed_in_place({2, 41}, out));
 
   Bytes stream;
   for (const Bytes& part : stream_parts) stream.insert(stream.end(), part.begin(), part.end());
