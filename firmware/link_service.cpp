@@ -22,6 +22,23 @@ ShmLinkPort* shm_port = nullptr;
 alignas(rt::link::Endpoint) unsigned char endpoint_storage[sizeof(rt::link::Endpoint)];
 rt::link::Endpoint* endpoint = nullptr;
 
+// Each core's outcome until it reached the host: a core that reports before the host's hello was
+// decoded (a fast app, a slow UART) has its result sent by the boot core at the finish.
+constexpr uint64_t kLateHostWaitNs = 3000ull * 1000000;
+struct PendingResult {
+  rt::Status outcome;
+  bool reported = false;
+  bool sent = false;
+};
+PendingResult results[hal::kMaxCores];
+
+// Whether a host is (or was about to be) on the link: tpu set up shared memory, or bytes came in.
+bool host_expected() {
+  if (shm_port != nullptr) return true;
+  const rt::link::DecoderCounters received = endpoint->counters().decoder;
+  return received.frames_ok + received.bad_frames() + received.text_bytes != 0;
+}
+
 // The shared-memory port if the board has a window and tpu set the link up in it; else the UART's.
 rt::link::LinkPort& choose_port() {
   const hal::board::LinkWindow window = hal::board::link_window();
@@ -58,14 +75,22 @@ void link_service_start(const char* app_name) {
 }
 
 void link_service_report(unsigned core, const rt::Status& outcome) {
-  if (endpoint == nullptr) return;
+  if (endpoint == nullptr || core >= hal::kMaxCores) return;
+  results[core].outcome = outcome;
+  results[core].reported = true;
   endpoint->poll();  // an app that never used the link has not read the host's hello yet
-  (void)endpoint->send_result(core, outcome);
+  results[core].sent = endpoint->send_result(core, outcome).is_ok();
 }
 
 void link_service_finish() {
   if (endpoint == nullptr) return;
   endpoint->poll();
+  bool unsent = false;
+  for (const PendingResult& result : results) unsent |= result.reported && !result.sent;
+  if (unsent && host_expected() && endpoint->wait_for_host(kLateHostWaitNs, "send the cores' results").is_ok())
+    for (unsigned core = 0; core < hal::kMaxCores; ++core)
+      if (results[core].reported && !results[core].sent)
+        results[core].sent = endpoint->send_result(core, results[core].outcome).is_ok();
   const rt::link::EndpointCounters counters = endpoint->counters();
   const uint64_t bad = counters.decoder.bad_frames();
   if (bad != 0 || counters.sequence_gaps != 0)

@@ -126,7 +126,8 @@ int finish(const LinkSession& session, const std::string& program, int exit_code
     print_tail(session);
   }
   report_counters(session);
-  if (exit_code == 0 && !results_ok) return 1;
+  // Success means every core reported OK (a board that never said hello reported nothing).
+  if (exit_code == 0 && (!session.board() || !results_ok || !missing.empty())) return 1;
   return exit_code;
 }
 

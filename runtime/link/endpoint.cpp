@@ -96,6 +96,11 @@ Status Endpoint::send_log(char level, StringView text) {
 
 Status Endpoint::send_result(unsigned core, const Status& outcome) {
   poll();  // a host hello may be waiting
+  if (!host_connected()) {  // another core may be decoding the host's hello right now: wait for it
+    lock_receive();
+    unlock_receive();
+    poll();
+  }
   if (!host_connected()) return Status::error(StatusCode::kUnavailable, "no host on the link");
   CallMessage result;
   result.id = 0;
