@@ -15,10 +15,9 @@ void HalLinkPort::write(rt::Span<const uint8_t> bytes) { hal::link_write(bytes.d
 int HalLinkPort::read_byte() { return hal::link_read_byte(); }
 unsigned HalLinkPort::core() { return hal::core_id(); }
 uint64_t HalLinkPort::now_ns() { return hal::time_ns(); }
-void HalLinkPort::idle() { hal::wait_for_event(); }
 void HalLinkPort::wake_all() { hal::send_event(); }
 
-void ShmLinkPort::idle() {
+void HalLinkPort::idle() {
   WaitState& wait = waits_[hal::core_id()];
   const uint64_t now = hal::time_ns();
   // Calls further apart than the longest sleep (plus slack) belong to a new wait.

@@ -1,7 +1,13 @@
 // The board's link ports over the HAL: HalLinkPort carries the link on the board's UART byte stream
-// (console lock, UART, core id, board time, WFE/SEV); ShmLinkPort carries it on the shared-memory
-// window tpu set up (hal/link_window.hpp, runtime/link/shm_transport.hpp) while the console keeps
-// the UART.
+// (console lock, UART, core id, board time); ShmLinkPort carries it on the shared-memory window tpu
+// set up (hal/link_window.hpp, runtime/link/shm_transport.hpp) while the console keeps the UART.
+//
+// Waiting. Nothing interrupts a core when host bytes arrive (in the UART or in memory), so a waiting
+// core polls with growing sleeps (the board's timer-bounded doorbell wait: WFI until the timer or a
+// doorbell): a few microseconds of spinning first (a reply that comes at once is seen at once), then
+// sleeps doubling from kFirstSleepNs to kLongestSleepNs. Under QEMU this matters twice: a spinning
+// vCPU (WFE is only a yield in TCG) takes host CPU from the vCPUs doing work and from QEMU's I/O
+// thread that feeds the UART, and a long idle should cost next to nothing.
 #pragma once
 #include "hal/console.hpp"
 #include "hal/core.hpp"
@@ -13,6 +19,10 @@ namespace firmware {
 // The output lock is the console lock (re-entrant, per core), so frames and log lines never interleave.
 class HalLinkPort : public rt::link::LinkPort {
  public:
+  static constexpr uint64_t kSpinNs = 20000;
+  static constexpr uint64_t kFirstSleepNs = 5000;
+  static constexpr uint64_t kLongestSleepNs = 500000;
+
   void lock_output() override;
   void unlock_output() override;
   void write(rt::Span<const uint8_t> bytes) override;
@@ -26,21 +36,19 @@ class HalLinkPort : public rt::link::LinkPort {
   struct alignas(hal::ConsoleLock) LockStorage {
     unsigned char bytes[sizeof(hal::ConsoleLock)];
   };
+  struct alignas(64) WaitState {
+    uint64_t last_idle_ns = 0;
+    uint64_t wait_start_ns = 0;
+    uint64_t sleep_ns = 0;
+  };
   LockStorage locks_[hal::kMaxCores];
+  WaitState waits_[hal::kMaxCores];
 };
 
-// Waiting on shared memory: nothing interrupts a core when the host writes, so a waiting core polls
-// with growing sleeps (the board's timer-bounded doorbell wait: WFI until the timer or a doorbell):
-// a few microseconds of spinning first (a reply that comes at once is seen at once), then sleeps
-// doubling from kFirstSleepNs to kLongestSleepNs, so a long idle costs next to nothing.
 class ShmLinkPort final : public HalLinkPort, private rt::link::ShmClock {
  public:
-  static constexpr uint64_t kSpinNs = 20000;
-  static constexpr uint64_t kFirstSleepNs = 5000;
-  static constexpr uint64_t kLongestSleepNs = 500000;
-
   explicit ShmLinkPort(uint8_t* window) : transport_(window, *this) {}
-  void idle() override;
+  void idle() override { HalLinkPort::idle(); }
   rt::link::FrameTransport* frame_transport() override { return &transport_; }
   rt::link::ShmTransport& transport() { return transport_; }
 
@@ -48,13 +56,7 @@ class ShmLinkPort final : public HalLinkPort, private rt::link::ShmClock {
   uint64_t now_ns() override { return HalLinkPort::now_ns(); }
   unsigned core() override { return HalLinkPort::core(); }
 
-  struct alignas(64) WaitState {
-    uint64_t last_idle_ns = 0;
-    uint64_t wait_start_ns = 0;
-    uint64_t sleep_ns = 0;
-  };
   rt::link::ShmTransport transport_;
-  WaitState waits_[hal::kMaxCores];
 };
 
 }  // namespace firmware

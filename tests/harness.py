@@ -418,6 +418,13 @@ def tpu_cases() -> list[Case]:
             cases.append(Case(f"tpu-infeed/{board}/{cores}/{link}",
                               partial(check_tpu_script, ["tests/infeed_check.py", "--board", board, "--cores", str(cores),
                                                          "--link", link], r"^PASS infeed"), estimate_s=70))
+    # 64 MiB through infeed and back out, bit for bit (the UART takes ~1 min per MiB: small runs only).
+    for board, cores, steps, link in (("qemu-virt-a53", 8, 64, "shm"), ("qemu-virt-rv64", 4, 16, "shm"),
+                                      ("host", 8, 8, "uart"), ("qemu-virt-a53", 1, 1, "uart")):
+        cases.append(Case(f"tpu-infeed-bulk/{board}/{cores}/{link}/{steps}MiB",
+                          partial(check_tpu_script, ["tests/infeed_bulk_check.py", "--board", board, "--cores", str(cores),
+                                                     "--steps", str(steps), "--link", link], r"^PASS infeed-bulk"),
+                          estimate_s=40))
     for board in TPU_RUN_BOARDS[:3]:
         for link in link_transports(board):
             cases.append(Case(f"tpu-exec/{board}/{link}",
@@ -438,7 +445,8 @@ def tpu_cases() -> list[Case]:
         cases.append(Case(f"tpu-run/link-bench/{board}/1/shm",
                           partial(check_tpu_run, board, 1, "link-bench", 0,
                                   [r"LINK-BENCH .*host-to-board.*67108864", r"LINK-BENCH .*board-to-host.*67108864",
-                                   r"LINK-BENCH .*round-trip", r"PASS link-bench"], link="shm"), estimate_s=40))
+                                   r"LINK-BENCH .*round-trip", r"PASS link-bench",
+                                   r"[1-9]\d{7,} bytes placed straight into board memory"], link="shm"), estimate_s=40))
     cases.append(Case("tpu-run/qemu-killed/qemu-virt-a53",
                       partial(check_tpu_stopped, "qemu-virt-a53", "qemu", signal.SIGKILL, 128 + signal.SIGKILL,
                               r"exited with status 137"), estimate_s=15))

@@ -1,0 +1,105 @@
+// infeed-bulk: bulk data through an InfeedQueue and back out, unchanged, to prove the host link carries
+// it bit for bit (run it with `tpu run --infeed 0=x.npy --outfeed-dir D infeed-bulk`;
+// tests/infeed_bulk_check.py does, with a 64 MiB dataset by default).
+//   - the host's file: x float32 [S, 8, 32768]: S steps (tuples), each tuple one full x [8, 32768]
+//     (1 MiB);
+//   - the board: an InfeedQueue of one float32 [8, 32768] element sharded N ways along dimension 0,
+//     N = the core count (8 % N must be 0), one replica per core, 4 tuples buffered (4 MiB of core 0's
+//     arena); the host program asks the host for S (host function infeed_steps) and runs S replicate
+//     steps; in step s replica r dequeues its shard, x rows [r * 8/N, (r + 1) * 8/N), and outfeeds it
+//     unchanged on queue 0 as a 1-tuple, so the host saves c<r>_q0_t<s>_e0.npy, which the test
+//     compares with x[s, r * 8/N : (r + 1) * 8/N] bit for bit.
+#include "firmware/app.hpp"
+#include "runtime/link/host_call.hpp"
+#include "runtime/log/log.hpp"
+#include "runtime/tensor/hbm.hpp"
+#include "runtime/tpu/infeed_dequeue.hpp"
+#include "runtime/tpu/pod_memory.hpp"
+#include "runtime/tpu/program.hpp"
+#include "runtime/tpu/replica_context.hpp"
+#include "runtime/tpu/replicate.hpp"
+
+namespace {
+
+using rt::Status;
+using rt::Tensor;
+using rt::tpu::ReplicaArgs;
+using rt::tpu::ReplicaContext;
+using rt::tpu::ReplicaOutputs;
+
+constexpr uint16_t kInfeedQueue = 0;
+constexpr uint16_t kOutfeedQueue = 0;
+constexpr int64_t kRows = 8;
+constexpr int64_t kColumns = 32768;
+constexpr unsigned kSlots = 4;  // 4 MiB of buffered tuples
+constexpr uint64_t kTimeoutNs = 60000ull * 1000000ull;
+// Per dequeue: a 1 MiB tuple over the UART link takes minutes when QEMU runs many cores on few host CPUs.
+constexpr uint64_t kDequeueTimeoutNs = 10 * kTimeoutNs;
+
+rt::tpu::InfeedDequeue infeed;
+rt::tpu::ReplicateResult result;
+const ReplicaArgs no_inputs[rt::tpu::kMaxReplicas] = {};
+
+// The replica's shard goes back to the host as it came.
+Status step(ReplicaContext&, ReplicaArgs args, ReplicaOutputs&, void*) {
+  return rt::link::outfeed(kOutfeedQueue, args.subspan(0, 1), kTimeoutNs);
+}
+
+rt::Result<int64_t> dataset_steps() {
+  int64_t steps = 0;
+  const Tensor slot = Tensor::contiguous(rt::DType::kI64, rt::Shape(), &steps);
+  const rt::link::HostResult results[] = {rt::link::HostResult::tensor(slot)};
+  RT_RETURN_IF_ERROR(rt::link::host_call("infeed_steps", "0", {}, results, kTimeoutNs));
+  if (steps < 0) return rt::internal_error("the host says the infeed dataset has {} steps", steps);
+  return steps;
+}
+
+rt::Result<rt::tpu::InfeedQueue> make_queue(unsigned shards) {
+  const rt::DType types[] = {rt::DType::kF32};
+  const int64_t dims[] = {kRows, kColumns};
+  const rt::Shape shapes[] = {*rt::Shape::make(dims)};
+  rt::Result<rt::tpu::InfeedQueue> queue = rt::tpu::InfeedQueue::create({.tuple_types = types, .tuple_shapes = shapes});
+  if (!queue) return queue;
+  RT_RETURN_IF_ERROR(queue->set_number_of_shards(static_cast<int>(shards)));
+  return queue;
+}
+
+Status run_steps(unsigned cores, int64_t steps) {
+  rt::tpu::ReplicateOptions options;
+  options.infeed_queue = &infeed.binding();
+  const rt::tpu::Computation computation{"infeed_bulk_step", step, nullptr, {1}};
+  for (int64_t s = 0; s < steps; ++s) {
+    rt::tpu::PodMemoryScope step_memory(cores);
+    RT_RETURN_IF_ERROR(rt::tpu::replicate(computation, rt::Span<const ReplicaArgs>(no_inputs, cores), options, result));
+  }
+  return Status::ok();
+}
+
+Status host_program(unsigned cores) {
+  if (kRows % cores != 0)
+    return rt::invalid_argument(
+        "the infeed-bulk app shards 8 rows over the cores: run it on 1, 2, 4 or 8 cores, not {}", cores);
+  rt::Result<int64_t> steps = dataset_steps();
+  if (!steps) return steps.status();
+  rt::Result<rt::tpu::InfeedQueue> queue = make_queue(cores);
+  if (!queue) return queue.status();
+  rt::tpu::PodMemoryScope memory(cores);
+  RT_RETURN_IF_ERROR(
+      infeed.open(*queue, rt::hbm(), {.link_queue = kInfeedQueue, .slots = kSlots, .timeout_ns = kDequeueTimeoutNs}));
+  const Status ran = run_steps(cores, *steps);
+  infeed.close();
+  RT_RETURN_IF_ERROR(ran);
+  rt::log_info("infeed-bulk: {} replicas each dequeued {} tuples of float32[{}, {}] sharded {} ways", cores, *steps,
+               kRows, kColumns, cores);
+  return Status::ok();
+}
+
+Status run(const firmware::CoreContext& context) {
+  return rt::tpu::run_program(context, [&] { return host_program(context.cores); });
+}
+
+}  // namespace
+
+const firmware::App firmware::kApp = {
+    "infeed-bulk", "1 MiB infeed tuples outfed back unchanged, bit for bit (run with tpu run --infeed)",
+    run};
