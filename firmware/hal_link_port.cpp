@@ -12,7 +12,11 @@ namespace firmware {
 void HalLinkPort::lock_output() { new (&locks_[hal::core_id()]) hal::ConsoleLock(); }
 void HalLinkPort::unlock_output() { reinterpret_cast<hal::ConsoleLock*>(&locks_[hal::core_id()])->~ConsoleLock(); }
 void HalLinkPort::write(rt::Span<const uint8_t> bytes) { hal::link_write(bytes.data(), bytes.size()); }
-int HalLinkPort::read_byte() { return hal::link_read_byte(); }
+int HalLinkPort::read_byte() {
+  const int byte = hal::link_read_byte();
+  if (byte >= 0) bytes_read_.store(bytes_read_.load(rt::MemoryOrder::kRelaxed) + 1, rt::MemoryOrder::kRelaxed);
+  return byte;
+}
 unsigned HalLinkPort::core() { return hal::core_id(); }
 uint64_t HalLinkPort::now_ns() { return hal::time_ns(); }
 void HalLinkPort::wake_all() { hal::send_event(); }
@@ -20,8 +24,10 @@ void HalLinkPort::wake_all() { hal::send_event(); }
 void HalLinkPort::idle() {
   WaitState& wait = waits_[hal::core_id()];
   const uint64_t now = hal::time_ns();
-  // Calls further apart than the longest sleep (plus slack) belong to a new wait.
-  if (now - wait.last_idle_ns > 2 * kLongestSleepNs) {
+  const uint64_t activity_now = activity();
+  // A new wait: the link moved something since the last pause, or the pauses are far apart.
+  if (activity_now != wait.activity || now - wait.last_idle_ns > 2 * kLongestSleepNs) {
+    wait.activity = activity_now;
     wait.wait_start_ns = now;
     wait.sleep_ns = 0;
   }

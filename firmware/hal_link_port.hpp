@@ -5,7 +5,8 @@
 // Waiting. Nothing interrupts a core when host bytes arrive (in the UART or in memory), so a waiting
 // core polls with growing sleeps (the board's timer-bounded doorbell wait: WFI until the timer or a
 // doorbell): a few microseconds of spinning first (a reply that comes at once is seen at once), then
-// sleeps doubling from kFirstSleepNs to kLongestSleepNs. Under QEMU this matters twice: a spinning
+// sleeps doubling from kFirstSleepNs to kLongestSleepNs. A wait starts over (spinning) whenever the
+// link moved something since the last pause, so back-to-back host calls never inherit a long sleep. Under QEMU this matters twice: a spinning
 // vCPU (WFE is only a yield in TCG) takes host CPU from the vCPUs doing work and from QEMU's I/O
 // thread that feeds the UART, and a long idle should cost next to nothing.
 #pragma once
@@ -32,6 +33,10 @@ class HalLinkPort : public rt::link::LinkPort {
   void idle() override;
   void wake_all() override;
 
+ protected:
+  // Counts what the link received (bytes, frames): a change means the link is busy.
+  virtual uint64_t activity() { return bytes_read_.load(rt::MemoryOrder::kRelaxed); }
+
  private:
   struct alignas(hal::ConsoleLock) LockStorage {
     unsigned char bytes[sizeof(hal::ConsoleLock)];
@@ -40,7 +45,9 @@ class HalLinkPort : public rt::link::LinkPort {
     uint64_t last_idle_ns = 0;
     uint64_t wait_start_ns = 0;
     uint64_t sleep_ns = 0;
+    uint64_t activity = 0;
   };
+  rt::Atomic<uint64_t> bytes_read_{0};  // written under the endpoint's receive lock
   LockStorage locks_[hal::kMaxCores];
   WaitState waits_[hal::kMaxCores];
 };
@@ -53,6 +60,7 @@ class ShmLinkPort final : public HalLinkPort, private rt::link::ShmClock {
   rt::link::ShmTransport& transport() { return transport_; }
 
  private:
+  uint64_t activity() override { return transport_.frames_received(); }
   uint64_t now_ns() override { return HalLinkPort::now_ns(); }
   unsigned core() override { return HalLinkPort::core(); }
 

@@ -27,21 +27,33 @@ std::filesystem::path folder_base(uint64_t ram_bytes) {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// A window inside the RAM file (no wrap-around), page aligned, small enough for the control block's u32.
+bool layout_is_sound(const ShmLayout& layout) {
+  const uint64_t page = 4096;
+  return layout.window_offset % page == 0 && layout.window_bytes % page == 0 &&
+         layout.window_offset <= layout.ram_bytes && layout.window_bytes <= layout.ram_bytes - layout.window_offset &&
+         layout.window_bytes <= (1ull << 31);
+}
+
 }  // namespace
 
 std::optional<ShmLayout> parse_shm_layout(const std::string& text) {
+  if (text.find('-') != std::string::npos) return std::nullopt;  // >> into an unsigned would take "-4096"
   std::istringstream in(text);
   ShmLayout layout;
   if (!(in >> layout.ram_bytes >> layout.window_offset >> layout.window_bytes)) return std::nullopt;
   if (layout.window_bytes == 0) return layout;
-  const uint64_t page = 4096;
-  if (layout.window_offset % page != 0 || layout.window_bytes % page != 0 ||
-      layout.window_offset + layout.window_bytes > layout.ram_bytes || layout.window_bytes > (1ull << 31))
-    return std::nullopt;
+  if (!layout_is_sound(layout)) return std::nullopt;
   return layout;
 }
 
 std::unique_ptr<ShmLink> ShmLink::create(const ShmLayout& layout, std::string& error) {
+  if (!layout_is_sound(layout)) {
+    error = "shared-memory link: a window of " + std::to_string(layout.window_bytes) + " bytes at offset " +
+            std::to_string(layout.window_offset) + " does not lie page-aligned inside " +
+            std::to_string(layout.ram_bytes) + " bytes of RAM";
+    return nullptr;
+  }
   rt::Result<rt::link::ShmControl> plan = rt::link::plan_shm_window(layout.window_bytes);
   if (!plan) {
     error = plan.status().c_str();
@@ -184,7 +196,7 @@ std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::
   rt::link::ShmReplyTarget armed;
   std::memcpy(&armed, &target, sizeof armed);  // one read of the board's fields: checked values are the used ones
   if (armed.call_id != id) {  // armed for a newer call: this reply is late, leave the targets alone
-    rt::link::set_shm_target_state(target, ShmTargetState::kArmed);
+    rt::link::move_shm_target_state(target, ShmTargetState::kWriting, ShmTargetState::kArmed);  // unless the board took them back
     return placed;
   }
   const size_t count = std::min<size_t>({results.size(), armed.count, rt::link::kShmMaxTargets});
@@ -196,7 +208,8 @@ std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::
     bytes_placed_ += results[i].size();
     placed[i] = true;
   }
-  rt::link::set_shm_target_state(target, ShmTargetState::kWritten);  // release: the bytes before the frames
+  // Release: the bytes before the frames. (Only if the board did not give up waiting for us.)
+  rt::link::move_shm_target_state(target, ShmTargetState::kWriting, ShmTargetState::kWritten);
   return placed;
 }
 

@@ -145,6 +145,7 @@ size_t ShmTransport::receive(FrameSink& sink, size_t max_frames) {
       break;
     }
     ++counters_.frames_ok;
+    frames_received_.store(counters_.frames_ok, MemoryOrder::kRelaxed);
     sink.on_frame(check.frame);
     to_board_.release();
     ++taken;

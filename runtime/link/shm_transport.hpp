@@ -34,6 +34,8 @@ class ShmTransport final : public FrameTransport {
   bool failed() override;
   Status failure() override;
   DecoderCounters counters() const override { return counters_; }
+  // Frames received so far (any core may read it while another receives).
+  uint64_t frames_received() const { return frames_received_.load(MemoryOrder::kRelaxed); }
   size_t max_receive_payload() const override;
   bool arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) override;
   bool reply_target_armed(unsigned core, uint32_t call_id, unsigned index) const override;
@@ -56,6 +58,7 @@ class ShmTransport final : public FrameTransport {
   ShmRingWriter to_host_;
   ShmRingReader to_board_;
   DecoderCounters counters_;
+  Atomic<uint64_t> frames_received_{0};
   Atomic<uint32_t> failed_{0};  // 32-bit: RV64 has no byte-wide compare-and-swap
   Status failure_;  // written once, before failed_ is set (release)
 };
