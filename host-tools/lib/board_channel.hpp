@@ -60,6 +60,11 @@ class BoardChannel {
     (void)queue, (void)tuple, (void)elements;
     return false;
   }
+  // Board memory the host reads directly (shared memory, inside the board's announced memory).
+  virtual std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) {
+    (void)address, (void)bytes;
+    return std::nullopt;
+  }
   // The largest frame payload the transport carries.
   virtual size_t max_frame_payload() const { return rt::link::kMaxPayload; }
   // What the transport moved, for the end-of-run report ("" if nothing to say).

@@ -23,6 +23,9 @@ class ChannelOutput final : public SessionOutput {
     return channel_.send_frame(header, payload);
   }
   size_t max_frame_payload() const override { return channel_.max_frame_payload(); }
+  std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) override {
+    return channel_.read_board_memory(address, bytes);
+  }
   std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) override {
     return channel_.place_results(core, id, results);
   }

@@ -117,6 +117,7 @@ void LinkSession::on_frame(const FrameView& frame) {
     case MessageKind::kHello: return on_hello(frame);
     case MessageKind::kLog: return on_log(frame);
     case MessageKind::kHostCallRequest: return on_request(frame);
+    case MessageKind::kHostCallArgumentInPlace: return on_request_in_place(frame);
     case MessageKind::kOutfeedData: return on_outfeed(frame);
     case MessageKind::kResult: return on_result(frame);
     case MessageKind::kError: return on_board_error(frame);
@@ -189,28 +190,60 @@ void LinkSession::on_request(const FrameView& frame) {
   rt::Result<rt::link::CallMessage> request = rt::link::parse_call(MessageKind::kHostCallRequest, frame.payload);
   if (!request) return send_error(request.status().code(), frame, to_string(request.status()));
   if (!channel_ok(frame)) return;
-  const unsigned core = frame.header.channel;
-  if (request->tensor_count == 0) return serve(core, request->id, to_string(request->text), {});
+  accept_request(frame.header.channel, *request);
+}
 
-  const bool starts_call = request->tensor_index == 0 && request->chunk.offset == 0;
+// An argument the board left in its memory (shared memory): read it now (the board keeps it until the
+// reply) and take it as the argument's one chunk.
+void LinkSession::on_request_in_place(const FrameView& frame) {
+  rt::Result<rt::link::InPlaceArgument> argument = rt::link::parse_in_place_argument(frame.payload);
+  if (!argument) return send_error(argument.status().code(), frame, to_string(argument.status()));
+  if (!channel_ok(frame)) return;
+  const rt::Result<uint64_t> size = rt::link::tensor_byte_size(argument->dtype, argument->shape);
+  std::optional<std::vector<uint8_t>> bytes =
+      size ? output_.read_board_memory(argument->address, *size) : std::optional<std::vector<uint8_t>>();
+  if (!bytes) {
+    requests_.erase(frame.header.channel);
+    return send_reply(frame.header.channel, argument->id,
+                      HostCallOutcome::error(StatusCode::kInvalidArgument,
+                                             "argument " + std::to_string(argument->tensor_index) + " of host call " +
+                                                 std::to_string(argument->id) +
+                                                 " is not in board memory the host can read"));
+  }
+  rt::link::CallMessage request;
+  request.id = argument->id;
+  request.tensor_count = argument->tensor_count;
+  request.tensor_index = argument->tensor_index;
+  request.text = argument->text;
+  request.chunk.dtype = argument->dtype;
+  request.chunk.shape = argument->shape;
+  request.chunk.offset = 0;
+  request.chunk.data = rt::Span<const uint8_t>(bytes->data(), bytes->size());
+  accept_request(frame.header.channel, request);
+}
+
+void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& request) {
+  if (request.tensor_count == 0) return serve(core, request.id, to_string(request.text), {});
+
+  const bool starts_call = request.tensor_index == 0 && request.chunk.offset == 0;
   auto pending = requests_.find(core);
   if (starts_call) {
     if (pending != requests_.end())
-      notes_ << "tpu: core " << core << " started host call " << request->id << " before call " << pending->second.id
+      notes_ << "tpu: core " << core << " started host call " << request.id << " before call " << pending->second.id
              << " was complete (a frame was lost); the older call is dropped" << std::endl;
-    pending = requests_.insert_or_assign(core, PendingRequest{request->id, to_string(request->text),
-                                                              ChunkAssembler(request->tensor_count)}).first;
-  } else if (pending == requests_.end() || pending->second.id != request->id ||
-             pending->second.arguments.tensor_count() != request->tensor_count) {
-    return send_reply(core, request->id,
-                      HostCallOutcome::error(StatusCode::kAborted, "a chunk of host call " + std::to_string(request->id) +
+    pending = requests_.insert_or_assign(core, PendingRequest{request.id, to_string(request.text),
+                                                              ChunkAssembler(request.tensor_count)}).first;
+  } else if (pending == requests_.end() || pending->second.id != request.id ||
+             pending->second.arguments.tensor_count() != request.tensor_count) {
+    return send_reply(core, request.id,
+                      HostCallOutcome::error(StatusCode::kAborted, "a chunk of host call " + std::to_string(request.id) +
                                                                        " arrived without the start of the call (a frame was lost)"));
   }
-  const std::string problem = pending->second.arguments.add(request->tensor_index, request->chunk);
+  const std::string problem = pending->second.arguments.add(request.tensor_index, request.chunk);
   if (!problem.empty()) {
     requests_.erase(pending);
-    return send_reply(core, request->id,
-                      HostCallOutcome::error(StatusCode::kAborted, "host call " + std::to_string(request->id) +
+    return send_reply(core, request.id,
+                      HostCallOutcome::error(StatusCode::kAborted, "host call " + std::to_string(request.id) +
                                                                        " argument: " + problem));
   }
   if (!pending->second.arguments.complete()) return;

@@ -45,6 +45,12 @@ class SessionOutput {
   }
   // The largest frame payload the output's transport carries.
   virtual size_t max_frame_payload() const { return rt::link::kMaxPayload; }
+  // `bytes` of board memory at the board's `address` (shared memory, inside the memory the board
+  // announced); nothing where the transport cannot read it.
+  virtual std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) {
+    (void)address, (void)bytes;
+    return std::nullopt;
+  }
   // Host-call results the transport wrote straight into board memory (shared memory; see
   // ShmLink::place_results); the session then sends a kHostCallReplyInPlace frame for each.
   virtual std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) {
@@ -127,6 +133,8 @@ class LinkSession final : private rt::link::FrameSink {
   void on_hello(const rt::link::FrameView& frame);
   void on_log(const rt::link::FrameView& frame);
   void on_request(const rt::link::FrameView& frame);
+  void on_request_in_place(const rt::link::FrameView& frame);
+  void accept_request(unsigned core, const rt::link::CallMessage& request);  // one chunk of a call's arguments
   void on_outfeed(const rt::link::FrameView& frame);
   void on_result(const rt::link::FrameView& frame);
   void on_board_error(const rt::link::FrameView& frame);

@@ -11,7 +11,8 @@ ShmBoardChannel::~ShmBoardChannel() { link_->close(); }
 std::string ShmBoardChannel::transport_summary() const {
   return "shared memory: " + std::to_string(link_->frames_sent()) + " frames to the board, " +
          std::to_string(link_->frames_received()) + " from it, " + std::to_string(link_->bytes_placed()) +
-         " bytes placed straight into board memory";
+         " bytes placed straight into board memory, " +
+         std::to_string(link_->bytes_read_in_place()) + " read straight from it";
 }
 
 bool ShmBoardChannel::send_frame(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) {

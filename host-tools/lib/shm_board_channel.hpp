@@ -34,6 +34,9 @@ class ShmBoardChannel final : public BoardChannel {
   std::string transport() const override { return "shm"; }
   std::string transport_summary() const override;
   size_t max_frame_payload() const override { return rt::link::kMaxRecordPayload; }
+  std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) override {
+    return link_->read_board_memory(address, bytes);
+  }
   bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) override {
     return link_->place_infeed_tuple(queue, tuple, elements);
   }

@@ -213,6 +213,13 @@ std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::
   return placed;
 }
 
+std::optional<std::vector<uint8_t>> ShmLink::read_board_memory(uint64_t address, uint64_t bytes) {
+  const uint8_t* source = failure_ ? nullptr : board_memory(address, bytes);
+  if (source == nullptr) return std::nullopt;
+  bytes_read_in_place_ += bytes;
+  return std::vector<uint8_t>(source, source + bytes);
+}
+
 bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) {
   if (failure_) return false;
   for (const rt::link::ShmInfeedTarget& published : control_->infeed) {

@@ -68,7 +68,11 @@ class ShmLink {
   // Writes tuple `tuple` of infeed queue `queue` (its elements' bytes) straight into its slot, if
   // the board published the queue's slots and they fit exactly; false otherwise (send frames then).
   bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements);
+  // A copy of `bytes` of board memory at the board's `address`, if all of it lies in the announced
+  // aperture (host-call arguments the board left in place); nothing otherwise.
+  std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes);
   uint64_t bytes_placed() const { return bytes_placed_; }
+  uint64_t bytes_read_in_place() const { return bytes_read_in_place_; }
 
   // Why the link can no longer be used, if it cannot.
   const std::optional<std::string>& failure() const { return failure_; }
@@ -98,6 +102,7 @@ class ShmLink {
   uint8_t* window_ = nullptr;
   size_t window_bytes_ = 0;
   uint64_t bytes_placed_ = 0;
+  uint64_t bytes_read_in_place_ = 0;
   uint64_t frames_sent_ = 0;
   uint64_t frames_received_ = 0;
   rt::link::ShmControl* control_ = nullptr;

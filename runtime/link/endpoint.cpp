@@ -364,11 +364,28 @@ Status Endpoint::send_call_request(uint32_t id, StringView text, Span<const Tens
     return send_frame(MessageKind::kHostCallRequest, static_cast<uint16_t>(port_.core()),
                       payload.subspan(0, *encoded));
   }
+  FrameTransport* transport = port_.frame_transport();
   for (size_t i = 0; i < arguments.size(); ++i) {
     request.tensor_index = static_cast<uint8_t>(i);
-    RT_RETURN_IF_ERROR(send_tensor_chunks(MessageKind::kHostCallRequest, request, arguments[i]));
+    if (transport != nullptr && transport->readable_in_place(arguments[i]))
+      RT_RETURN_IF_ERROR(send_argument_in_place(request, arguments[i]));
+    else
+      RT_RETURN_IF_ERROR(send_tensor_chunks(MessageKind::kHostCallRequest, request, arguments[i]));
   }
   return Status::ok();
+}
+
+// The host reads the argument where it is; the caller keeps it unchanged until the reply (host_call
+// waits for it), so nothing is copied on the board.
+Status Endpoint::send_argument_in_place(const CallMessage& request, const Tensor& tensor) {
+  const InPlaceArgument argument{request.id,   request.tensor_count, request.tensor_index,
+                                 request.text, tensor.dtype,         tensor.shape,
+                                 reinterpret_cast<uintptr_t>(tensor.data)};
+  Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
+  Result<size_t> encoded = encode_in_place_argument(argument, payload);
+  if (!encoded) return encoded.status();
+  return send_frame(MessageKind::kHostCallArgumentInPlace, static_cast<uint16_t>(port_.core()),
+                    payload.subspan(0, *encoded));
 }
 
 bool Endpoint::cancel_call(PendingCall& call) {

@@ -148,6 +148,7 @@ class Endpoint final : private FrameSink {
   Result<StringView> build_call_text(StringView function, StringView argument, CoreBuffers& buffers);
   Status send_call_request(uint32_t id, StringView text, Span<const Tensor> arguments);
   Status send_tensor_chunks(MessageKind kind, CallMessage& call, const Tensor& tensor);
+  Status send_argument_in_place(const CallMessage& request, const Tensor& tensor);
   Status wait_for_reply(PendingCall& call, uint64_t deadline_ns, uint64_t timeout_ns);
   bool cancel_call(PendingCall& call);  // true if the reply had completed after all
   // OK, or (naming the calling core) why a frame transport can no longer be used.

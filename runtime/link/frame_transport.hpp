@@ -37,6 +37,13 @@ class FrameTransport {
   }
   virtual void disarm_reply_targets(unsigned core) { (void)core; }
 
+  // Host-call arguments the host reads straight from board memory (shared memory): true if the
+  // host can read `tensor` where it is (contiguous, inside the memory announced to the host).
+  virtual bool readable_in_place(const Tensor& tensor) const {
+    (void)tensor;
+    return false;
+  }
+
   // Infeed tuples written straight into their slots (shm_ring.hpp, "Infeed in place"): an attached
   // buffer's slot memory is published for the host, and withdrawn before the buffer goes away.
   virtual void publish_infeed(const InfeedBuffer& buffer) { (void)buffer; }

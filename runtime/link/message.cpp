@@ -339,6 +339,54 @@ Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload) {
   return result;
 }
 
+Result<size_t> encode_in_place_argument(const InPlaceArgument& argument, Span<uint8_t> out) {
+  if (argument.tensor_count == 0 || argument.tensor_index >= argument.tensor_count)
+    return invalid_argument("in-place argument {} of {}: the index must be below a non-zero count",
+                            argument.tensor_index, argument.tensor_count);
+  if (argument.text.empty()) return invalid_argument("an in-place argument's call needs a function name");
+  const uint8_t code = dtype_wire_code(argument.dtype);
+  if (code == 0) return invalid_argument("tensor dtype {} has no link code", argument.dtype);
+  WireWriter writer(out);
+  writer.u32(argument.id);
+  writer.u8(argument.tensor_count);
+  writer.u8(argument.tensor_index);
+  write_str16(writer, argument.text);
+  writer.u8(code);
+  writer.u8(argument.shape.rank);
+  for (unsigned d = 0; d < argument.shape.rank; ++d) writer.u64(static_cast<uint64_t>(argument.shape.dims[d]));
+  writer.u64(argument.address);
+  return finish_encode(writer, "host-call-argument-in-place", out.size());
+}
+
+Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload) {
+  WireReader reader(payload);
+  InPlaceArgument argument;
+  argument.id = reader.u32();
+  argument.tensor_count = reader.u8();
+  argument.tensor_index = reader.u8();
+  argument.text = read_str16(reader);
+  const uint8_t code = reader.u8();
+  const uint8_t rank = reader.u8();
+  if (reader.failed())
+    return invalid_argument("host-call-argument-in-place payload of {} bytes is truncated", payload.size());
+  if (argument.tensor_count == 0 || argument.tensor_index >= argument.tensor_count)
+    return invalid_argument("in-place argument {} of {}: the index must be below a non-zero count",
+                            argument.tensor_index, argument.tensor_count);
+  if (argument.text.empty()) return invalid_argument("an in-place argument's call needs a function name");
+  Result<DType> dtype = dtype_from_wire_code(code);
+  if (!dtype) return dtype.status();
+  argument.dtype = *dtype;
+  if (rank > kMaxRank) return invalid_argument("in-place argument has rank {}, the maximum is {}", rank, kMaxRank);
+  int64_t dims[kMaxRank];
+  for (unsigned d = 0; d < rank; ++d) dims[d] = static_cast<int64_t>(reader.u64());
+  argument.address = reader.u64();
+  RT_RETURN_IF_ERROR(finish_parse(reader, "host-call-argument-in-place"));
+  Result<Shape> shape = Shape::make(Span<const int64_t>(dims, rank));
+  if (!shape) return shape.status();
+  argument.shape = *shape;
+  return argument;
+}
+
 Result<size_t> encode_infeed_in_place(const InfeedInPlace& message, Span<uint8_t> out) {
   WireWriter writer(out);
   writer.u16(message.queue);

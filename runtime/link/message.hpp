@@ -33,6 +33,11 @@
 // kHostCallReplyInPlace, host -> board, channel = the calling core (shared memory only: the result's
 // bytes are already at the target the board armed, shm_ring.hpp):
 //   u32 id | u8 tensor_count | u8 tensor_index (< count) | u8 dtype | u8 rank | u64 dims[rank]
+// kHostCallArgumentInPlace, board -> host, channel = the calling core (shared memory only: instead
+// of the argument's chunks; the host reads its bytes from board memory, which stays unchanged until
+// the call's reply):
+//   u32 id | u8 tensor_count | u8 tensor_index (< count) | str16 text (as in requests) | u8 dtype |
+//   u8 rank | u64 dims[rank] | u64 address (in the board's address space)
 // kInfeedInPlace, host -> board, channel 0 (shared memory only: the tuple's bytes are already in its
 // slot, shm_ring.hpp):   u16 queue | u64 tuple
 // kError, both ways, channel = the core concerned (0 if none):
@@ -105,6 +110,19 @@ struct InPlaceResult {
 
 Result<size_t> encode_in_place_result(const InPlaceResult& result, Span<uint8_t> out);
 Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload);
+
+struct InPlaceArgument {
+  uint32_t id = 0;
+  uint8_t tensor_count = 0;
+  uint8_t tensor_index = 0;
+  StringView text;
+  DType dtype = DType::kF32;
+  Shape shape;
+  uint64_t address = 0;
+};
+
+Result<size_t> encode_in_place_argument(const InPlaceArgument& argument, Span<uint8_t> out);
+Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload);
 
 struct InfeedInPlace {
   uint16_t queue = 0;

@@ -14,6 +14,7 @@ const char* message_kind_name(MessageKind kind) {
     case MessageKind::kHostCallReply: return "host-call-reply";
     case MessageKind::kHostCallReplyInPlace: return "host-call-reply-in-place";
     case MessageKind::kInfeedInPlace: return "infeed-in-place";
+    case MessageKind::kHostCallArgumentInPlace: return "host-call-argument-in-place";
     case MessageKind::kRun: return "run";
     case MessageKind::kResult: return "result";
     case MessageKind::kError: return "error";

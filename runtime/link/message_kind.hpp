@@ -20,9 +20,10 @@ enum class MessageKind : uint8_t {
   kHostCallReplyInPlace = 12,  // host -> board: a host-call result already written at its target
                                // (shared memory; payload as a reply chunk without data)
   kInfeedInPlace = 13,         // host -> board: an infeed tuple already written into its slot (shared memory)
+  kHostCallArgumentInPlace = 14,  // board -> host: a host-call argument the host reads from board memory
 };
 
-inline constexpr uint8_t kLastMessageKind = 13;
+inline constexpr uint8_t kLastMessageKind = 14;
 
 constexpr bool is_known_message_kind(uint8_t kind) { return kind >= 1 && kind <= kLastMessageKind; }
 

@@ -96,6 +96,15 @@ void ShmTransport::disarm_reply_targets(unsigned core) {
   set_shm_target_state(target, ShmTargetState::kIdle);
 }
 
+bool ShmTransport::readable_in_place(const Tensor& tensor) const {
+  if (!tensor.is_contiguous()) return false;
+  const Result<uint64_t> bytes = tensor_byte_size(tensor.dtype, tensor.shape);
+  const uint64_t address = reinterpret_cast<uintptr_t>(tensor.data);
+  const uint64_t aperture = control_->aperture_address;
+  return bytes && address >= aperture && *bytes <= control_->aperture_bytes &&
+         address - aperture <= control_->aperture_bytes - *bytes;
+}
+
 void ShmTransport::publish_infeed(const InfeedBuffer& buffer) {
   if (buffer.element_count() > kShmMaxInfeedElements) return;  // too many elements: frames carry them
   withdraw_infeed(buffer.queue());

@@ -40,6 +40,7 @@ class ShmTransport final : public FrameTransport {
   bool arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) override;
   bool reply_target_armed(unsigned core, uint32_t call_id, unsigned index) const override;
   void disarm_reply_targets(unsigned core) override;
+  bool readable_in_place(const Tensor& tensor) const override;
   void publish_infeed(const InfeedBuffer& buffer) override;
   void withdraw_infeed(uint16_t queue) override;
 

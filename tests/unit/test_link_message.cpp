@@ -614,3 +614,32 @@ TEST_CASE("In-place host-call result round-trip and bad fields", "[link][message
                 return encode_in_place_result({1, 0, 0, DType::kF32, shape_of({})}, out);
               }).empty());
 }
+
+TEST_CASE("In-place host-call argument round-trip and bad fields", "[link][message]") {
+  const InPlaceArgument argument{9, 2, 1, "link_sink", DType::kI8, shape_of({3}), 0x0000000140002000ull};
+  const Bytes payload = encoded([&](rt::Span<uint8_t> out) { return encode_in_place_argument(argument, out); });
+  // u32 id | u8 count | u8 index | str16 text | u8 dtype | u8 rank | u64 dims | u64 address
+  REQUIRE(payload.size() == 4 + 2 + 2 + 9 + 2 + 8 + 8);
+  CHECK(Bytes(payload.begin(), payload.begin() + 8) == Bytes({9, 0, 0, 0, 2, 1, 9, 0}));
+  CHECK(text(rt::StringView(reinterpret_cast<const char*>(payload.data() + 8), 9)) == "link_sink");
+  CHECK(payload[17] == 6);  // int8's link code
+  CHECK(payload[18] == 1);  // rank
+  CHECK(payload[19] == 3);  // dims[0]
+  CHECK(Bytes(payload.end() - 8, payload.end()) == Bytes({0x00, 0x20, 0x00, 0x40, 0x01, 0, 0, 0}));
+  auto parsed = parse_in_place_argument(view(payload));
+  REQUIRE(parsed.is_ok());
+  CHECK(parsed->id == 9);
+  CHECK(parsed->tensor_index == 1);
+  CHECK(text(parsed->text) == "link_sink");
+  CHECK(parsed->dtype == DType::kI8);
+  CHECK(parsed->shape.dims[0] == 3);
+  CHECK(parsed->address == 0x0000000140002000ull);
+  CHECK_FALSE(parse_in_place_argument(view(Bytes(payload.begin(), payload.end() - 1))).is_ok());
+  Bytes no_name = encoded([&](rt::Span<uint8_t> out) {
+    InPlaceArgument named = argument;
+    named.text = "x";
+    return encode_in_place_argument(named, out);
+  });
+  no_name[6] = 0;  // text length 0, the name byte left as trailing garbage
+  CHECK_FALSE(parse_in_place_argument(view(no_name)).is_ok());
+}
