@@ -23,6 +23,7 @@ import shlex
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -390,6 +391,53 @@ def check_tpu_stopped(board: str, victim: str, signal_number: int, expect_exit: 
             process.wait()
 
 
+def npy_bytes(shape: tuple[int, ...], data: bytes = b"", descr: str = "<f4") -> bytes:
+    """A .npy file written by hand: any header (even one whose shape does not match the data)."""
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, "".join(f"{d}, " for d in shape))
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data
+
+
+def check_hostile_input(case: str, expect_exit: int, pattern: str) -> Outcome:
+    """tpu given hostile files or values: a clear error (or a normal run) and the expected exit status,
+    never a crash."""
+    built = build_tpu_tool()
+    if not built.ok:
+        return Outcome(False, f"make tpu failed: {built.reason}", built.log)
+    work = REPO_ROOT / "build" / "tpu-input"
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "wraps.npy").write_bytes(npy_bytes((1 << 40, 1 << 22)))  # 2^64 bytes: wraps to 0
+    (work / "huge.npy").write_bytes(npy_bytes((1 << 32, 1 << 30)))
+    (work / "a.npy").write_bytes(npy_bytes((2, 3), struct.pack("<6f", *range(6))))
+    (work / "b.npy").write_bytes(npy_bytes((3, 1), struct.pack("<3f", 1, 2, 3)))
+    (work / "dir.npy").mkdir(exist_ok=True)
+    commands = {
+        "infeed-wrapping-shape": ["run", "--infeed", f"0={work / 'wraps.npy'},{work / 'wraps.npy'}", "infeed"],
+        "exec-huge-shape": ["exec", "matmul", str(work / "huge.npy"), str(work / "huge.npy"), "-o", str(work / "o.npy")],
+        "exec-directory": ["exec", "matmul", str(work / "dir.npy"), str(work / "b.npy"), "-o", str(work / "o.npy")],
+        "exec-huge-timeout": ["exec", "--timeout", "1e10", "matmul", str(work / "a.npy"), str(work / "b.npy"), "-o",
+                              str(work / "o.npy")],
+        "exec-infinite-timeout": ["exec", "--timeout", "inf", "matmul", str(work / "a.npy"), str(work / "b.npy"), "-o",
+                                  str(work / "o.npy")],
+    }
+    command = [TPU_BINARY, *commands[case]]
+    result = run_image(command, TPU_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != expect_exit:
+        return Outcome(False, f"expected exit {expect_exit}, got {describe_exit(result)}", log)
+    if not re.search(pattern, result.output):
+        return Outcome(False, f"output lacks {pattern!r}", log)
+    return Outcome(True, "", log)
+
+
+HOSTILE_INPUTS = {
+    "infeed-wrapping-shape": (2, r"shape \[1099511627776, 4194304\] of float32 needs more bytes than the file"),
+    "exec-huge-shape": (2, r"needs more bytes than the file"),
+    "exec-directory": (2, r"dir.npy is not a regular file"),
+    "exec-huge-timeout": (0, r"tpu exec: wrote .*o.npy"),
+    "exec-infinite-timeout": (0, r"tpu exec: wrote .*o.npy"),
+}
+
 CORRUPTION_PATTERNS = {
     1: r"has a bad header .*torn or corrupted write",
     2: r"claims \d+ bytes, only \d+ are published",
@@ -447,6 +495,8 @@ def tpu_cases() -> list[Case]:
                                   [r"LINK-BENCH .*host-to-board.*67108864", r"LINK-BENCH .*board-to-host.*67108864",
                                    r"LINK-BENCH .*round-trip", r"PASS link-bench",
                                    r"[1-9]\d{7,} bytes placed straight into board memory"], link="shm"), estimate_s=40))
+    for name, (code, pattern) in HOSTILE_INPUTS.items():
+        cases.append(Case(f"tpu-input/{name}", partial(check_hostile_input, name, code, pattern), estimate_s=5))
     cases.append(Case("tpu-run/qemu-killed/qemu-virt-a53",
                       partial(check_tpu_stopped, "qemu-virt-a53", "qemu", signal.SIGKILL, 128 + signal.SIGKILL,
                               r"exited with status 137"), estimate_s=15))

@@ -35,4 +35,11 @@ std::optional<std::vector<int64_t>> parse_integer_list(std::string_view text) {
   }
 }
 
+std::chrono::steady_clock::time_point deadline_after_seconds(double seconds) {
+  constexpr double kLongest = 1e9;  // ~30 years; the clock's nanoseconds would overflow past ~292 years
+  const double bounded = seconds < kLongest ? seconds : kLongest;  // also catches inf (NaN is refused earlier)
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(bounded));
+}
+
 }  // namespace tpu

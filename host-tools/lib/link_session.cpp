@@ -271,6 +271,15 @@ size_t LinkSession::max_send_payload() const {
   return std::min(board, output_.max_frame_payload());
 }
 
+// A result tpu could not encode: the board gets an error reply at once (not a timeout), and the user
+// a note.
+void LinkSession::send_unsendable(unsigned core, uint32_t id, size_t result, const rt::Status& why) {
+  const std::string reason = "tpu cannot send result " + std::to_string(result) + " of host call " + std::to_string(id) +
+                             ": " + to_string(why);
+  notes_ << "tpu: " << reason << std::endl;
+  send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal, reason));
+}
+
 void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& outcome) {
   std::vector<uint8_t> payload_buffer(max_send_payload());
   const rt::Span<uint8_t> payload(payload_buffer.data(), payload_buffer.size());
@@ -289,6 +298,11 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
     rt::Result<rt::Shape> shape = rt::Shape::make(rt::Span<const int64_t>(result.dims.data(), result.dims.size()));
     if (!shape || outcome.results.size() > 255)
       return send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal, "host function returned an unsendable result"));
+    const rt::Result<uint64_t> bytes = rt::link::tensor_byte_size(result.dtype, *shape);
+    if (!bytes || *bytes != result.bytes.size())
+      return send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal,
+                                                         "host function returned " + std::to_string(result.bytes.size()) +
+                                                             " bytes for a " + result.describe() + " result"));
     shapes.push_back(*shape);
   }
   reply.tensor_count = static_cast<uint8_t>(outcome.results.size());
@@ -303,10 +317,7 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
     if (i < placed.size() && placed[i]) {  // the bytes are in place: say so
       const rt::link::InPlaceResult in_place{id, reply.tensor_count, reply.tensor_index, result.dtype, shapes[i]};
       rt::Result<size_t> encoded = rt::link::encode_in_place_result(in_place, payload);
-      if (!encoded) {
-        notes_ << "tpu: cannot encode the reply to host call " << id << ": " << to_string(encoded.status()) << std::endl;
-        return;
-      }
+      if (!encoded) return send_unsendable(core, id, i, encoded.status());
       send_frame(MessageKind::kHostCallReplyInPlace, static_cast<uint16_t>(core), payload.subspan(0, *encoded));
       continue;
     }
@@ -317,10 +328,7 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
       reply.chunk.offset = offset;
       reply.chunk.data = rt::Span<const uint8_t>(result.bytes.data() + offset, size);
       rt::Result<size_t> encoded = rt::link::encode_call(MessageKind::kHostCallReply, reply, payload);
-      if (!encoded) {
-        notes_ << "tpu: cannot encode the reply to host call " << id << ": " << to_string(encoded.status()) << std::endl;
-        return;
-      }
+      if (!encoded) return send_unsendable(core, id, i, encoded.status());
       send_frame(MessageKind::kHostCallReply, static_cast<uint16_t>(core), payload.subspan(0, *encoded));
       offset += size;
     } while (offset < result.bytes.size());

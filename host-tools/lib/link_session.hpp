@@ -142,6 +142,7 @@ class LinkSession final : private rt::link::FrameSink {
 
   void serve(unsigned core, uint32_t id, const std::string& text, std::vector<HostTensor> arguments);
   void send_reply(unsigned core, uint32_t id, const HostCallOutcome& outcome);
+  void send_unsendable(unsigned core, uint32_t id, size_t result, const rt::Status& why);
   void send_frame(rt::link::MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload);
   void send_error(rt::StatusCode code, const rt::link::FrameView& related, const std::string& message);
   bool channel_ok(const rt::link::FrameView& frame);

@@ -155,8 +155,7 @@ int console_main(const std::vector<std::string>& args) {
     std::cerr << "tpu console: cannot find the project (a directory with the Makefile and boards/)" << std::endl;
     return kExitUsage;
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                               std::chrono::duration<double>(options->timeout_s));
+  const auto deadline = deadline_after_seconds(options->timeout_s);
   for (int boots = 0;; ++boots) {
     std::string error;
     std::unique_ptr<BoardChannel> board = open_board(root.value_or("."), options->target, options->attach, std::cerr, error);

@@ -244,8 +244,7 @@ int exec_main(const std::vector<std::string>& args) {
   connect_frames(*channel, session);
   session.send_hello();
   LoopOptions loop;
-  loop.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                          std::chrono::duration<double>(options->timeout_s));
+  loop.deadline = deadline_after_seconds(options->timeout_s);
   loop.interrupted = install_interrupt_handlers();
   const LoopEnd end = run_session_loop(*channel, session, loop);
   std::optional<int> exit_code = channel->launched() && end == LoopEnd::kStreamEnded ? channel->wait_for_exit(kExitGrace)

@@ -8,6 +8,7 @@
 
 #include "host-tools/lib/board_process.hpp"
 #include "host-tools/lib/channel_output.hpp"
+#include "host-tools/lib/cli_args.hpp"
 #include "host-tools/lib/console_printer.hpp"
 #include "host-tools/lib/infeed_host_function.hpp"
 #include "host-tools/lib/infeed_sender.hpp"
@@ -246,7 +247,7 @@ int run_board(const RunOptions& options) {
       [&infeed](unsigned channel, const rt::link::InfeedCredits& credits) { infeed.on_credits(channel, credits); });
   session.send_hello();
 
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.timeout_s);
+  const auto deadline = deadline_after_seconds(options.timeout_s);
   std::vector<uint8_t> bytes;
   auto last_bytes_at = std::chrono::steady_clock::now();
   for (bool open = true; open;) {

@@ -106,6 +106,31 @@ TEST_CASE("npy_parse rejects bad files with clear errors", "[npy]") {
   CHECK(error_of(bad_magic) == "not a .npy file (bad magic)");
 }
 
+// A header may claim any shape: the size it implies is multiplied out with overflow checks, so a
+// shape whose byte count wraps around 2^64 (here 2^40 * 2^22 * 4 = 2^64, i.e. 0) is refused instead of
+// matching an empty data section; an empty array (a zero dimension) still needs no data at all.
+TEST_CASE("npy_parse refuses shapes whose size overflows or exceeds the file", "[npy]") {
+  auto file_with = [](const std::string& shape) {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + "), }";
+    header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+    std::vector<uint8_t> file = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(header.size()),
+                                 static_cast<uint8_t>(header.size() >> 8)};
+    file.insert(file.end(), header.begin(), header.end());
+    return file;
+  };
+  const auto wraps = file_with("1099511627776, 4194304");
+  rt::Result<rt::NpyView> view = rt::npy_parse(rt::Span<const uint8_t>(wraps.data(), wraps.size()));
+  REQUIRE_FALSE(view.is_ok());
+  CHECK(std::string(view.status().message().data(), view.status().message().size()) ==
+        ".npy shape [1099511627776, 4194304] of float32 needs more bytes than the file's 0 bytes of data");
+  const auto huge = file_with("4294967296, 1073741824");
+  CHECK_FALSE(rt::npy_parse(rt::Span<const uint8_t>(huge.data(), huge.size())).is_ok());
+  const auto empty = file_with("1099511627776, 1099511627776, 0");
+  rt::Result<rt::NpyView> nothing = rt::npy_parse(rt::Span<const uint8_t>(empty.data(), empty.size()));
+  REQUIRE(nothing.is_ok());
+  CHECK(nothing->data.empty());
+}
+
 TEST_CASE("npy_parse survives corrupted files", "[npy]") {
   python("import numpy as np; np.save('build/unit/fuzz.npy', np.arange(24, dtype=np.int32).reshape(2, 3, 4))");
   const auto original = read_file("build/unit/fuzz.npy");
