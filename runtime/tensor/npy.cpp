@@ -101,21 +101,15 @@ Result<NpyView> npy_parse(Span<const uint8_t> file) {
   const size_t data_start = header_start + header_length;
   // The data's size, multiplied out with overflow checks: a header may claim any shape.
   uint64_t expected = dtype_size(*dtype);
+  bool overflow = false;
   for (unsigned d = 0; d < shape->rank; ++d)
-    if (shape->dims[d] == 0) expected = 0;  // an empty array: no data, whatever the other sizes
-  for (unsigned d = 0; d < shape->rank && expected != 0; ++d) {
-    const uint64_t size = static_cast<uint64_t>(shape->dims[d]);
-    if (size != 0 && expected > (file.size() - data_start) / size) {
-      expected = ~uint64_t{0};  // more than the file holds (possibly more than 2^64): no need to finish
-      break;
-    }
-    expected *= size;
-  }
+    overflow |= __builtin_mul_overflow(expected, static_cast<uint64_t>(shape->dims[d]), &expected);
+  for (unsigned d = 0; d < shape->rank; ++d)
+    if (shape->dims[d] == 0) expected = 0, overflow = false;  // an empty array: no data, whatever the other sizes
+  if (overflow)
+    return invalid_argument(".npy shape {} of {} needs more than 2^64 bytes", shape->sizes(), dtype_name(*dtype));
   if (file.size() - data_start != expected)
-    return expected == ~uint64_t{0}
-               ? invalid_argument(".npy shape {} of {} needs more bytes than the file's {} bytes of data", shape->sizes(),
-                                  dtype_name(*dtype), file.size() - data_start)
-               : invalid_argument(".npy data is {} bytes, shape and dtype need {}", file.size() - data_start, expected);
+    return invalid_argument(".npy data is {} bytes, shape and dtype need {}", file.size() - data_start, expected);
   return NpyView{*dtype, *shape, file.subspan(data_start, expected)};
 }
 

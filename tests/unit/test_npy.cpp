@@ -122,9 +122,14 @@ TEST_CASE("npy_parse refuses shapes whose size overflows or exceeds the file", "
   rt::Result<rt::NpyView> view = rt::npy_parse(rt::Span<const uint8_t>(wraps.data(), wraps.size()));
   REQUIRE_FALSE(view.is_ok());
   CHECK(std::string(view.status().message().data(), view.status().message().size()) ==
-        ".npy shape [1099511627776, 4194304] of float32 needs more bytes than the file's 0 bytes of data");
-  const auto huge = file_with("4294967296, 1073741824");
+        ".npy shape [1099511627776, 4194304] of float32 needs more than 2^64 bytes");
+  const auto huge = file_with("4294967296, 1073741824");  // 2^64 bytes exactly: one more than fits
   CHECK_FALSE(rt::npy_parse(rt::Span<const uint8_t>(huge.data(), huge.size())).is_ok());
+  const auto big = file_with("1073741824, 1073741824");  // 2^62 bytes: fits the arithmetic, not the file
+  rt::Result<rt::NpyView> short_file = rt::npy_parse(rt::Span<const uint8_t>(big.data(), big.size()));
+  REQUIRE_FALSE(short_file.is_ok());
+  CHECK(std::string(short_file.status().message().data(), short_file.status().message().size()) ==
+        ".npy data is 0 bytes, shape and dtype need 4611686018427387904");
   const auto empty = file_with("1099511627776, 1099511627776, 0");
   rt::Result<rt::NpyView> nothing = rt::npy_parse(rt::Span<const uint8_t>(empty.data(), empty.size()));
   REQUIRE(nothing.is_ok());
