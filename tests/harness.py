@@ -26,7 +26,6 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -239,7 +238,6 @@ def check_unit_tests(test_file: str) -> Outcome:
 TPU_BINARY = "build/host-tools/tpu"
 TPU_RUN_BOARDS = ("qemu-virt-a53", "qemu-virt-rv64", "host", "raspi3b")  # raspi3b: QEMU stdio is the PL011, which carries the link bytes too
 TPU_TIMEOUT_S = 180
-SHM_FOLDERS = ("/dev/shm", tempfile.gettempdir())  # where tpu puts the shared-memory link's RAM file
 
 
 def link_transports(board: str) -> tuple[str, ...]:
@@ -332,11 +330,6 @@ def check_shell_console(board: str) -> Outcome:
     return Outcome(True, "", log)
 
 
-def shm_leftovers() -> set[str]:
-    """The shared-memory link folders that exist now (tpu removes its own)."""
-    return {str(path) for folder in SHM_FOLDERS for path in Path(folder).glob("tpu-link-*")}
-
-
 def check_tpu_stopped(board: str, victim: str, signal_number: int, expect_exit: int, pattern: str) -> Outcome:
     """Starts `tpu run` on the shell app (it never ends by itself), waits for the link to come up, then
     sends `signal_number` to QEMU (victim "qemu") or to tpu itself (victim "tpu"). tpu must exit with
@@ -347,7 +340,6 @@ def check_tpu_stopped(board: str, victim: str, signal_number: int, expect_exit: 
     built_image = run_image(make_command("image", BOARD=board, APP="shell"), COMPILE_TIMEOUT_S)
     if built_image.exit_code != 0:
         return Outcome(False, "the shell image did not build", built_image.output)
-    before = shm_leftovers()
     command = [TPU_BINARY, "run", "--board", board, "--cores", "2", "--link", "shm", "--timeout", "120", "shell"]
     process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
@@ -375,7 +367,10 @@ def check_tpu_stopped(board: str, victim: str, signal_number: int, expect_exit: 
             return Outcome(False, f"tpu did not exit within 20 s of {signal.Signals(signal_number).name} to {victim}", log())
         reader.join(timeout=5)
         left = [child for child in children if Path(f"/proc/{child}").exists()]
-        new_files = shm_leftovers() - before
+        ours = re.search(r"mem-path=(\S+)/board-ram", "".join(lines))  # this run's folder (others may run now)
+        if not ours:
+            return Outcome(False, "tpu did not start QEMU with a shared RAM file", log())
+        new_files = [ours.group(1)] if Path(ours.group(1)).exists() else []
         if code != expect_exit:
             return Outcome(False, f"expected exit {expect_exit}, got {code}", log())
         if not re.search(pattern, "".join(lines)):

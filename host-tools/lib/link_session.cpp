@@ -1,6 +1,8 @@
 // The host's link session (see link_session.hpp): frame dispatch, host-call serving, outfeed.
 #include "link_session.hpp"
 
+#include <charconv>
+
 #include <algorithm>
 #include <exception>
 #include <vector>
@@ -253,8 +255,9 @@ void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& req
 }
 
 void LinkSession::serve(unsigned core, uint32_t id, const std::string& text, std::vector<HostTensor> arguments) {
-  ++counters_.host_calls;
   const rt::link::CallText split = rt::link::split_call_text(view(text));
+  if (to_string(split.function) == rt::link::kOutfeedFunction) return serve_outfeed(core, id, to_string(split.argument), arguments);
+  ++counters_.host_calls;
   HostCallRequest request{core, id, to_string(split.function), to_string(split.argument), std::move(arguments)};
   HostCallOutcome outcome;
   try {
@@ -336,6 +339,18 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
 }
 
 // ---------------------------------------------------------------- outfeed
+
+// An outfeed tuple the board left in place (message.hpp, "Outfeed in place"): deliver it, then
+// acknowledge so the board may reuse the tensors.
+void LinkSession::serve_outfeed(unsigned core, uint32_t id, const std::string& queue_text, const std::vector<HostTensor>& tuple) {
+  uint16_t queue = 0;
+  const auto parsed = std::from_chars(queue_text.data(), queue_text.data() + queue_text.size(), queue);
+  if (parsed.ec != std::errc() || parsed.ptr != queue_text.data() + queue_text.size())
+    return send_reply(core, id, HostCallOutcome::error(StatusCode::kInvalidArgument,
+                                                       "outfeed in place needs a queue number, got '" + queue_text + "'"));
+  outfeed_.deliver(core, queue, tuple);
+  send_reply(core, id, HostCallOutcome::ok());
+}
 
 void LinkSession::on_outfeed(const FrameView& frame) {
   rt::Result<rt::link::QueueData> data = rt::link::parse_queue_data(frame.payload);

@@ -136,6 +136,7 @@ class LinkSession final : private rt::link::FrameSink {
   void on_request_in_place(const rt::link::FrameView& frame);
   void accept_request(unsigned core, const rt::link::CallMessage& request);  // one chunk of a call's arguments
   void on_outfeed(const rt::link::FrameView& frame);
+  void serve_outfeed(unsigned core, uint32_t id, const std::string& queue_text, const std::vector<HostTensor>& tuple);
   void on_result(const rt::link::FrameView& frame);
   void on_board_error(const rt::link::FrameView& frame);
   void on_credits(const rt::link::FrameView& frame);

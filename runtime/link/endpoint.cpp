@@ -454,6 +454,7 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
 Status Endpoint::outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t timeout_ns) {
   if (tuple.empty() || tuple.size() > 255)
     return invalid_argument("an outfeed tuple has 1..255 tensors, got {}", tuple.size());
+  if (outfeed_in_place_possible(tuple)) return outfeed_in_place(queue, tuple, timeout_ns);
   FixedString<64> purpose;
   format_to(purpose, "send outfeed queue {}", queue);
   RT_RETURN_IF_ERROR(wait_for_host(timeout_ns, purpose.view()));
@@ -483,6 +484,23 @@ Status Endpoint::outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t time
     } while (offset < *total);
   }
   return Status::ok();
+}
+
+bool Endpoint::outfeed_in_place_possible(Span<const Tensor> tuple) {
+  FrameTransport* transport = port_.frame_transport();
+  if (transport == nullptr) return false;
+  for (const Tensor& tensor : tuple)
+    if (!transport->readable_in_place(tensor)) return false;
+  return true;
+}
+
+// The host reads the tuple where it is and acknowledges (message.hpp, "Outfeed in place").
+Status Endpoint::outfeed_in_place(uint16_t queue, Span<const Tensor> tuple, uint64_t timeout_ns) {
+  FixedString<8> queue_text;
+  format_to(queue_text, "{}", queue);
+  const Status status = host_call(kOutfeedFunction, queue_text.view(), tuple, {}, timeout_ns);
+  if (status.is_ok()) return status;
+  return Status::error(status.code(), "outfeed queue {}: {}", queue, status.message());
 }
 
 EndpointCounters Endpoint::counters() const {

@@ -149,6 +149,8 @@ class Endpoint final : private FrameSink {
   Status send_call_request(uint32_t id, StringView text, Span<const Tensor> arguments);
   Status send_tensor_chunks(MessageKind kind, CallMessage& call, const Tensor& tensor);
   Status send_argument_in_place(const CallMessage& request, const Tensor& tensor);
+  bool outfeed_in_place_possible(Span<const Tensor> tuple);
+  Status outfeed_in_place(uint16_t queue, Span<const Tensor> tuple, uint64_t timeout_ns);
   Status wait_for_reply(PendingCall& call, uint64_t deadline_ns, uint64_t timeout_ns);
   bool cancel_call(PendingCall& call);  // true if the reply had completed after all
   // OK, or (naming the calling core) why a frame transport can no longer be used.
