@@ -15,7 +15,7 @@ RASPI3B_LOADER_SRCS := boards/raspi3b/chainloader/start.S boards/raspi3b/chainlo
 RASPI3B_LOADER_FLAGS := $(CXXSTD) -O2 -g $(WARNINGS) $(BOARD_CPU_FLAGS) -mstrict-align -mgeneral-regs-only \
   -ffreestanding -nostdinc++ -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-asynchronous-unwind-tables \
   -fno-stack-protector -fno-tree-loop-distribute-patterns -fno-pie -fno-pic -I. -Ihal/include \
-  -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -DBOARD_RAM_MB=$(BOARD_RAM_MB)
+  -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -DBOARD_RAM_MB=$(BOARD_RAM_MB) -DBOARD_LINK_WINDOW_MB=$(BOARD_LINK_WINDOW_MB)
 RASPI3B_BAUD ?= 115200
 
 .PHONY: chainloader
