@@ -337,9 +337,6 @@ def check_tpu_stopped(board: str, victim: str, signal_number: int, expect_exit: 
     built = build_tpu_tool()
     if not built.ok:
         return Outcome(False, f"make tpu failed: {built.reason}", built.log)
-    built_image = run_image(make_command("image", BOARD=board, APP="shell"), COMPILE_TIMEOUT_S)
-    if built_image.exit_code != 0:
-        return Outcome(False, "the shell image did not build", built_image.output)
     command = [TPU_BINARY, "run", "--board", board, "--cores", "2", "--link", "shm", "--timeout", "120", "shell"]
     process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
@@ -450,54 +447,61 @@ def tpu_cases() -> list[Case]:
                 cases.append(Case(f"tpu-run/link-selftest/{board}/4/{link}",
                                   partial(check_tpu_run, board, 4, "link-selftest", 0,
                                           [r"4 of 4 cores reported a result, all OK"],
-                                          outfeed_check=LINK_SELFTEST_OUTFEED_CHECK, link=link), estimate_s=15))
+                                          outfeed_check=LINK_SELFTEST_OUTFEED_CHECK, link=link),
+                                  images=((board, "link-selftest"),), estimate_s=15))
             cases.append(Case(f"tpu-run/outside-compilation/{board}/4/{link}",
                               partial(check_tpu_run, board, 4, "outside-compilation", 0,
                                       [r"outside_compilation: 4 replicas each got",
                                        r"4 of 4 cores reported a result, all OK"], link=link),
-                              estimate_s=15))
+                              images=((board, "outside-compilation"),), estimate_s=15))
     for board, cores in (("qemu-virt-a53", 8), ("qemu-virt-rv64", 4), ("host", 8)):
         for link in link_transports(board):
             cases.append(Case(f"tpu-infeed/{board}/{cores}/{link}",
                               partial(check_tpu_script, ["tests/infeed_check.py", "--board", board, "--cores", str(cores),
-                                                         "--link", link], r"^PASS infeed"), estimate_s=70))
+                                                         "--link", link], r"^PASS infeed"),
+                              images=((board, "infeed"),), estimate_s=70))
     # 64 MiB through infeed and back out, bit for bit (the UART takes ~1 min per MiB: small runs only).
     for board, cores, steps, link in (("qemu-virt-a53", 8, 64, "shm"), ("qemu-virt-rv64", 4, 16, "shm"),
                                       ("host", 8, 8, "uart"), ("qemu-virt-a53", 1, 1, "uart")):
         cases.append(Case(f"tpu-infeed-bulk/{board}/{cores}/{link}/{steps}MiB",
                           partial(check_tpu_script, ["tests/infeed_bulk_check.py", "--board", board, "--cores", str(cores),
                                                      "--steps", str(steps), "--link", link], r"^PASS infeed-bulk"),
-                          estimate_s=40))
+                          images=((board, "infeed-bulk"),), estimate_s=40))
     for board in TPU_RUN_BOARDS[:3]:
         for link in link_transports(board):
             cases.append(Case(f"tpu-exec/{board}/{link}",
                               partial(check_tpu_script, ["tests/exec_check.py", "--board", board, "--link", link],
-                                      r"\b0 failed"), estimate_s=30))
-        cases.append(Case(f"tpu-console/shell/{board}/2", partial(check_shell_console, board), estimate_s=15))
+                                      r"\b0 failed"), images=((board, "exec"),), estimate_s=30))
+        cases.append(Case(f"tpu-console/shell/{board}/2", partial(check_shell_console, board),
+                          images=((board, "shell"),), estimate_s=15))
     cases.append(Case("tpu-run/fault-null/qemu-virt-a53/4",
                       partial(check_tpu_run, "qemu-virt-a53", 4, "fault-null", 3,
-                              [r"exited with status 3", r"FAULT on core 3"]), estimate_s=10))
+                              [r"exited with status 3", r"FAULT on core 3"]),
+                      images=(("qemu-virt-a53", "fault-null"),), estimate_s=10))
     cases.append(Case("tpu-run/dead-core/qemu-virt-a53/4",
                       partial(check_tpu_run, "qemu-virt-a53", 4, "dead-core", 4, [r"timed out after 3 s"],
-                              extra=("--timeout", "3")), estimate_s=10))
+                              extra=("--timeout", "3")), images=(("qemu-virt-a53", "dead-core"),), estimate_s=10))
     for variant, pattern in CORRUPTION_PATTERNS.items():
         cases.append(Case(f"tpu-run/link-corrupt/qemu-virt-a53/{variant}",
                           partial(check_tpu_run, "qemu-virt-a53", variant, "link-corrupt", 1,
-                                  [r"the link to the board failed: .*" + pattern], link="shm"), estimate_s=10))
+                                  [r"the link to the board failed: .*" + pattern], link="shm"),
+                          images=(("qemu-virt-a53", "link-corrupt"),), estimate_s=10))
     for board in ("qemu-virt-a53", "qemu-virt-rv64"):
         cases.append(Case(f"tpu-run/link-bench/{board}/1/shm",
                           partial(check_tpu_run, board, 1, "link-bench", 0,
                                   [r"LINK-BENCH .*host-to-board.*67108864", r"LINK-BENCH .*board-to-host.*67108864",
                                    r"LINK-BENCH .*round-trip", r"PASS link-bench",
-                                   r"[1-9]\d{7,} bytes placed straight into board memory"], link="shm"), estimate_s=40))
+                                   r"[1-9]\d{7,} bytes placed straight into board memory"], link="shm"),
+                          images=((board, "link-bench"),), estimate_s=40))
     for name, (code, pattern) in HOSTILE_INPUTS.items():
-        cases.append(Case(f"tpu-input/{name}", partial(check_hostile_input, name, code, pattern), estimate_s=5))
+        cases.append(Case(f"tpu-input/{name}", partial(check_hostile_input, name, code, pattern),
+                          images=(("qemu-virt-a53", "exec"),), estimate_s=5))
     cases.append(Case("tpu-run/qemu-killed/qemu-virt-a53",
                       partial(check_tpu_stopped, "qemu-virt-a53", "qemu", signal.SIGKILL, 128 + signal.SIGKILL,
-                              r"exited with status 137"), estimate_s=15))
+                              r"exited with status 137"), images=(("qemu-virt-a53", "shell"),), estimate_s=15))
     cases.append(Case("tpu-run/interrupted/qemu-virt-a53",
                       partial(check_tpu_stopped, "qemu-virt-a53", "tpu", signal.SIGINT, 130, r"interrupted; stopped"),
-                      estimate_s=15))
+                      images=(("qemu-virt-a53", "shell"),), estimate_s=15))
     return cases
 
 

@@ -298,19 +298,51 @@ Result<CallMessage> parse_call(MessageKind kind, Span<const uint8_t> payload) {
   return call;
 }
 
+namespace {
+
+// The fields in-place messages share: which of a call's tensors (u8 count | u8 index) and its type
+// (u8 dtype | u8 rank | u64 dims[rank]).
+Status check_tensor_index(uint8_t count, uint8_t index, const char* what) {
+  if (count == 0 || index >= count)
+    return invalid_argument("{} {} of {}: the index must be below a non-zero count", what, index, count);
+  return Status::ok();
+}
+
+Status write_tensor_type(WireWriter& writer, DType dtype, const Shape& shape) {
+  const uint8_t code = dtype_wire_code(dtype);
+  if (code == 0) return invalid_argument("tensor dtype {} has no link code", dtype);
+  writer.u8(code);
+  writer.u8(shape.rank);
+  for (unsigned d = 0; d < shape.rank; ++d) writer.u64(static_cast<uint64_t>(shape.dims[d]));
+  return Status::ok();
+}
+
+Status read_tensor_type(WireReader& reader, const char* what, DType& dtype, Shape& shape) {
+  const uint8_t code = reader.u8();
+  const uint8_t rank = reader.u8();
+  if (reader.failed()) return invalid_argument("{} payload is truncated", what);
+  Result<DType> parsed = dtype_from_wire_code(code);
+  if (!parsed) return parsed.status();
+  if (rank > kMaxRank) return invalid_argument("{} has rank {}, the maximum is {}", what, rank, kMaxRank);
+  int64_t dims[kMaxRank];
+  for (unsigned d = 0; d < rank; ++d) dims[d] = static_cast<int64_t>(reader.u64());
+  if (reader.failed()) return invalid_argument("{} payload is truncated", what);
+  Result<Shape> made = Shape::make(Span<const int64_t>(dims, rank));
+  if (!made) return made.status();
+  dtype = *parsed;
+  shape = *made;
+  return Status::ok();
+}
+
+}  // namespace
+
 Result<size_t> encode_in_place_result(const InPlaceResult& result, Span<uint8_t> out) {
-  if (result.tensor_count == 0 || result.tensor_index >= result.tensor_count)
-    return invalid_argument("in-place result {} of {}: the index must be below a non-zero count", result.tensor_index,
-                            result.tensor_count);
-  const uint8_t code = dtype_wire_code(result.dtype);
-  if (code == 0) return invalid_argument("tensor dtype {} has no link code", result.dtype);
+  RT_RETURN_IF_ERROR(check_tensor_index(result.tensor_count, result.tensor_index, "in-place result"));
   WireWriter writer(out);
   writer.u32(result.id);
   writer.u8(result.tensor_count);
   writer.u8(result.tensor_index);
-  writer.u8(code);
-  writer.u8(result.shape.rank);
-  for (unsigned d = 0; d < result.shape.rank; ++d) writer.u64(static_cast<uint64_t>(result.shape.dims[d]));
+  RT_RETURN_IF_ERROR(write_tensor_type(writer, result.dtype, result.shape));
   return finish_encode(writer, "host-call-reply-in-place", out.size());
 }
 
@@ -320,40 +352,21 @@ Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload) {
   result.id = reader.u32();
   result.tensor_count = reader.u8();
   result.tensor_index = reader.u8();
-  const uint8_t code = reader.u8();
-  const uint8_t rank = reader.u8();
-  if (reader.failed()) return invalid_argument("host-call-reply-in-place payload of {} bytes is truncated", payload.size());
-  if (result.tensor_count == 0 || result.tensor_index >= result.tensor_count)
-    return invalid_argument("in-place result {} of {}: the index must be below a non-zero count", result.tensor_index,
-                            result.tensor_count);
-  Result<DType> dtype = dtype_from_wire_code(code);
-  if (!dtype) return dtype.status();
-  result.dtype = *dtype;
-  if (rank > kMaxRank) return invalid_argument("in-place result has rank {}, the maximum is {}", rank, kMaxRank);
-  int64_t dims[kMaxRank];
-  for (unsigned d = 0; d < rank; ++d) dims[d] = static_cast<int64_t>(reader.u64());
+  RT_RETURN_IF_ERROR(read_tensor_type(reader, "host-call-reply-in-place", result.dtype, result.shape));
+  RT_RETURN_IF_ERROR(check_tensor_index(result.tensor_count, result.tensor_index, "in-place result"));
   RT_RETURN_IF_ERROR(finish_parse(reader, "host-call-reply-in-place"));
-  Result<Shape> shape = Shape::make(Span<const int64_t>(dims, rank));
-  if (!shape) return shape.status();
-  result.shape = *shape;
   return result;
 }
 
 Result<size_t> encode_in_place_argument(const InPlaceArgument& argument, Span<uint8_t> out) {
-  if (argument.tensor_count == 0 || argument.tensor_index >= argument.tensor_count)
-    return invalid_argument("in-place argument {} of {}: the index must be below a non-zero count",
-                            argument.tensor_index, argument.tensor_count);
+  RT_RETURN_IF_ERROR(check_tensor_index(argument.tensor_count, argument.tensor_index, "in-place argument"));
   if (argument.text.empty()) return invalid_argument("an in-place argument's call needs a function name");
-  const uint8_t code = dtype_wire_code(argument.dtype);
-  if (code == 0) return invalid_argument("tensor dtype {} has no link code", argument.dtype);
   WireWriter writer(out);
   writer.u32(argument.id);
   writer.u8(argument.tensor_count);
   writer.u8(argument.tensor_index);
   write_str16(writer, argument.text);
-  writer.u8(code);
-  writer.u8(argument.shape.rank);
-  for (unsigned d = 0; d < argument.shape.rank; ++d) writer.u64(static_cast<uint64_t>(argument.shape.dims[d]));
+  RT_RETURN_IF_ERROR(write_tensor_type(writer, argument.dtype, argument.shape));
   writer.u64(argument.address);
   return finish_encode(writer, "host-call-argument-in-place", out.size());
 }
@@ -365,25 +378,11 @@ Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload) {
   argument.tensor_count = reader.u8();
   argument.tensor_index = reader.u8();
   argument.text = read_str16(reader);
-  const uint8_t code = reader.u8();
-  const uint8_t rank = reader.u8();
-  if (reader.failed())
-    return invalid_argument("host-call-argument-in-place payload of {} bytes is truncated", payload.size());
-  if (argument.tensor_count == 0 || argument.tensor_index >= argument.tensor_count)
-    return invalid_argument("in-place argument {} of {}: the index must be below a non-zero count",
-                            argument.tensor_index, argument.tensor_count);
-  if (argument.text.empty()) return invalid_argument("an in-place argument's call needs a function name");
-  Result<DType> dtype = dtype_from_wire_code(code);
-  if (!dtype) return dtype.status();
-  argument.dtype = *dtype;
-  if (rank > kMaxRank) return invalid_argument("in-place argument has rank {}, the maximum is {}", rank, kMaxRank);
-  int64_t dims[kMaxRank];
-  for (unsigned d = 0; d < rank; ++d) dims[d] = static_cast<int64_t>(reader.u64());
+  RT_RETURN_IF_ERROR(read_tensor_type(reader, "host-call-argument-in-place", argument.dtype, argument.shape));
   argument.address = reader.u64();
+  RT_RETURN_IF_ERROR(check_tensor_index(argument.tensor_count, argument.tensor_index, "in-place argument"));
+  if (argument.text.empty()) return invalid_argument("an in-place argument's call needs a function name");
   RT_RETURN_IF_ERROR(finish_parse(reader, "host-call-argument-in-place"));
-  Result<Shape> shape = Shape::make(Span<const int64_t>(dims, rank));
-  if (!shape) return shape.status();
-  argument.shape = *shape;
   return argument;
 }
 
