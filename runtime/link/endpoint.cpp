@@ -486,12 +486,17 @@ Status Endpoint::outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t time
   return Status::ok();
 }
 
+// In place pays from kOutfeedInPlaceMinBytes on: it makes the outfeed wait for the host's reply,
+// while a small tuple in frames is sent and forgotten.
 bool Endpoint::outfeed_in_place_possible(Span<const Tensor> tuple) {
   FrameTransport* transport = port_.frame_transport();
   if (transport == nullptr) return false;
-  for (const Tensor& tensor : tuple)
+  uint64_t bytes = 0;
+  for (const Tensor& tensor : tuple) {
     if (!transport->readable_in_place(tensor)) return false;
-  return true;
+    bytes += tensor_byte_size(tensor.dtype, tensor.shape).value();
+  }
+  return bytes >= kOutfeedInPlaceMinBytes;
 }
 
 // The host reads the tuple where it is and acknowledges (message.hpp, "Outfeed in place").

@@ -37,6 +37,7 @@ namespace rt::link {
 inline constexpr unsigned kMaxLinkCores = 16;
 inline constexpr unsigned kMaxInfeedQueues = 4;                      // attached at once
 inline constexpr uint64_t kInfeedCreditRefreshNs = 500ull * 1000000;  // re-sent this often while waiting
+inline constexpr uint64_t kOutfeedInPlaceMinBytes = 64 * 1024;        // smaller outfeed tuples go as frames
 
 // What the board says about itself in its hello.
 struct BoardIdentity {

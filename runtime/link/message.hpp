@@ -38,8 +38,8 @@
 // the call's reply):
 //   u32 id | u8 tensor_count | u8 tensor_index (< count) | str16 text (as in requests) | u8 dtype |
 //   u8 rank | u64 dims[rank] | u64 address (in the board's address space)
-// Outfeed in place (shared memory): when every tensor of an outfeed tuple lies in memory the host
-// can read, the board sends the tuple as a host call to the reserved function kOutfeedFunction with
+// Outfeed in place (shared memory): when every tensor of a large outfeed tuple lies in memory the
+// host can read, the board sends the tuple as a host call to the reserved function kOutfeedFunction with
 // the queue number as its text argument and the tensors as in-place arguments; the host delivers the
 // tuple as outfeed and its (empty) reply says it has read the tensors, so the board may reuse them.
 // kInfeedInPlace, host -> board, channel 0 (shared memory only: the tuple's bytes are already in its
