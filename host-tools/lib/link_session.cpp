@@ -33,12 +33,7 @@ LinkSession::LinkSession(SessionOutput& output, const HostFunctions& functions, 
 SessionCounters LinkSession::counters() const {
   SessionCounters counters = counters_;
   counters.decoder = decoder_.counters();
-  counters.decoder.frames_ok += record_counters_.frames_ok;
-  counters.decoder.crc_errors += record_counters_.crc_errors;
-  counters.decoder.oversized += record_counters_.oversized;
-  counters.decoder.malformed += record_counters_.malformed;
-  counters.decoder.unknown_version += record_counters_.unknown_version;
-  counters.decoder.unknown_kind += record_counters_.unknown_kind;
+  counters.decoder.add(record_counters_);
   return counters;
 }
 
@@ -64,17 +59,12 @@ void LinkSession::send_frame(MessageKind kind, uint16_t channel, rt::Span<const 
 void LinkSession::feed_frame_body(std::span<const uint8_t> body) {
   const rt::link::FrameCheck check =
       rt::link::check_frame(rt::Span<const uint8_t>(body.data(), body.size()), rt::link::kMaxRecordPayload);
-  switch (check.error) {
-    case rt::link::FrameError::kNone:
-      ++record_counters_.frames_ok;
-      on_frame(check.frame);
-      return;
-    case rt::link::FrameError::kCrc: ++record_counters_.crc_errors; break;
-    case rt::link::FrameError::kOversized: ++record_counters_.oversized; break;
-    case rt::link::FrameError::kUnknownVersion: ++record_counters_.unknown_version; break;
-    case rt::link::FrameError::kUnknownKind: ++record_counters_.unknown_kind; break;
-    case rt::link::FrameError::kMalformed: ++record_counters_.malformed; break;
+  if (check.error == rt::link::FrameError::kNone) {
+    ++record_counters_.frames_ok;
+    on_frame(check.frame);
+    return;
   }
+  record_counters_.count(check.error);
   if (!record_failure_)
     record_failure_ = "a frame from the board in shared memory failed its check (" +
                       std::string(rt::link::frame_error_name(check.error)) + ", " + std::to_string(body.size()) +

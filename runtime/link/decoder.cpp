@@ -17,15 +17,30 @@ void Decoder::start_frame(uint8_t code_byte, uint8_t magic) {
   state_ = State::kFrame;
 }
 
-void Decoder::drop_frame(FrameError error) {
+void DecoderCounters::count(FrameError error) {
   switch (error) {
     case FrameError::kNone: return;
-    case FrameError::kCrc: ++counters_.crc_errors; break;
-    case FrameError::kOversized: ++counters_.oversized; break;
-    case FrameError::kMalformed: ++counters_.malformed; break;
-    case FrameError::kUnknownVersion: ++counters_.unknown_version; break;
-    case FrameError::kUnknownKind: ++counters_.unknown_kind; break;
+    case FrameError::kCrc: ++crc_errors; return;
+    case FrameError::kOversized: ++oversized; return;
+    case FrameError::kMalformed: ++malformed; return;
+    case FrameError::kUnknownVersion: ++unknown_version; return;
+    case FrameError::kUnknownKind: ++unknown_kind; return;
   }
+}
+
+void DecoderCounters::add(const DecoderCounters& other) {
+  frames_ok += other.frames_ok;
+  crc_errors += other.crc_errors;
+  oversized += other.oversized;
+  malformed += other.malformed;
+  unknown_version += other.unknown_version;
+  unknown_kind += other.unknown_kind;
+  text_bytes += other.text_bytes;
+}
+
+void Decoder::drop_frame(FrameError error) {
+  if (error == FrameError::kNone) return;
+  counters_.count(error);
   sink_.on_bad_frame(error);
 }
 

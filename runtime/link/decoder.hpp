@@ -41,6 +41,10 @@ struct DecoderCounters {
   uint64_t text_bytes = 0;
 
   uint64_t bad_frames() const { return crc_errors + oversized + malformed + unknown_version + unknown_kind; }
+  // Counts one dropped frame in its class (kNone counts nothing).
+  void count(FrameError error);
+  // Adds another receiver's counts (a session fed by both a byte stream and a frame transport).
+  void add(const DecoderCounters& other);
 };
 
 // Receives what the decoder finds. Views are valid only during the call.

@@ -38,7 +38,7 @@ class OutputLock {
 }  // namespace
 
 Endpoint::Endpoint(LinkPort& port, const BoardIdentity& identity)
-    : port_(port), identity_(identity), decoder_(*this) {}
+    : port_(port), transport_(port.frame_transport()), identity_(identity), decoder_(*this) {}
 
 // ---------------------------------------------------------------- output
 
@@ -47,8 +47,8 @@ Status Endpoint::send_frame(MessageKind kind, uint16_t channel, Span<const uint8
   if (core >= kMaxLinkCores) return internal_error("core {} is beyond the link's {} cores", core, kMaxLinkCores);
   OutputLock lock(port_);
   const FrameHeader header{kind, channel, send_sequence_};
-  if (FrameTransport* transport = port_.frame_transport()) {
-    RT_RETURN_IF_ERROR(transport->send(header, payload));
+  if (transport_ != nullptr) {
+    RT_RETURN_IF_ERROR(transport_->send(header, payload));
     ++send_sequence_;
     return Status::ok();
   }
@@ -64,7 +64,7 @@ Status Endpoint::send_hello() {
   Hello hello;
   hello.role = PeerRole::kBoard;
   hello.core_count = identity_.cores;
-  if (FrameTransport* transport = port_.frame_transport()) hello.max_payload = static_cast<uint16_t>(transport->max_receive_payload());
+  if (transport_ != nullptr) hello.max_payload = static_cast<uint16_t>(transport_->max_receive_payload());
   for (unsigned i = 0; i < 4; ++i) hello.mesh_shape[i] = identity_.mesh_shape[i];
   hello.board = identity_.board;
   hello.app = identity_.app;
@@ -131,8 +131,8 @@ void Endpoint::lock_receive() {
 
 size_t Endpoint::poll() {
   if (!try_lock_receive()) return 0;
-  if (FrameTransport* transport = port_.frame_transport()) {
-    const size_t frames = transport->receive(*this, kPollBudgetFrames);
+  if (transport_ != nullptr) {
+    const size_t frames = transport_->receive(*this, kPollBudgetFrames);
     unlock_receive();
     return frames;
   }
@@ -227,9 +227,8 @@ void Endpoint::on_reply(const FrameView& frame) {
 void Endpoint::on_reply_in_place(const FrameView& frame) {
   const unsigned channel = frame.header.channel;
   Result<InPlaceResult> reply = parse_in_place_result(frame.payload);
-  FrameTransport* transport = port_.frame_transport();
   if (!reply) return send_error(reply.status().code(), frame, reply.status().message());
-  if (channel >= kMaxLinkCores || transport == nullptr)
+  if (channel >= kMaxLinkCores || transport_ == nullptr)
     return send_error(StatusCode::kInvalidArgument, frame, "no armed result target on that channel");
   PendingCall& call = calls_[channel];
   const bool waiting = call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kWaiting);
@@ -238,7 +237,7 @@ void Endpoint::on_reply_in_place(const FrameView& frame) {
     return;
   }
   if (reply->tensor_count != call.results.size() || reply->tensor_index != call.next_result || call.next_offset != 0 ||
-      !transport->reply_target_armed(channel, call.id, reply->tensor_index))
+      !transport_->reply_target_armed(channel, call.id, reply->tensor_index))
     return finish_call(call, Status::error(StatusCode::kAborted,
                                            "host call {} '{}': the host says result {} of {} is in place, but it is not "
                                            "the next result with an armed target",
@@ -364,10 +363,9 @@ Status Endpoint::send_call_request(uint32_t id, StringView text, Span<const Tens
     return send_frame(MessageKind::kHostCallRequest, static_cast<uint16_t>(port_.core()),
                       payload.subspan(0, *encoded));
   }
-  FrameTransport* transport = port_.frame_transport();
   for (size_t i = 0; i < arguments.size(); ++i) {
     request.tensor_index = static_cast<uint8_t>(i);
-    if (transport != nullptr && transport->readable_in_place(arguments[i]))
+    if (transport_ != nullptr && transport_->readable_in_place(arguments[i]))
       RT_RETURN_IF_ERROR(send_argument_in_place(request, arguments[i]));
     else
       RT_RETURN_IF_ERROR(send_tensor_chunks(MessageKind::kHostCallRequest, request, arguments[i]));
@@ -440,12 +438,11 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
   call.next_result = 0;
   call.next_offset = 0;
   call.state.store(static_cast<uint32_t>(CallState::kWaiting), MemoryOrder::kRelease);
-  FrameTransport* transport = port_.frame_transport();
-  const bool armed = transport != nullptr && transport->arm_reply_targets(core, call.id, results);
+  const bool armed = transport_ != nullptr && transport_->arm_reply_targets(core, call.id, results);
   Status outcome = send_call_request(call.id, *text, arguments);
   if (!outcome.is_ok()) cancel_call(call);
   else outcome = wait_for_reply(call, deadline, timeout_ns);
-  if (armed) transport->disarm_reply_targets(core);  // after this, the host writes nothing more for this call
+  if (armed) transport_->disarm_reply_targets(core);  // after this, the host writes nothing more for this call
   return outcome;
 }
 
@@ -489,11 +486,10 @@ Status Endpoint::outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t time
 // In place pays from kOutfeedInPlaceMinBytes on: it makes the outfeed wait for the host's reply,
 // while a small tuple in frames is sent and forgotten.
 bool Endpoint::outfeed_in_place_possible(Span<const Tensor> tuple) {
-  FrameTransport* transport = port_.frame_transport();
-  if (transport == nullptr) return false;
+  if (transport_ == nullptr) return false;
   uint64_t bytes = 0;
   for (const Tensor& tensor : tuple) {
-    if (!transport->readable_in_place(tensor)) return false;
+    if (!transport_->readable_in_place(tensor)) return false;
     bytes += tensor_byte_size(tensor.dtype, tensor.shape).value();
   }
   return bytes >= kOutfeedInPlaceMinBytes;
@@ -510,15 +506,13 @@ Status Endpoint::outfeed_in_place(uint16_t queue, Span<const Tensor> tuple, uint
 
 EndpointCounters Endpoint::counters() const {
   EndpointCounters counters = counters_;
-  FrameTransport* transport = port_.frame_transport();
-  counters.decoder = transport != nullptr ? transport->counters() : decoder_.counters();
+  counters.decoder = transport_ != nullptr ? transport_->counters() : decoder_.counters();
   return counters;
 }
 
 Status Endpoint::link_failure() {
-  FrameTransport* transport = port_.frame_transport();
-  if (transport == nullptr || !transport->failed()) return Status::ok();
-  const Status failure = transport->failure();
+  if (transport_ == nullptr || !transport_->failed()) return Status::ok();
+  const Status failure = transport_->failure();
   return Status::error(failure.code(), "core {}: the host link failed: {}", port_.core(), failure.message());
 }
 

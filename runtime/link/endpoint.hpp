@@ -140,6 +140,9 @@ class Endpoint final : private FrameSink {
   void on_host_error(const FrameView& frame);
   void on_infeed(const FrameView& frame);
   void on_infeed_in_place(const FrameView& frame);
+  // The open, healthy buffer an infeed frame for `queue` goes to; nullptr (the frame answered with an
+  // error, or dropped for a queue that already failed) otherwise.
+  InfeedBuffer* receiving_infeed(const FrameView& frame, uint16_t queue);
   InfeedBuffer* infeed_buffer(uint16_t queue) const;
   void on_reply_in_place(const FrameView& frame);
   void accept_reply_chunk(PendingCall& call, const CallMessage& reply);
@@ -158,6 +161,7 @@ class Endpoint final : private FrameSink {
   Status link_failure();
 
   LinkPort& port_;
+  FrameTransport* const transport_;  // the port's frame transport (shared memory), or null (byte stream)
   BoardIdentity identity_;
   Decoder decoder_;
   Atomic<uint32_t> receive_busy_{0};  // 32-bit: RV64 has no byte-wide compare-and-swap

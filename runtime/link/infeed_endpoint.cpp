@@ -38,12 +38,12 @@ Status Endpoint::attach_infeed(InfeedBuffer& buffer) {
   }
   unlock_receive();
   if (!status.is_ok()) return status;
-  if (FrameTransport* transport = port_.frame_transport()) transport->publish_infeed(buffer);  // before any credit
+  if (transport_ != nullptr) transport_->publish_infeed(buffer);  // before any credit
   return grant_infeed_credits(buffer);
 }
 
 void Endpoint::detach_infeed(InfeedBuffer& buffer) {
-  if (FrameTransport* transport = port_.frame_transport()) transport->withdraw_infeed(buffer.queue());
+  if (transport_ != nullptr) transport_->withdraw_infeed(buffer.queue());
   lock_receive();
   for (InfeedBuffer*& slot : infeed_)
     if (slot == &buffer) slot = nullptr;
@@ -60,24 +60,32 @@ Status Endpoint::grant_infeed_credits(InfeedBuffer& buffer, bool refresh) {
   return send_frame(MessageKind::kInfeedCredits, 0, payload.subspan(0, *size));
 }
 
-void Endpoint::on_infeed(const FrameView& frame) {
-  Result<QueueData> data = parse_queue_data(frame.payload);
-  if (!data) return send_error(data.status().code(), frame, data.status().message());
+InfeedBuffer* Endpoint::receiving_infeed(const FrameView& frame, uint16_t queue) {
   if (frame.header.channel != 0) {
     FixedString<96> message;
     format_to(message, "infeed data goes to channel 0 (the pod), not channel {}", frame.header.channel);
-    return send_error(StatusCode::kInvalidArgument, frame, message.view());
+    send_error(StatusCode::kInvalidArgument, frame, message.view());
+    return nullptr;
   }
-  InfeedBuffer* buffer = infeed_buffer(data->queue);
+  InfeedBuffer* buffer = infeed_buffer(queue);
   if (buffer == nullptr) {
     FixedString<96> message;
-    format_to(message, "infeed queue {} is not open on the board (no credits were granted for it)", data->queue);
-    return send_error(StatusCode::kFailedPrecondition, frame, message.view());
+    format_to(message, "infeed queue {} is not open on the board (no credits were granted for it)", queue);
+    send_error(StatusCode::kFailedPrecondition, frame, message.view());
+    return nullptr;
   }
   if (buffer->failed()) {
     ++counters_.infeed_dropped;  // its failure was reported with the first bad frame
-    return;
+    return nullptr;
   }
+  return buffer;
+}
+
+void Endpoint::on_infeed(const FrameView& frame) {
+  Result<QueueData> data = parse_queue_data(frame.payload);
+  if (!data) return send_error(data.status().code(), frame, data.status().message());
+  InfeedBuffer* buffer = receiving_infeed(frame, data->queue);
+  if (buffer == nullptr) return;
   const uint64_t complete = buffer->complete_tuples();
   const Status accepted = buffer->accept(*data);
   if (!accepted.is_ok()) {
@@ -92,17 +100,8 @@ void Endpoint::on_infeed(const FrameView& frame) {
 void Endpoint::on_infeed_in_place(const FrameView& frame) {
   Result<InfeedInPlace> placed = parse_infeed_in_place(frame.payload);
   if (!placed) return send_error(placed.status().code(), frame, placed.status().message());
-  if (frame.header.channel != 0) return send_error(StatusCode::kInvalidArgument, frame, "infeed goes to channel 0 (the pod)");
-  InfeedBuffer* buffer = infeed_buffer(placed->queue);
-  if (buffer == nullptr) {
-    FixedString<96> message;
-    format_to(message, "infeed queue {} is not open on the board (no credits were granted for it)", placed->queue);
-    return send_error(StatusCode::kFailedPrecondition, frame, message.view());
-  }
-  if (buffer->failed()) {
-    ++counters_.infeed_dropped;
-    return;
-  }
+  InfeedBuffer* buffer = receiving_infeed(frame, placed->queue);
+  if (buffer == nullptr) return;
   const Status accepted = buffer->accept_in_place(placed->tuple);
   if (!accepted.is_ok()) send_error(accepted.code(), frame, accepted.message());
   port_.wake_all();  // waiting replicas take the tuple, or the failure

@@ -146,8 +146,7 @@ size_t ShmTransport::receive(FrameSink& sink, size_t max_frames) {
     if (body->data() == nullptr) break;  // nothing published
     const FrameCheck check = check_frame(*body, max_receive_payload());
     if (check.error != FrameError::kNone) {
-      if (check.error == FrameError::kCrc) ++counters_.crc_errors;
-      else ++counters_.malformed;
+      counters_.count(check.error);
       fail(Status::error(StatusCode::kAborted, "shared-memory link: a frame from the host failed its check ({}, {} bytes)",
                          frame_error_name(check.error), body->size()));
       sink.on_bad_frame(check.error);
