@@ -11,6 +11,7 @@
 //     compares with x[s, r * 8/N : (r + 1) * 8/N] bit for bit.
 #include "firmware/app.hpp"
 #include "runtime/link/host_call.hpp"
+#include "runtime/link/infeed_steps.hpp"
 #include "runtime/log/log.hpp"
 #include "runtime/tensor/hbm.hpp"
 #include "runtime/tpu/infeed_dequeue.hpp"
@@ -45,15 +46,6 @@ Status step(ReplicaContext&, ReplicaArgs args, ReplicaOutputs&, void*) {
   return rt::link::outfeed(kOutfeedQueue, args.subspan(0, 1), kTimeoutNs);
 }
 
-rt::Result<int64_t> dataset_steps() {
-  int64_t steps = 0;
-  const Tensor slot = Tensor::contiguous(rt::DType::kI64, rt::Shape(), &steps);
-  const rt::link::HostResult results[] = {rt::link::HostResult::tensor(slot)};
-  RT_RETURN_IF_ERROR(rt::link::host_call("infeed_steps", "0", {}, results, kTimeoutNs));
-  if (steps < 0) return rt::internal_error("the host says the infeed dataset has {} steps", steps);
-  return steps;
-}
-
 rt::Result<rt::tpu::InfeedQueue> make_queue(unsigned shards) {
   const rt::DType types[] = {rt::DType::kF32};
   const int64_t dims[] = {kRows, kColumns};
@@ -79,7 +71,7 @@ Status host_program(unsigned cores) {
   if (kRows % cores != 0)
     return rt::invalid_argument(
         "the infeed-bulk app shards 8 rows over the cores: run it on 1, 2, 4 or 8 cores, not {}", cores);
-  rt::Result<int64_t> steps = dataset_steps();
+  rt::Result<int64_t> steps = rt::link::infeed_steps(kInfeedQueue, kTimeoutNs);
   if (!steps) return steps.status();
   rt::Result<rt::tpu::InfeedQueue> queue = make_queue(cores);
   if (!queue) return queue.status();

@@ -12,6 +12,7 @@
 // Also: the queue's TF checks (a second dequeue op from the same queue) hold on the board.
 #include "firmware/app.hpp"
 #include "runtime/link/host_call.hpp"
+#include "runtime/link/infeed_steps.hpp"
 #include "runtime/log/log.hpp"
 #include "runtime/tensor/hbm.hpp"
 #include "runtime/tpu/infeed_dequeue.hpp"
@@ -67,15 +68,6 @@ Status step(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs, 
   return outputs.add(*column_sums);
 }
 
-rt::Result<int64_t> dataset_steps() {
-  int64_t steps = 0;
-  const Tensor slot = Tensor::contiguous(rt::DType::kI64, rt::Shape(), &steps);
-  const rt::link::HostResult results[] = {rt::link::HostResult::tensor(slot)};
-  RT_RETURN_IF_ERROR(rt::link::host_call("infeed_steps", "0", {}, results, kTimeoutNs));
-  if (steps < 0) return rt::internal_error("the host says the infeed dataset has {} steps", steps);
-  return steps;
-}
-
 rt::Result<rt::tpu::InfeedQueue> make_queue(unsigned shards) {
   const rt::DType types[] = {rt::DType::kF32, rt::DType::kI32};
   const int64_t x_dims[] = {kRows, kColumns};
@@ -109,7 +101,7 @@ Status run_steps(unsigned cores, int64_t steps) {
 Status host_program(unsigned cores) {
   if (kRows % cores != 0)
     return rt::invalid_argument("the infeed app shards 8 rows over the cores: run it on 1, 2, 4 or 8 cores, not {}", cores);
-  rt::Result<int64_t> steps = dataset_steps();
+  rt::Result<int64_t> steps = rt::link::infeed_steps(kInfeedQueue, kTimeoutNs);
   if (!steps) return steps.status();
   rt::Result<rt::tpu::InfeedQueue> queue = make_queue(cores);
   if (!queue) return queue.status();
