@@ -15,7 +15,7 @@ namespace {
 constexpr int kUsageError = 2;
 
 constexpr const char* kUsage =
-    "usage: tpu run [--board B] [--cores N] [--timeout S] [--outfeed-dir DIR] APP|IMAGE\n"
+    "usage: tpu run [--board B] [--cores N] [--timeout S] [--link shm|uart] [--outfeed-dir DIR] APP|IMAGE\n"
     "\n"
     "  Builds APP for board B (make image) or takes an ELF IMAGE, boots it as `make run` would (QEMU, or\n"
     "  the host board's process), prints its console, serves its host calls (format, to_number, print,\n"
