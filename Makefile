@@ -309,12 +309,48 @@ $(HOST_TOOLS_BUILD)/tpu-tests: $(TPU_TEST_OBJS) $(HOST_LIB) | setup-all
 
 -include $(HOST_LIB_OBJS:.o=.d) $(TPU_OBJS:.o=.d) $(TPU_TEST_OBJS:.o=.d) $(APP_HOST_OBJS:.o=.d)
 
+# ---------------------------------------------------------------- fuzzing
+# Coverage-guided fuzz targets (tests/fuzz/*.cpp, libFuzzer), built with clang, ASan and UBSan into
+# build/fuzz/ together with the host library's sources and the tpu command line compiled the same
+# way. `make fuzz` runs each target for FUZZ_SECONDS (or FUZZ_RUNS inputs) from its checked-in seed
+# corpus (tests/fuzz/corpus/<target>/) with its dictionary (tests/fuzz/<target>.dict) and reports
+# executions and crashes per target (build/fuzz/report.jsonl; crashing inputs in build/fuzz/crashes/).
+# `make test` runs each target for a short fixed number of inputs. FUZZ_TARGET=name runs one.
+FUZZ_PACKAGES := clang libclang-rt-dev
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_TARGET ?=
+FUZZ_BUILD := $(BUILD_ROOT)/fuzz
+FUZZ_SANITIZERS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CXXFLAGS := $(CXXSTD) -O1 -g $(WARNINGS) -ffp-contract=off -I$(CURDIR) -I$(CURDIR)/hal/include -MMD -MP \
+  -fsanitize=fuzzer-no-link $(FUZZ_SANITIZERS)
+FUZZ_LIB_SRCS := $(HOST_LIB_SRCS) $(filter-out host-tools/tpu/main.cpp,$(wildcard host-tools/tpu/*.cpp))
+FUZZ_LIB_OBJS := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIB_SRCS))
+FUZZ_NAMES := $(basename $(notdir $(wildcard tests/fuzz/*.cpp)))
+FUZZ_PROGRAMS := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
+.PHONY: fuzz fuzz-targets setup-fuzz
+$(FUZZ_BUILD)/obj/host-tools/lib/make_driver.cpp.o: FUZZ_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
+$(FUZZ_BUILD)/obj/%.cpp.o: %.cpp | setup-fuzz
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$<)clang++ $(FUZZ_CXXFLAGS) -c $< -o $@
+$(FUZZ_BUILD)/libfuzz-host.a: $(FUZZ_LIB_OBJS)
+	@rm -f $@
+	$(call say,AR,$@)ar rcs $@ $^
+$(FUZZ_BUILD)/%: $(FUZZ_BUILD)/obj/tests/fuzz/%.cpp.o $(FUZZ_BUILD)/libfuzz-host.a
+	$(call say,LD,$@)clang++ -fsanitize=fuzzer $(FUZZ_SANITIZERS) -o $@ $^
+fuzz-targets: $(FUZZ_PROGRAMS)
+fuzz: fuzz-targets
+	python3 tests/fuzz/run_fuzzers.py $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS)) $(FUZZ_TARGET)
+setup-fuzz:
+	$(call install_missing,$(FUZZ_PACKAGES))
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_NAMES:%=$(FUZZ_BUILD)/obj/tests/fuzz/%.cpp.d)
+
 # ---------------------------------------------------------------- tests
 test: setup-all
 	python3 tests/harness.py
 
 # Benchmarks: one JSON object per line, also written to build/bench/results.jsonl.
-BENCH_PACKAGES := openmpi-bin libopenmpi-dev libopenblas-dev
+BENCH_PACKAGES := openmpi-bin libopenmpi-dev libopenblas-dev libdnnl-dev
 bench: setup-all
 	$(call install_missing,$(BENCH_PACKAGES))
 	python3 tests/benchmarks.py
@@ -333,7 +369,8 @@ endif
 # ---------------------------------------------------------------- setup
 # Installs missing Debian packages (apt-get update first, as a fresh machine needs).
 HOST_TOOLS_PACKAGES := g++ libcli11-dev
-TEST_PACKAGES := make python3 python3-numpy python3-sklearn python3-matplotlib catch2 gdb-multiarch $(HOST_TOOLS_PACKAGES)
+TEST_PACKAGES := make python3 python3-numpy python3-sklearn python3-matplotlib catch2 gdb-multiarch $(HOST_TOOLS_PACKAGES) \
+  $(FUZZ_PACKAGES)
 ALL_PACKAGES := $(sort $(TEST_PACKAGES) $(foreach b,$(BOARDS),$(shell sed -n 's/^BOARD_PACKAGES *:= *//p' boards/$(b)/board.mk)))
 
 define install_missing

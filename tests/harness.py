@@ -574,6 +574,9 @@ CLI_CASES = {
     "exec-bad-op": (["exec", "fly", "-o", "x.npy"], 2, [r"OP: fly not in \{matmul"]),
     "new-bad-name": (["new", "build/tpu-new/9lives"], 2, [r"'9lives' is not an app name"]),
     "new-existing-folder": (["new", "firmware/apps/hello"], 2, [r"already exists and is not an empty folder"]),
+    # Found by the command-line fuzz target: `tpu new ""` died of an uncaught filesystem_error.
+    "new-empty-folder": (["new", ""], 2, [r"FOLDER: must not be empty"]),
+    "empty-outfeed-dir": (["run", "--outfeed-dir", "", "hello"], 2, [r"--outfeed-dir: must not be empty"]),
 }
 
 
@@ -768,6 +771,22 @@ def app_cases(spec: app_tests.AppSpec) -> list[Case]:
     return (run_cases(spec) if spec.run else []) + (tpu_run_cases(spec) if spec.tpu else [])
 
 
+FUZZ_RUNS = 30000  # inputs per fuzz target in make test (make fuzz runs them for minutes)
+
+
+def fuzz_targets() -> list[str]:
+    return sorted(path.stem for path in (REPO_ROOT / "tests" / "fuzz").glob("*.cpp"))
+
+
+def check_fuzz_target(target: str) -> Outcome:
+    """Runs one libFuzzer target (tests/fuzz/run_fuzzers.py) for FUZZ_RUNS inputs from its seed corpus;
+    a crash, a sanitizer report, a leak or a slow input fails it."""
+    command = ["python3", "tests/fuzz/run_fuzzers.py", "--runs", str(FUZZ_RUNS), target]
+    ran = run_image(command, IMAGE_TIMEOUT_S * 4)
+    ok = ran.exit_code == 0 and not ran.timed_out
+    return Outcome(ok, "" if ok else describe_exit(ran), f"$ {shlex.join(command)}\n{ran.output}")
+
+
 def all_cases(apps: list[app_tests.AppSpec]) -> list[Case]:
     n = INJECTION_CORES
     sources = unit_test_sources()
@@ -780,6 +799,8 @@ def all_cases(apps: list[app_tests.AppSpec]) -> list[Case]:
                        partial(check_unit_tests, source, UNIT_SANITIZED), estimate_s=120)
                   for source in sources
                   if Path(source).stem.removeprefix("test_").split("_")[0] in SANITIZED_UNIT_FILES]
+    cases += [Case(f"fuzz/{target}", partial(check_fuzz_target, target), images=(("fuzzers", "all"),), estimate_s=15)
+              for target in fuzz_targets()]
     cases += [Case(f"freestanding/{board}", partial(check_command_succeeds,
                                                     make_command("freestanding-check", BOARD=board),
                                                     COMPILE_TIMEOUT_S), estimate_s=20)
@@ -836,6 +857,8 @@ def build_command(image: Image) -> list[str]:
         return ["make", "-s", f"-j{BUILD_JOBS}", app]
     if kind == "sanitized-tool":
         return ["make", "-s", f"-j{BUILD_JOBS}", app, f"HOST_SANITIZE={SANITIZERS}"]
+    if kind == "fuzzers":
+        return ["make", "-s", f"-j{BUILD_JOBS}", "fuzz-targets"]
     if kind == "host-program":
         return ["make", "-s", f"-j{BUILD_JOBS}", "host-program", f"APP={app}"]
     return ["make", "-s", f"-j{BUILD_JOBS}", "image", f"BOARD={kind}", f"APP={app}",
@@ -847,7 +870,7 @@ def build_images(cases: list[Case]) -> dict[Image, Build]:
     for case in cases:
         case.images = with_tools(case)
     needed = list(dict.fromkeys(image for case in cases for image in case.images))
-    needed.sort(key=lambda image: image[0] not in ("tool", "sanitized-tool", "host-program"))  # stable: tools first
+    needed.sort(key=lambda image: image[0] not in ("tool", "sanitized-tool", "host-program", "fuzzers"))  # stable: tools first
     builds = {}
     for image in needed:
         command = build_command(image)

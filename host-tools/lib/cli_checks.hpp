@@ -20,4 +20,9 @@ inline CLI::Validator positive_seconds() {
       "SECONDS");
 }
 
+// A name or path that must not be empty ("" would mean the current folder, or nothing at all).
+inline CLI::Validator non_empty() {
+  return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; }, "");
+}
+
 }  // namespace tpu

@@ -136,7 +136,8 @@ void TraceCollector::print_utilisation(std::ostream& out) const {
   std::snprintf(line, sizeof line, "  %4s %11s %7s %11s %7s %7s %8s %8s", "core", "run ms", "busy%", "collective%",
                 "wait%", "other%", "events", "dropped");
   out << line << std::endl;
-  for (const auto& [core, totals] : cores) {
+  for (const auto& [core, core_totals] : cores) {
+    const CoreTotals& totals = core_totals;  // clang 14 (the fuzzers' compiler) cannot capture a structured binding
     auto ns = [&](const char* category) {
       const auto found = totals.ns.find(category);
       return found == totals.ns.end() ? uint64_t{0} : found->second;

@@ -44,15 +44,18 @@ void add_board_options(CLI::App& command, std::optional<std::string>& board, uns
   command.add_option("--board", board, "qemu-virt-a53 (default for apps), qemu-virt-rv64, host, raspi3b; for an IMAGE, from its ELF")
       ->check(CLI::IsMember(kBoards));
   command.add_option("--cores", cores, "cores to boot, 1..16 (default 8; raspi3b has 4)")->check(CLI::Range(1, 16));
-  CLI::Option* serial = command.add_option("--serial", attach.serial, "attach to a running board on this UART device instead of launching one");
-  CLI::Option* socket = command.add_option("--socket", attach.socket, "attach to QEMU's -serial unix:PATH,server socket instead");
+  CLI::Option* serial = command.add_option("--serial", attach.serial, "attach to a running board on this UART device instead of launching one")
+      ->check(non_empty());
+  CLI::Option* socket = command.add_option("--socket", attach.socket, "attach to QEMU's -serial unix:PATH,server socket instead")
+      ->check(non_empty());
   serial->excludes(socket);
   command.add_option("--baud", attach.baud, "the serial line's baud rate (default 115200)")->check(CLI::PositiveNumber);
 }
 
 void add_run_options(CLI::App& run, RunOptions& options) {
   add_board_options(run, options.board, options.cores, options.attach);
-  run.add_option("TARGET", options.target, "an app's name (firmware/apps), an app folder anywhere, or an ELF image");
+  run.add_option("TARGET", options.target, "an app's name (firmware/apps), an app folder anywhere, or an ELF image")
+      ->check(non_empty());
   run.add_option("--timeout", options.timeout_s, "give up after S seconds (default 120), exit status 4")
       ->check(positive_seconds());
   run.add_option_function<std::string>("--link", [&options](const std::string& text) {
@@ -60,7 +63,8 @@ void add_run_options(CLI::App& run, RunOptions& options) {
   }, "how frames travel: shm (shared memory, the QEMU boards' default) or uart (the serial line)")
       ->check(CLI::IsMember({"auto", "shm", "uart"}));
   run.add_option("--outfeed-dir", options.outfeed_dir,
-                 "save outfeed tuples as DIR/c<core>_q<queue>_t<tuple>_e<element>.npy and summary_csv rows in DIR/summary.csv");
+                 "save outfeed tuples as DIR/c<core>_q<queue>_t<tuple>_e<element>.npy and summary_csv rows in DIR/summary.csv")
+      ->check(non_empty());
   run.add_option_function<std::vector<std::string>>("--infeed", [&options](const std::vector<std::string>& values) {
     for (const std::string& value : values)
       if (const std::string problem = add_infeed_option(options, value); !problem.empty())
@@ -70,7 +74,7 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->allow_extra_args(false)->take_all();
 }
 
-void add_run_command(CLI::App& tpu, RunOptions& options) {
+void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& actions) {
   CLI::App* run = tpu.add_subcommand("run", "build an app (or take an image), boot it, serve its link, exit with its status");
   run->footer(
       "Builds the app for the board (make image) or takes an ELF image, boots it as `make run` would (QEMU,\n"
@@ -78,25 +82,27 @@ void add_run_command(CLI::App& tpu, RunOptions& options) {
       "to_number, print, summary_csv, infeed_steps, and the app's own host functions), streams its infeed,\n"
       "writes its outfeed, and exits with the board's status.");
   add_run_options(*run, options);
-  run->add_option("--trace", options.trace_file, "write the cores' timeline as Chrome trace JSON (ui.perfetto.dev) and print utilisation");
-  run->callback([&options] {
+  run->add_option("--trace", options.trace_file, "write the cores' timeline as Chrome trace JSON (ui.perfetto.dev) and print utilisation")
+      ->check(non_empty());
+  run->callback([&options, &actions] {
     if (options.target.empty() && !options.attach.any()) throw CLI::RequiredError("TARGET (an app, an app folder or an image)");
-    set_command_status(run_board(options));
+    set_command_status(actions.run(options));
   });
 }
 
-void add_trace_command(CLI::App& tpu, RunOptions& options) {
+void add_trace_command(CLI::App& tpu, RunOptions& options, const CommandActions& actions) {
   CLI::App* trace = tpu.add_subcommand("trace", "tpu run with --trace FILE (default trace.json)");
   add_run_options(*trace, options);
-  trace->add_option("-o,--output", options.trace_file, "the Chrome trace JSON file (default trace.json)");
-  trace->callback([&options] {
+  trace->add_option("-o,--output", options.trace_file, "the Chrome trace JSON file (default trace.json)")->check(non_empty());
+  trace->callback([&options, &actions] {
     if (!options.trace_file) options.trace_file = "trace.json";
     if (options.target.empty() && !options.attach.any()) throw CLI::RequiredError("TARGET (an app, an app folder or an image)");
-    set_command_status(run_board(options));
+    set_command_status(actions.run(options));
   });
 }
 
-void add_console_command(CLI::App& tpu, ConsoleOptions& options, std::optional<std::string>& board) {
+void add_console_command(CLI::App& tpu, ConsoleOptions& options, std::optional<std::string>& board,
+                         const CommandActions& actions) {
   CLI::App* console = tpu.add_subcommand("console", "a terminal to a board's console (by default the firmware shell)");
   console->footer(
       "By default boots the `shell` app (help, cores, mem, stats, bench, trace on|off, reboot, exit).\n"
@@ -104,62 +110,84 @@ void add_console_command(CLI::App& tpu, ConsoleOptions& options, std::optional<s
       "input, ends with the board (or after 2 s of silence).");
   options.target.cores = 4;
   add_board_options(*console, board, options.target.cores, options.attach);
-  console->add_option("--app", options.target.app, "the app to boot (default shell)");
+  console->add_option("--app", options.target.app, "the app to boot (default shell)")->check(non_empty());
   console->add_option("--timeout", options.timeout_s, "end the session after S seconds (default 3600)")->check(positive_seconds());
-  console->callback([&options, &board] {
+  console->callback([&options, &board, &actions] {
     if (board) options.target.board = *board;
-    set_command_status(console_run(options));
+    set_command_status(actions.console(options));
   });
 }
 
-void add_new_command(CLI::App& tpu, std::string& folder) {
+void add_new_command(CLI::App& tpu, std::string& folder, const CommandActions& actions) {
   CLI::App* command = tpu.add_subcommand("new", "create an app folder: device half, host half and a test, ready to run");
-  command->add_option("FOLDER", folder, "the new app's folder (its last component is the app's name)")->required();
-  command->callback([&folder] {
-    const std::optional<std::filesystem::path> root = repository_root("new");
-    set_command_status(root ? new_app(*root, std::filesystem::absolute(folder)) : kExitUsage);
-  });
+  command->add_option("FOLDER", folder, "the new app's folder (its last component is the app's name)")
+      ->required()
+      ->check(non_empty());
+  command->callback([&folder, &actions] { set_command_status(actions.new_app(folder)); });
 }
 
 // `tpu test FOLDER`: the repository's test harness on that app's app.toml.
-void add_test_command(CLI::App& tpu, std::vector<std::string>& folders) {
+void add_test_command(CLI::App& tpu, std::vector<std::string>& folders, const CommandActions& actions) {
   CLI::App* command = tpu.add_subcommand("test", "run the tests an app's app.toml declares, on every board");
   command->add_option("FOLDER", folders, "app folders")->required()->check(CLI::ExistingDirectory);
-  command->callback([&folders] {
-    const std::optional<std::filesystem::path> root = repository_root("test");
-    if (!root) return set_command_status(kExitUsage);
-    std::vector<std::string> words = {"python3", (*root / "tests" / "harness.py").string()};
-    for (const std::string& folder : folders) {
-      words.push_back("--app");
-      words.push_back(std::filesystem::absolute(folder).string());
-    }
-    std::vector<char*> argv;
-    for (std::string& word : words) argv.push_back(word.data());
-    argv.push_back(nullptr);
-    execvp("python3", argv.data());
-    std::cerr << "tpu test: cannot start python3: " << std::strerror(errno) << std::endl;
-    set_command_status(kExitUsage);
-  });
+  command->callback([&folders, &actions] { set_command_status(actions.test(folders)); });
+}
+
+// `tpu test`'s action: replaces this process with the harness.
+int run_app_tests(const std::vector<std::string>& folders) {
+  const std::optional<std::filesystem::path> root = repository_root("test");
+  if (!root) return kExitUsage;
+  std::vector<std::string> words = {"python3", (*root / "tests" / "harness.py").string()};
+  for (const std::string& folder : folders) {
+    words.push_back("--app");
+    words.push_back(std::filesystem::absolute(folder).string());
+  }
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  execvp("python3", argv.data());
+  std::cerr << "tpu test: cannot start python3: " << std::strerror(errno) << std::endl;
+  return kExitUsage;
+}
+
+// A delegated command's action: hands the whole command line to the app's host program.
+int delegate_to_app(const std::string& command, const std::string& app, const std::vector<std::string>& argv) {
+  const std::optional<std::filesystem::path> root = repository_root(command.c_str());
+  if (!root) return kExitUsage;
+  const std::optional<int> status = hand_over_to_app_host_program(*root, app, argv);
+  if (!status) std::cerr << "tpu " << command << ": the " << app << " app's host program does not provide it" << std::endl;
+  return status.value_or(kExitUsage);
 }
 
 // A command of an app this program does not contain: everything after its name goes, with the
 // whole command line, to the app's own host program.
-void add_delegated_command(CLI::App& tpu, const DelegatedCommand& command, int argc, char** argv) {
+void add_delegated_command(CLI::App& tpu, const DelegatedCommand& command, int argc, char** argv,
+                           const CommandActions& actions) {
   CLI::App* placeholder = tpu.add_subcommand(command.name, command.summary);
   placeholder->prefix_command();
   placeholder->set_help_flag();  // --help goes to the app's program too
-  placeholder->callback([&command, argc, argv] {
-    const std::optional<std::filesystem::path> root = repository_root(command.name);
-    if (!root) return set_command_status(kExitUsage);
-    const std::optional<int> status = hand_over_to_app_host_program(*root, command.app, std::vector<std::string>(argv, argv + argc));
-    if (!status) std::cerr << "tpu " << command.name << ": the " << command.app << " app's host program does not provide it" << std::endl;
-    set_command_status(status.value_or(kExitUsage));
+  placeholder->callback([&command, argc, argv, &actions] {
+    set_command_status(actions.delegate(command.name, command.app, std::vector<std::string>(argv, argv + argc)));
   });
 }
 
 }  // namespace
 
-int run_command_line(int argc, char** argv) {
+CommandActions board_actions() {
+  CommandActions actions;
+  actions.run = run_board;
+  actions.console = console_run;
+  actions.new_app = [](const std::filesystem::path& folder) {
+    const std::optional<std::filesystem::path> root = repository_root("new");
+    return root ? new_app(*root, std::filesystem::absolute(folder)) : kExitUsage;
+  };
+  actions.test = run_app_tests;
+  actions.delegate = delegate_to_app;
+  return actions;
+}
+
+int run_command_line(int argc, char** argv, const CommandActions& actions) {
+  set_command_status(0);
   CLI::App tpu("tpu: the host tool for tpu-pod boards: build, boot, feed and serve a board, and collect its results.", "tpu");
   tpu.require_subcommand(1);
   tpu.fallthrough(false);
@@ -169,14 +197,14 @@ int run_command_line(int argc, char** argv) {
   std::optional<std::string> console_board;
   std::string new_folder;
   std::vector<std::string> test_folders;
-  add_run_command(tpu, run_options);
-  add_trace_command(tpu, trace_options);
+  add_run_command(tpu, run_options, actions);
+  add_trace_command(tpu, trace_options, actions);
   install_app_commands(tpu);
   for (const DelegatedCommand& command : kDelegatedCommands)
-    if (!has_app_command(command.name)) add_delegated_command(tpu, command, argc, argv);
-  add_console_command(tpu, console_options, console_board);
-  add_new_command(tpu, new_folder);
-  add_test_command(tpu, test_folders);
+    if (!has_app_command(command.name)) add_delegated_command(tpu, command, argc, argv, actions);
+  add_console_command(tpu, console_options, console_board, actions);
+  add_new_command(tpu, new_folder, actions);
+  add_test_command(tpu, test_folders, actions);
   std::string names;
   bool known = false;
   for (const CLI::App* command : tpu.get_subcommands({})) {

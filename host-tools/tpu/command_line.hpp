@@ -7,10 +7,34 @@
 //   tpu test FOLDER                       the tests FOLDER/app.toml declares, on every board
 // `tpu --help` and `tpu <command> --help` print the options; a bad value is an error naming the
 // option and the value, exit status 2.
+// The parser and the commands are apart: run_command_line(argc, argv, actions) parses and validates
+// and then calls one action with the options it parsed, so a test or fuzzer can drive the whole
+// parser without booting anything (tests/fuzz/command_line.cpp).
 #pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "console.hpp"
+#include "run.hpp"
 
 namespace tpu {
 
-int run_command_line(int argc, char** argv);
+// What each command does once its options are parsed and valid; each returns the exit status.
+struct CommandActions {
+  std::function<int(const RunOptions&)> run;  // tpu run, tpu trace
+  std::function<int(const ConsoleOptions&)> console;
+  std::function<int(const std::filesystem::path& folder)> new_app;  // the folder as given
+  std::function<int(const std::vector<std::string>& folders)> test;
+  // A command an app's host program provides (tpu exec): `app` is that app, argv the whole line.
+  std::function<int(const std::string& command, const std::string& app, const std::vector<std::string>& argv)> delegate;
+};
+
+// The real commands: boot boards, create folders, exec the harness or the app's host program.
+CommandActions board_actions();
+
+int run_command_line(int argc, char** argv, const CommandActions& actions);
+inline int run_command_line(int argc, char** argv) { return run_command_line(argc, argv, board_actions()); }
 
 }  // namespace tpu
