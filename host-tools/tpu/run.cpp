@@ -17,6 +17,7 @@
 #include "host-tools/lib/infeed_sender.hpp"
 #include "host-tools/lib/app_host.hpp"
 #include "host-tools/lib/link_session.hpp"
+#include "host-tools/lib/board_exit.hpp"
 #include "host-tools/lib/make_driver.hpp"
 #include "host-tools/lib/session_loop.hpp"
 #include "host-tools/lib/trace_collector.hpp"
@@ -28,7 +29,6 @@ constexpr int kExitBuildFailed = 2;
 constexpr int kExitTimeout = 4;
 constexpr int kExitInterrupted = 130;
 constexpr int kExitLinkFailed = 1;
-constexpr int kExitBoardKilled = 5;
 constexpr auto kPumpInterval = std::chrono::milliseconds(100);
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 constexpr auto kAttachedQuiet = std::chrono::milliseconds(700);
@@ -99,6 +99,11 @@ std::string cores_without_result(const LinkSession& session) {
   return missing;
 }
 
+// "core 3" or "cores 0, 1" for a list cores_without_result() made.
+std::string named_cores(const std::string& list) {
+  return (list.find(',') == std::string::npos ? "core " : "cores ") + list;
+}
+
 void report_counters(const LinkSession& session) {
   const SessionCounters counters = session.counters();
   const rt::link::DecoderCounters& decoder = counters.decoder;
@@ -132,14 +137,6 @@ bool report_results(const LinkSession& session) {
   return all_ok;
 }
 
-// "exited with status 3", or "was killed by signal 9 (Killed)" for a status the process table gave
-// as 128 + the signal (board_process.cpp): not to be mistaken for tpu crashing.
-std::string how_it_ended(int exit_code) {
-  if (exit_code > 128 && exit_code < 128 + 65)
-    return "was killed by signal " + std::to_string(exit_code - 128) + " (" + strsignal(exit_code - 128) + ")";
-  return "exited with status " + std::to_string(exit_code);
-}
-
 int finish(const LinkSession& session, const std::string& program, int exit_code) {
   const bool results_ok = report_results(session);
   const std::string missing = cores_without_result(session);
@@ -150,14 +147,14 @@ int finish(const LinkSession& session, const std::string& program, int exit_code
     if (exit_code != 0) print_tail(session);
   } else if (!missing.empty() || exit_code != 0) {
     std::cerr << "tpu: " << program << " " << how_it_ended(exit_code);
-    if (!missing.empty()) std::cerr << " before cores " << missing << " reported a result";
+    if (!missing.empty()) std::cerr << " before " << named_cores(missing) << " reported a result";
     std::cerr << std::endl;
     print_tail(session);
   }
   report_counters(session);
   // Success means every core reported OK (a board that never said hello reported nothing).
   if (exit_code == 0 && (!session.board() || !results_ok || !missing.empty())) return 1;
-  if (exit_code > 128) return kExitBoardKilled;  // tpu's own 128 + signal would mean tpu crashed
+  if (killed_by_signal(exit_code)) return kExitBoardKilled;  // tpu's own 128 + signal would mean tpu crashed
   return exit_code;
 }
 
@@ -166,7 +163,7 @@ int time_out(BoardChannel& process, const LinkSession& session, const RunOptions
   std::cerr << "tpu: timed out after " << options.timeout_s << " s: " << program << " was still running";
   if (!session.board()) std::cerr << " and the board never said hello on the link";
   const std::string missing = cores_without_result(session);
-  if (session.board() && !missing.empty()) std::cerr << "; cores " << missing << " had not reported a result";
+  if (session.board() && !missing.empty()) std::cerr << "; " << named_cores(missing) << " had not reported a result";
   std::cerr << "; killed it" << std::endl;
   print_tail(session);
   report_counters(session);

@@ -30,19 +30,24 @@ Result<DType> dtype_from_wire_code(uint8_t code) {
 Result<uint64_t> tensor_byte_size(DType dtype, const Shape& shape) {
   if (shape.rank > kMaxRank)
     return invalid_argument("tensor rank {} exceeds the maximum rank {}", shape.rank, kMaxRank);
-  for (unsigned d = 0; d < shape.rank; ++d) {
+  for (unsigned d = 0; d < shape.rank; ++d)
     if (shape.dims[d] < 0) return invalid_argument("dimension {} of a tensor is negative ({})", d, shape.dims[d]);
-    if (shape.dims[d] == 0) return uint64_t{0};
-  }
+  // The dimensions that are not zero must fit the limit even when another one is zero (an empty
+  // tensor): its element count is still computed elsewhere and must not overflow.
   uint64_t bytes = dtype_size(dtype);
+  bool empty = false;
   for (unsigned d = 0; d < shape.rank; ++d) {
     const uint64_t size = static_cast<uint64_t>(shape.dims[d]);
+    if (size == 0) {
+      empty = true;
+      continue;
+    }
     if (size >= kMaxTensorBytes || bytes > (kMaxTensorBytes - 1) / size)
       return invalid_argument("a {} tensor of shape {} has 2^40 bytes or more, too large for the link",
                               dtype_name(dtype), shape.sizes());
     bytes *= size;
   }
-  return bytes;
+  return empty ? uint64_t{0} : bytes;
 }
 
 Status validate_tensor_chunk(const TensorChunk& chunk) {

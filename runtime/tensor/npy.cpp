@@ -42,13 +42,19 @@ Result<DType> parse_descr(StringView value) {
                           text);
 }
 
+// A Python tuple literal of non-negative integers: "()", "(3,)", "(2, 3)", "(2, 3,)". Numbers must be
+// separated by commas ("(2 3)" is not a tuple), and the element count of the dimensions that are not
+// zero must fit int64, so Shape::num_elements() can never overflow on a parsed shape.
 Result<Shape> parse_shape(StringView value) {
   if (value.empty() || value[0] != '(') return invalid_argument(".npy header has no 'shape' tuple");
   int64_t sizes[kMaxRank];
   size_t rank = 0;
   size_t i = 1;
+  auto skip_spaces = [&] {
+    while (i < value.size() && value[i] == ' ') ++i;
+  };
   for (;;) {
-    while (i < value.size() && (value[i] == ' ' || value[i] == ',')) ++i;
+    skip_spaces();
     if (i >= value.size()) return invalid_argument(".npy header: unterminated 'shape'");
     if (value[i] == ')') break;
     if (value[i] < '0' || value[i] > '9') return invalid_argument(".npy header: 'shape' holds a non-number");
@@ -59,7 +65,14 @@ Result<Shape> parse_shape(StringView value) {
     }
     if (rank == kMaxRank) return invalid_argument(".npy shape has more than {} dimensions", kMaxRank);
     sizes[rank++] = size;
+    skip_spaces();
+    if (i < value.size() && value[i] == ',') ++i;
+    else if (i < value.size() && value[i] != ')') return invalid_argument(".npy header: 'shape' is not a tuple of integers");
   }
+  int64_t elements = 1;
+  for (size_t d = 0; d < rank; ++d)
+    if (sizes[d] != 0 && __builtin_mul_overflow(elements, sizes[d], &elements))
+      return invalid_argument(".npy shape {} has more than 2^63 elements", Span<const int64_t>(sizes, rank));
   return Shape::make(Span<const int64_t>(sizes, rank));
 }
 

@@ -239,6 +239,18 @@ TEST_CASE("Tensor chunks: every dtype, scalars, empty tensors, bounds", "[link][
   }
   overflow.resize(overflow.size() + 8 + 4, 0);
   CHECK_FALSE(parse_queue_data(view(overflow)).is_ok());
+  // An empty tensor (one dimension 0) whose other dimensions multiply past the limit: refused too,
+  // or its element count would overflow wherever it is computed.
+  Bytes empty_but_huge = {0, 0, 1, 0, 3, 3};
+  for (uint8_t top : {0x40, 0x40, 0x00}) {
+    const uint8_t dim[8] = {0, 0, 0, 0, 0, 0, 0, top};  // 2^62, 2^62, 0
+    empty_but_huge.insert(empty_but_huge.end(), dim, dim + 8);
+  }
+  empty_but_huge.resize(empty_but_huge.size() + 8, 0);
+  auto refused = parse_queue_data(view(empty_but_huge));
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(std::string(refused.status().message().data(), refused.status().message().size()).find("2^40 bytes or more") !=
+        std::string::npos);
 }
 
 TEST_CASE("A tensor larger than a frame travels as chunks and is put back together", "[link][message]") {

@@ -130,10 +130,38 @@ TEST_CASE("npy_parse refuses shapes whose size overflows or exceeds the file", "
   REQUIRE_FALSE(short_file.is_ok());
   CHECK(std::string(short_file.status().message().data(), short_file.status().message().size()) ==
         ".npy data is 0 bytes, shape and dtype need 4611686018427387904");
-  const auto empty = file_with("1099511627776, 1099511627776, 0");
+  const auto empty = file_with("1024, 1048576, 0");
   rt::Result<rt::NpyView> nothing = rt::npy_parse(rt::Span<const uint8_t>(empty.data(), empty.size()));
   REQUIRE(nothing.is_ok());
   CHECK(nothing->data.empty());
+  CHECK(nothing->shape.num_elements() == 0);
+  // Found by the fuzzer (tests/fuzz/npy_parser.cpp): an empty array whose other dimensions multiply
+  // past int64 made Shape::num_elements() overflow. NumPy refuses such shapes too ("array is too big").
+  const auto empty_but_huge = file_with("1099511627776, 1099511627776, 0");
+  rt::Result<rt::NpyView> refused = rt::npy_parse(rt::Span<const uint8_t>(empty_but_huge.data(), empty_but_huge.size()));
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(std::string(refused.status().message().data(), refused.status().message().size()) ==
+        ".npy shape [1099511627776, 1099511627776, 0] has more than 2^63 elements");
+}
+
+TEST_CASE("npy_parse reads the shape as a Python tuple literal", "[npy]") {
+  auto parses = [](const std::string& shape) {
+    std::string header = "{'descr': '<i1', 'fortran_order': False, 'shape': " + shape + ", }";
+    header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+    std::vector<uint8_t> file = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<uint8_t>(header.size()), 0};
+    file.insert(file.end(), header.begin(), header.end());
+    file.resize(file.size() + 6);  // room for 6 int8 elements
+    rt::Result<rt::NpyView> view = rt::npy_parse(rt::Span<const uint8_t>(file.data(), file.size()));
+    return view.is_ok() ? std::to_string(view->shape.rank) + ":" + std::to_string(view->shape.num_elements())
+                        : std::string(view.status().message().data(), view.status().message().size());
+  };
+  CHECK(parses("(2, 3)") == "2:6");
+  CHECK(parses("(2,3,)") == "2:6");
+  CHECK(parses("(6,)") == "1:6");
+  CHECK(parses("(  6 , )") == "1:6");
+  CHECK(parses("(2 3)") == ".npy header: 'shape' is not a tuple of integers");
+  CHECK(parses("(2, 3x)") == ".npy header: 'shape' is not a tuple of integers");
+  CHECK(parses("(,)") == ".npy header: 'shape' holds a non-number");
 }
 
 TEST_CASE("npy_parse survives corrupted files", "[npy]") {

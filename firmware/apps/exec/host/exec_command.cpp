@@ -11,6 +11,7 @@
 #include "exec_job.hpp"
 #include "host-tools/lib/app_commands.hpp"
 #include "host-tools/lib/cli_checks.hpp"
+#include "host-tools/lib/board_exit.hpp"
 #include "host-tools/lib/board_launch.hpp"
 #include "host-tools/lib/channel_output.hpp"
 #include "host-tools/lib/cli_args.hpp"
@@ -67,7 +68,7 @@ void add_exec_options(CLI::App& exec, ExecOptions& options) {
     return names;
   }())->required()->check(CLI::IsMember(exec_op_names()));
   exec.add_option("INPUT", options.inputs, "input .npy files");
-  exec.add_option("-o,--output", options.output, "the result file")->required();
+  exec.add_option("-o,--output", options.output, "the result file")->required()->check(non_empty());
   exec.add_option("--board", options.board, "qemu-virt-a53 (default), qemu-virt-rv64, host, raspi3b");
   exec.add_option("--cores", options.cores, "cores to boot (default: the replica count)")->check(CLI::Range(1, 16));
   exec.add_option("--replicas", p.replicas, "replicas, one per core (default 1)")->check(CLI::Range(1, 16));
@@ -151,7 +152,10 @@ bool report_core_failures(const LinkSession& session) {
 
 int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& session, LoopEnd end,
            std::optional<int> exit_code, const std::optional<std::string>& failure) {
-  if (end == LoopEnd::kInterrupted) return kExitInterrupted;
+  if (end == LoopEnd::kInterrupted) {
+    std::cerr << "\ntpu exec: interrupted; stopped the board" << std::endl;
+    return kExitInterrupted;
+  }
   if (end == LoopEnd::kLinkFailed) {
     std::cerr << "tpu exec: the link to the board failed: " << failure.value_or("unknown") << "; stopped the board"
               << std::endl;
@@ -165,10 +169,11 @@ int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& se
   }
   const bool failed = report_core_failures(session);
   if (failed || !job.complete() || (exit_code && *exit_code != 0)) {
-    if (!failed) std::cerr << "tpu exec: the board ended without sending every output (exit status "
-                           << (exit_code ? std::to_string(*exit_code) : "none") << ")" << std::endl;
+    if (!failed)
+      std::cerr << "tpu exec: the board " << (exit_code ? how_it_ended(*exit_code) : "ended")
+                << " before sending every output" << std::endl;
     print_console_tail(session);
-    return kExitFailed;
+    return exit_code && killed_by_signal(*exit_code) ? kExitBoardKilled : kExitFailed;
   }
   std::vector<std::filesystem::path> written;
   const std::string problem = write_exec_outputs(job, options.output, options.per_replica, written);
