@@ -46,6 +46,20 @@ void pack_float32_block(const Tensor& activations, int64_t m0, unsigned k_rows, 
   }
 }
 
+// The same for bfloat16 rows (2-byte aligned, unit k stride): each element widened exactly by
+// putting its bits into the top half of a float32.
+template <unsigned Rows, unsigned Stride>
+void pack_bfloat16_block(const Tensor& activations, int64_t m0, unsigned k_rows, float* __restrict packed) {
+  const uint16_t* in[Rows];
+#pragma GCC unroll 8
+  for (unsigned r = 0; r < Rows; ++r) in[r] = reinterpret_cast<const uint16_t*>(activations.data) + (m0 + r) * activations.strides[0];
+  float* out = packed;
+  for (unsigned k = 0; k < k_rows; ++k, out += Stride) {
+#pragma GCC unroll 8
+    for (unsigned r = 0; r < Rows; ++r) out[r] = __builtin_bit_cast(float, uint32_t{in[r][k]} << 16);
+  }
+}
+
 // Activation rows m0 .. m0 + block as float32, k-major (packed[k * stride + r]); rows past the
 // block and slots past `rows` are zero (their results are discarded).
 void pack_activations(const Tensor& activations, int64_t m0, unsigned block, unsigned k_rows, unsigned rows,
@@ -55,6 +69,10 @@ void pack_activations(const Tensor& activations, int64_t m0, unsigned block, uns
     if (rows == 4 && stride == 4) return pack_float32_block<4, 4>(activations, m0, k_rows, packed);
     if (rows == 6 && stride == 8) return pack_float32_block<6, 8>(activations, m0, k_rows, packed);
     if (rows == 8 && stride == 8) return pack_float32_block<8, 8>(activations, m0, k_rows, packed);
+  }
+  if (activations.dtype == DType::kBF16 && block == rows && activations.strides[1] == 1 &&
+      reinterpret_cast<uintptr_t>(activations.data) % alignof(uint16_t) == 0) {
+    if (rows == 8 && stride == 8) return pack_bfloat16_block<8, 8>(activations, m0, k_rows, packed);
   }
   const int64_t element = static_cast<int64_t>(activations.element_size());
   const int64_t k_step = activations.strides[1] * element;
@@ -72,6 +90,10 @@ void pack_activations(const Tensor& activations, int64_t m0, unsigned block, uns
   }
 }
 
+void widen_bfloat16(const uint16_t* __restrict from, float* __restrict to, unsigned count) {
+  for (unsigned i = 0; i < count; ++i) to[i] = __builtin_bit_cast(float, uint32_t{from[i]} << 16);
+}
+
 void copy_floats(const float* __restrict from, float* __restrict to, unsigned count) {
   for (unsigned i = 0; i < count; ++i) to[i] = from[i];
 }
@@ -85,6 +107,19 @@ void pack_int_activations(const Tensor& activations, int64_t m0, unsigned block,
     for (unsigned r = 0; r < rows; ++r)
       packed[((k / group) * rows + r) * group + k % group] =
           static_cast<int16_t>(r < block && k < k_rows ? element_as_int(activations, m0 + r, k) : 0);
+}
+
+// Activation rows m0 .. m0 + block as int8, row-major with k_steps bytes per row (the kBiasedBytes
+// layout, int_kernel.hpp), k past k_rows zero: for rows the kernel cannot read in place.
+void pack_int8_activations(const Tensor& activations, int64_t m0, unsigned block, unsigned k_rows, unsigned k_steps,
+                           int8_t* __restrict packed) {
+  for (unsigned r = 0; r < block; ++r, packed += k_steps) {
+    const int8_t* in = reinterpret_cast<const int8_t*>(activations.data) + (m0 + r) * activations.strides[0];
+    const int64_t k_stride = activations.strides[1];
+    unsigned k = 0;
+    for (; k < k_rows; ++k) packed[k] = in[k * k_stride];
+    for (; k < k_steps; ++k) packed[k] = 0;
+  }
 }
 
 // True if any of `count` floats (as bits) is a NaN. |x| > infinity as bits, without a compare: the
@@ -137,13 +172,42 @@ unsigned Mxu::padded_k() const {
 
 // Panels of int_kernel_->columns columns, int16, k in groups of k_group (int_kernel.hpp).
 void Mxu::pack_int_weights(const Tensor& weights) {
+  if (int_kernel_->layout == IntLayout::kBiasedBytes) return pack_biased_weights(weights);
   const unsigned width = int_kernel_->columns, group = int_kernel_->k_group, k_steps = padded_k();
-  int16_t* panel = int_panels_;
+  int16_t* panel = int_panels_.wide;
   for (unsigned n0 = 0; n0 < n_cols_; n0 += width, panel += k_steps * width)
     for (unsigned k = 0; k < k_steps; ++k)
       for (unsigned j = 0; j < width; ++j)
         panel[((k / group) * width + j) * group + k % group] =
             static_cast<int16_t>(k < k_rows_ && n0 + j < n_cols_ ? element_as_int(weights, k, n0 + j) : 0);
+}
+
+// Panels of int_kernel_->columns columns, int8, k in groups of 4, each with its corrections
+// (-128 x its column sums; int_kernel.hpp): through the kernel's own packing where the weights'
+// rows are contiguous, element by element otherwise.
+void Mxu::pack_biased_weights(const Tensor& weights) {
+  const IntKernel& kernel = *int_kernel_;
+  const unsigned width = kernel.columns, k_steps = padded_k();
+  int8_t* panel = int_panels_.biased.weights;
+  int32_t* correction = int_panels_.biased.corrections;
+  const bool rows_contiguous = weights.strides[1] == 1 && kernel.pack_biased_panel != nullptr;
+  for (unsigned n0 = 0; n0 < n_cols_; n0 += width, panel += k_steps * width, correction += width) {
+    const unsigned valid = n_cols_ - n0 < width ? n_cols_ - n0 : width;
+    if (rows_contiguous) {
+      kernel.pack_biased_panel(reinterpret_cast<const int8_t*>(weights.data) + n0, weights.strides[0], k_rows_, valid,
+                               panel, correction);
+      continue;
+    }
+    for (unsigned j = 0; j < width; ++j) {
+      uint32_t sum = 0;
+      for (unsigned k = 0; k < k_steps; ++k) {
+        const int32_t value = k < k_rows_ && j < valid ? element_as_int(weights, k, n0 + j) : 0;
+        panel[((k / 4) * width + j) * 4 + k % 4] = static_cast<int8_t>(value);
+        sum += static_cast<uint32_t>(value);
+      }
+      correction[j] = static_cast<int32_t>((0u - sum) << 7);
+    }
+  }
 }
 
 // Panel p holds columns [p * w, p * w + w) k-major (w = the kernel's width), zero past the tile.
@@ -152,6 +216,8 @@ void Mxu::pack_float_weights(const Tensor& weights) {
   const unsigned width = kernel_->columns;
   const bool rows_contiguous = weights.dtype == DType::kF32 && weights.strides[1] == 1 &&
                                reinterpret_cast<uintptr_t>(weights.data) % alignof(float) == 0;
+  const bool bf16_rows_contiguous = weights.dtype == DType::kBF16 && weights.strides[1] == 1 &&
+                                    reinterpret_cast<uintptr_t>(weights.data) % alignof(uint16_t) == 0;
   float* panel = float_panels_;
   for (unsigned n0 = 0; n0 < n_cols_; n0 += width, panel += k_rows_ * width) {
     const unsigned valid = n_cols_ - n0 < width ? n_cols_ - n0 : width;
@@ -159,6 +225,9 @@ void Mxu::pack_float_weights(const Tensor& weights) {
       float* out = panel + k * width;
       if (rows_contiguous)  // a loop the compiler vectorises, not memcpy: a libc call costs more than 64 bytes
         copy_floats(reinterpret_cast<const float*>(weights.data) + k * weights.strides[0] + n0, out, valid);
+      else if (bf16_rows_contiguous)
+        widen_bfloat16(reinterpret_cast<const uint16_t*>(weights.data) + k * weights.strides[0] + n0,
+                       out, valid);
       else
         for (unsigned j = 0; j < valid; ++j) out[j] = element_as_float(weights, k, n0 + j);
       for (unsigned j = valid; j < width; ++j) out[j] = 0.0f;
@@ -202,9 +271,13 @@ Status Mxu::stream(const Tensor& activations, const Tensor& accumulators, MxuMod
                             activations.shape.dims[1], k_rows_, n_cols_, accumulators.shape.dims[0],
                             accumulators.shape.dims[1]);
   if (dtype_ == DType::kI8) {
+    const bool biased = int_kernel_->layout == IntLayout::kBiasedBytes;
     for (int64_t m0 = 0; m0 < rows; m0 += int_kernel_->rows) {
       const unsigned block = static_cast<unsigned>(rows - m0 < int_kernel_->rows ? rows - m0 : int_kernel_->rows);
-      stream_int_block(activations, m0, block, accumulators, mode);
+      if (biased)
+        stream_biased_block(activations, m0, block, accumulators, mode);
+      else
+        stream_int_block(activations, m0, block, accumulators, mode);
     }
     return Status::ok();
   }
@@ -298,13 +371,13 @@ void Mxu::stream_int_block(const Tensor& activations, int64_t m0, unsigned block
   const IntKernel& kernel = *int_kernel_;
   const unsigned k_steps = padded_k();
   alignas(64) int16_t packed[kMaxIntKernelRows * (kMaxMxuTile + 1)];
-  alignas(64) int32_t edge[kMaxIntKernelRows * kMaxIntKernelColumns];
+  alignas(64) int32_t edge[kMaxIntKernelRows * kMaxInt16KernelColumns];
   pack_int_activations(activations, m0, block, k_rows_, k_steps, kernel, packed);
   const bool accumulate = mode == MxuMode::kAccumulate;
   int32_t* c_rows = reinterpret_cast<int32_t*>(accumulators.data) + m0 * accumulators.strides[0];
   const int64_t c_row_stride = accumulators.strides[0], c_column_stride = accumulators.strides[1];
   const bool aligned = reinterpret_cast<uintptr_t>(accumulators.data) % alignof(int32_t) == 0;
-  const int16_t* panel = int_panels_;
+  const int16_t* panel = int_panels_.wide;
   for (unsigned n0 = 0; n0 < n_cols_; n0 += kernel.columns, panel += k_steps * kernel.columns) {
     const unsigned width = n_cols_ - n0 < kernel.columns ? n_cols_ - n0 : kernel.columns;
     int32_t* c = c_rows + n0 * c_column_stride;
@@ -317,6 +390,45 @@ void Mxu::stream_int_block(const Tensor& activations, int64_t m0, unsigned block
         edge[r * kernel.columns + j] =
             accumulate && r < block && j < width ? load_unaligned<int32_t>(c + r * c_row_stride + j * c_column_stride) : 0;
     kernel.run(packed, panel, k_steps, edge, kernel.columns, true);
+    for (unsigned r = 0; r < block; ++r)
+      for (unsigned j = 0; j < width; ++j) store_unaligned(c + r * c_row_stride + j * c_column_stride, edge[r * kernel.columns + j]);
+  }
+}
+
+// One block of int8 activation rows through every int8 weight panel of a kBiasedBytes kernel.
+// Rows with unit k stride and K a multiple of 4 are read in place, others copied (zero-padded) to a
+// small buffer; full panels of an int32 accumulator with unit column stride are updated in place
+// (any number of rows up to the kernel's), partial panels and other strides through a buffer.
+void Mxu::stream_biased_block(const Tensor& activations, int64_t m0, unsigned block, const Tensor& accumulators,
+                              MxuMode mode) {
+  const IntKernel& kernel = *int_kernel_;
+  const unsigned k_steps = padded_k();
+  alignas(64) int8_t packed[kMaxIntKernelRows * ((kMaxMxuTile + 3) / 4 * 4)];
+  alignas(64) int32_t edge[kMaxIntKernelRows * kMaxIntKernelColumns];
+  const int8_t* a = reinterpret_cast<const int8_t*>(activations.data) + m0 * activations.strides[0];
+  int64_t a_row_stride = activations.strides[0];
+  if (activations.strides[1] != 1 || k_steps != k_rows_) {
+    pack_int8_activations(activations, m0, block, k_rows_, k_steps, packed);
+    a = packed;
+    a_row_stride = k_steps;
+  }
+  const bool accumulate = mode == MxuMode::kAccumulate;
+  int32_t* c_rows = reinterpret_cast<int32_t*>(accumulators.data) + m0 * accumulators.strides[0];
+  const int64_t c_row_stride = accumulators.strides[0], c_column_stride = accumulators.strides[1];
+  const bool aligned = reinterpret_cast<uintptr_t>(accumulators.data) % alignof(int32_t) == 0;
+  const int8_t* panel = int_panels_.biased.weights;
+  const int32_t* correction = int_panels_.biased.corrections;
+  for (unsigned n0 = 0; n0 < n_cols_; n0 += kernel.columns, panel += k_steps * kernel.columns, correction += kernel.columns) {
+    const unsigned width = n_cols_ - n0 < kernel.columns ? n_cols_ - n0 : kernel.columns;
+    int32_t* c = c_rows + n0 * c_column_stride;
+    if (width == kernel.columns && c_column_stride == 1 && aligned) {
+      kernel.run_biased(a, a_row_stride, panel, correction, k_steps, block, c, c_row_stride, accumulate);
+      continue;
+    }
+    for (unsigned r = 0; r < block; ++r)
+      for (unsigned j = 0; j < kernel.columns; ++j)
+        edge[r * kernel.columns + j] = accumulate && j < width ? load_unaligned<int32_t>(c + r * c_row_stride + j * c_column_stride) : 0;
+    kernel.run_biased(a, a_row_stride, panel, correction, k_steps, block, edge, kernel.columns, true);
     for (unsigned r = 0; r < block; ++r)
       for (unsigned j = 0; j < width; ++j) store_unaligned(c + r * c_row_stride + j * c_column_stride, edge[r * kernel.columns + j]);
   }

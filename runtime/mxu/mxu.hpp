@@ -18,7 +18,10 @@
 // Datapath: load_weights packs the tile into panels as wide as the float micro-kernel
 // (float_kernel.hpp; AVX-512/AVX2 on x86-64, NEON on AArch64, portable loops elsewhere); stream
 // feeds blocks of activation rows through every panel, reading float32 rows and accumulators in
-// place when their layout allows and going through small packed buffers when it does not.
+// place when their layout allows and going through small packed buffers when it does not. int8
+// goes the same way through the int micro-kernel (int_kernel.hpp): on x86-64 with VNNI, int8 weight
+// panels with their column-sum corrections and int8 activation rows read in place (vpdpbusd);
+// otherwise int16 panels (vpmaddwd on AVX2/AVX-512BW, portable loops elsewhere).
 #pragma once
 #include "float_kernel.hpp"
 #include "int_kernel.hpp"
@@ -52,8 +55,11 @@ class Mxu {
   void stream_float_block(const Tensor& activations, int64_t m0, unsigned block, const Tensor& accumulators,
                           MxuMode mode);
   void pack_int_weights(const Tensor& weights);
+  void pack_biased_weights(const Tensor& weights);
   void stream_int_block(const Tensor& activations, int64_t m0, unsigned block, const Tensor& accumulators,
                         MxuMode mode);
+  void stream_biased_block(const Tensor& activations, int64_t m0, unsigned block, const Tensor& accumulators,
+                           MxuMode mode);
   unsigned padded_k() const;  // k_rows_ rounded up to the int kernel's k group
 
   unsigned tile_;
@@ -64,12 +70,20 @@ class Mxu {
   unsigned n_cols_ = 0;
   bool loaded_ = false;
   // Weights as the datapath sees them: float32 panels (float32 and bfloat16 inputs; panel p holds
-  // columns [p * columns, (p + 1) * columns) k-major, zero past the last column) or int16 panels
-  // in the int kernel's layout (int8 inputs; int_kernel.hpp).
+  // columns [p * columns, (p + 1) * columns) k-major, zero past the last column) or int8 inputs in
+  // the int kernel's layout (int_kernel.hpp): int16 panels, or int8 panels and their corrections.
   alignas(64) float float_panels_[kMaxMxuTile * (kMaxMxuTile + kMaxKernelColumns)];
   // Activation rows packed for kernels that want them k-major; zero-initialised (padding slots).
   alignas(64) float packed_activations_[kMaxPackedKStride * kMaxMxuTile] = {};
-  alignas(64) int16_t int_panels_[(kMaxMxuTile + 1) * (kMaxMxuTile + kMaxIntKernelColumns)];
+  struct BiasedPanels {
+    int8_t weights[(kMaxMxuTile + 3) / 4 * 4 * (kMaxMxuTile + kMaxIntKernelColumns)];
+    int32_t corrections[kMaxMxuTile + kMaxIntKernelColumns];
+  };
+  union IntPanels {
+    int16_t wide[(kMaxMxuTile + 1) * (kMaxMxuTile + kMaxInt16KernelColumns)];
+    BiasedPanels biased;
+  };
+  alignas(64) IntPanels int_panels_;
 };
 
 // C[M, N] = A[M, K] x B[K, N] on `mxu`, tile by tile: for every column tile of B, the K tiles in
