@@ -1,50 +1,272 @@
-// AArch64 float32 micro-kernel (NEON): 6 rows x 16 columns, 24 q-register accumulators. Activations
-// come packed k-major, 8 floats per k step (6 used, 2 zero), so one k step loads them as two q
-// registers (one ldp), the panel's 16 weights with two ldp, and issues 24
-// `fmla v.4s, v.4s, v.s[lane]` - each a fused multiply-add per lane, the MXU's arithmetic, so the
-// bits match the portable kernel. About 27 instructions per 96 MACs (0.29 per MAC) in the k loop.
+// AArch64 float32 micro-kernel (NEON): 8 rows x 16 columns per call, in passes that keep their
+// accumulators in registers for the whole k loop. Every multiply-add is `fmla v.4s, v.4s, v.s[lane]`,
+// a fused multiply-add per lane (one rounding), issued for k in ascending order per accumulator:
+// the MXU's numerics, so the bits equal the portable kernel's on every board.
+//
+// Activations come in one of three layouts (float_kernel.hpp; packed_k_stride is 0, so the MXU
+// hands full float32 blocks over in place and packs the others k-major, 8 floats per k step):
+//   rows in place (a_k_stride 1): two passes of 4 rows x 16 columns (16 accumulators). A pass
+//     loads 12 k steps of each row with one `ld1 {3 registers}` and the panel's 16 weights per k
+//     step with one `ld1 {4 registers}`, then issues 16 fmla by lane: 16 fmla + 1 + 1/3 loads per
+//     64 MACs, about 0.27 instructions per MAC in the k loop, and nothing spent on packing.
+//   k-major (a_row_stride 1, a_k_stride 8; bfloat16 and partial blocks): two passes of 8 rows x 8
+//     columns; one `ld1 {4 registers}` brings two k steps of all 8 rows, one `ldp` the 8 weights.
+//   anything else (e.g. transposed activations): gathered k-major 32 k steps at a time into a
+//     stack buffer and run as above (the accumulators go through c between chunks, which is exact).
+// The k loops are inline assembly: four post-incremented pointers, no address arithmetic, and no
+// risk of the compiler spilling one of the 32 vector registers the in-place pass uses.
 #if defined(__aarch64__)
-#include <arm_neon.h>
-
 #include "runtime/mxu/float_kernel.hpp"
 
 namespace rt {
 namespace {
 
-constexpr unsigned kRows = 6, kColumns = 16, kVectors = kColumns / 4, kPackedStride = 8;
+constexpr unsigned kRows = 8, kColumns = 16;
+constexpr unsigned kPackedStride = 8;  // floats per k step in the k-major layout (= kRows)
+// What the accumulators start from when not accumulating: +0.0f (the passes read it with stride 0).
+alignas(16) constexpr float kZeros[kColumns] = {};
 
-void run_neon(const float* a, int64_t, int64_t, const float* w, unsigned k_rows, float* c, int64_t c_row_stride,
+// c[0..7][0..15] (+)= a[0..7][k] * w[k][0..15], a read from row pointers with unit k stride, in two
+// passes of 4 rows. Registers: v16-v31 accumulators (pass row r, columns 4v..4v+3 in v16 + 4r + v),
+// v12-v15 one k step of weights, v0-v11 activations (row r's current chunk of k steps in
+// v(3r) .. v(3r + 2)).
+void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_rows, float* c, int64_t c_row_stride,
               bool accumulate) {
-  float32x4_t acc[kRows][kVectors];
-#pragma GCC unroll 6
-  for (unsigned r = 0; r < kRows; ++r)
-#pragma GCC unroll 4
-    for (unsigned v = 0; v < kVectors; ++v) acc[r][v] = accumulate ? vld1q_f32(c + r * c_row_stride + 4 * v) : vdupq_n_f32(0.0f);
-  // Pointers advance instead of indices being multiplied: the loop body is the loads and the fmlas.
-  const float* a_k = a;
-  const float* w_k = w;
-#pragma GCC unroll 8
-  for (unsigned k = k_rows; k != 0; --k, a_k += kPackedStride, w_k += kColumns) {
-    const float32x4_t x0123 = vld1q_f32(a_k);
-    const float32x4_t x45 = vld1q_f32(a_k + 4);  // lanes 2 and 3 are padding
-#pragma GCC unroll 4
-    for (unsigned v = 0; v < kVectors; ++v) {
-      const float32x4_t weights = vld1q_f32(w_k + 4 * v);
-      acc[0][v] = vfmaq_laneq_f32(acc[0][v], weights, x0123, 0);
-      acc[1][v] = vfmaq_laneq_f32(acc[1][v], weights, x0123, 1);
-      acc[2][v] = vfmaq_laneq_f32(acc[2][v], weights, x0123, 2);
-      acc[3][v] = vfmaq_laneq_f32(acc[3][v], weights, x0123, 3);
-      acc[4][v] = vfmaq_laneq_f32(acc[4][v], weights, x45, 0);
-      acc[5][v] = vfmaq_laneq_f32(acc[5][v], weights, x45, 1);
-    }
-  }
-#pragma GCC unroll 6
-  for (unsigned r = 0; r < kRows; ++r)
-#pragma GCC unroll 4
-    for (unsigned v = 0; v < kVectors; ++v) vst1q_f32(c + r * c_row_stride + 4 * v, acc[r][v]);
+  const float* a0 = a;
+  const float *a1, *a2, *a3, *w_k, *next_rows;
+  uint64_t k, passes;
+  const int64_t c_step = c_row_stride * int64_t{sizeof(float)};
+  const float* start = accumulate ? c : kZeros;  // where the accumulators start from
+  asm volatile(
+      // One k step: the weights, then 16 fmla taking each row's activation from lane \lane of its register.
+      ".macro mxu_rk ra, rb, rc, rd, lane\n"
+      "  ld1 {v12.4s - v15.4s}, [%[w_k]], %[w_step]\n"
+      "  fmla v16.4s, v12.4s, \\ra\\().s[\\lane]\n"
+      "  fmla v17.4s, v13.4s, \\ra\\().s[\\lane]\n"
+      "  fmla v18.4s, v14.4s, \\ra\\().s[\\lane]\n"
+      "  fmla v19.4s, v15.4s, \\ra\\().s[\\lane]\n"
+      "  fmla v20.4s, v12.4s, \\rb\\().s[\\lane]\n"
+      "  fmla v21.4s, v13.4s, \\rb\\().s[\\lane]\n"
+      "  fmla v22.4s, v14.4s, \\rb\\().s[\\lane]\n"
+      "  fmla v23.4s, v15.4s, \\rb\\().s[\\lane]\n"
+      "  fmla v24.4s, v12.4s, \\rc\\().s[\\lane]\n"
+      "  fmla v25.4s, v13.4s, \\rc\\().s[\\lane]\n"
+      "  fmla v26.4s, v14.4s, \\rc\\().s[\\lane]\n"
+      "  fmla v27.4s, v15.4s, \\rc\\().s[\\lane]\n"
+      "  fmla v28.4s, v12.4s, \\rd\\().s[\\lane]\n"
+      "  fmla v29.4s, v13.4s, \\rd\\().s[\\lane]\n"
+      "  fmla v30.4s, v14.4s, \\rd\\().s[\\lane]\n"
+      "  fmla v31.4s, v15.4s, \\rd\\().s[\\lane]\n"
+      ".endm\n"
+      // Four k steps whose activations are lanes 0..3 of one register per row.
+      ".macro mxu_rk4 ra, rb, rc, rd\n"
+      "  mxu_rk \\ra, \\rb, \\rc, \\rd, 0\n"
+      "  mxu_rk \\ra, \\rb, \\rc, \\rd, 1\n"
+      "  mxu_rk \\ra, \\rb, \\rc, \\rd, 2\n"
+      "  mxu_rk \\ra, \\rb, \\rc, \\rd, 3\n"
+      ".endm\n"
+      // Twelve k steps: three registers of each row.
+      ".macro mxu_rk12\n"
+      "  ld1 {v0.4s - v2.4s}, [%[a0]], #48\n"
+      "  ld1 {v3.4s - v5.4s}, [%[a1]], #48\n"
+      "  ld1 {v6.4s - v8.4s}, [%[a2]], #48\n"
+      "  ld1 {v9.4s - v11.4s}, [%[a3]], #48\n"
+      "  mxu_rk4 v0, v3, v6, v9\n"
+      "  mxu_rk4 v1, v4, v7, v10\n"
+      "  mxu_rk4 v2, v5, v8, v11\n"
+      ".endm\n"
+      "  mov %[passes], #2\n"
+      "0:\n"  // one pass: rows a0 .. a3 into c's next four rows
+      "  add %[a1], %[a0], %[a_step]\n"
+      "  add %[a2], %[a1], %[a_step]\n"
+      "  add %[a3], %[a2], %[a_step]\n"
+      "  add %[next_rows], %[a3], %[a_step]\n"
+      "  mov %[w_k], %[w]\n"
+      "  mov %[k], %[k_rows]\n"
+      "  ld1 {v16.4s - v19.4s}, [%[start]], %[start_step]\n"  // c's rows, or zeros
+      "  ld1 {v20.4s - v23.4s}, [%[start]], %[start_step]\n"
+      "  ld1 {v24.4s - v27.4s}, [%[start]], %[start_step]\n"
+      "  ld1 {v28.4s - v31.4s}, [%[start]], %[start_step]\n"
+      "  subs %[k], %[k], #24\n"
+      "  b.lo 4f\n"
+      "3:\n"  // 24 k steps per iteration
+      "  mxu_rk12\n"
+      "  mxu_rk12\n"
+      "  subs %[k], %[k], #24\n"
+      "  b.hs 3b\n"
+      "4:\n"
+      "  add %[k], %[k], #24\n"  // 0 .. 23 steps left
+      "  tbz %[k], #4, 5f\n"  // 16 or more: twelve of them
+      "  mxu_rk12\n"
+      "  sub %[k], %[k], #12\n"
+      "5:\n"
+      "  tbz %[k], #3, 6f\n"  // 8 .. 15 left: eight of them
+      "  ld1 {v0.4s, v1.4s}, [%[a0]], #32\n"
+      "  ld1 {v3.4s, v4.4s}, [%[a1]], #32\n"
+      "  ld1 {v6.4s, v7.4s}, [%[a2]], #32\n"
+      "  ld1 {v9.4s, v10.4s}, [%[a3]], #32\n"
+      "  mxu_rk4 v0, v3, v6, v9\n"
+      "  mxu_rk4 v1, v4, v7, v10\n"
+      "6:\n"
+      "  tbz %[k], #2, 7f\n"  // four
+      "  ldr q0, [%[a0]], #16\n"
+      "  ldr q3, [%[a1]], #16\n"
+      "  ldr q6, [%[a2]], #16\n"
+      "  ldr q9, [%[a3]], #16\n"
+      "  mxu_rk4 v0, v3, v6, v9\n"
+      "7:\n"
+      "  ands %[k], %[k], #3\n"  // 0 .. 3 left: one at a time
+      "  b.eq 9f\n"
+      "8:\n"
+      "  ldr s0, [%[a0]], #4\n"
+      "  ldr s3, [%[a1]], #4\n"
+      "  ldr s6, [%[a2]], #4\n"
+      "  ldr s9, [%[a3]], #4\n"
+      "  mxu_rk v0, v3, v6, v9, 0\n"
+      "  subs %[k], %[k], #1\n"
+      "  b.ne 8b\n"
+      "9:\n"
+      "  st1 {v16.4s - v19.4s}, [%[c]], %[c_step]\n"
+      "  st1 {v20.4s - v23.4s}, [%[c]], %[c_step]\n"
+      "  st1 {v24.4s - v27.4s}, [%[c]], %[c_step]\n"
+      "  st1 {v28.4s - v31.4s}, [%[c]], %[c_step]\n"
+      "  mov %[a0], %[next_rows]\n"
+      "  subs %[passes], %[passes], #1\n"
+      "  b.ne 0b\n"
+      ".purgem mxu_rk12\n"
+      ".purgem mxu_rk4\n"
+      ".purgem mxu_rk\n"
+      : [a0] "+&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [next_rows] "=&r"(next_rows),
+        [w_k] "=&r"(w_k), [k] "=&r"(k), [passes] "=&r"(passes), [c] "+&r"(c), [start] "+&r"(start)
+      : [w] "r"(w), [k_rows] "r"(uint64_t{k_rows}), [a_step] "r"(a_row_stride * int64_t{sizeof(float)}),
+        [w_step] "r"(int64_t{kColumns * sizeof(float)}), [c_step] "r"(c_step), [start_step] "r"(accumulate ? c_step : 0)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14",
+        "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
+        "v31");
 }
 
-constexpr FloatKernel kNeon = {"neon-6x16", kRows, kColumns, kPackedStride, run_neon};
+// c[0..7][0..15] (+)= a[0..7][k] * w[k][0..15], a packed k-major (8 floats per k step), in two
+// passes of 8 columns. Registers: v16-v31 accumulators (row r, the pass's columns 4v..4v+3 in
+// v16 + 2r + v), v0-v3 two k steps of activations (rows 0-3 and 4-7 each), v4-v5 one k step of the
+// pass's weights.
+void run_kmajor(const float* a, const float* w, unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
+  const float *a_k, *w_k;
+  float* c_rows;
+  uint64_t k, passes;
+  const int64_t c_step = c_row_stride * int64_t{sizeof(float)};
+  const float* start = accumulate ? c : kZeros;
+  asm volatile(
+      // One k step: rows 0-3 in lanes of \lo, rows 4-7 in lanes of \hi.
+      ".macro mxu_kk lo, hi\n"
+      "  ldp q4, q5, [%[w_k]], %[w_step]\n"
+      "  fmla v16.4s, v4.4s, \\lo\\().s[0]\n"
+      "  fmla v17.4s, v5.4s, \\lo\\().s[0]\n"
+      "  fmla v18.4s, v4.4s, \\lo\\().s[1]\n"
+      "  fmla v19.4s, v5.4s, \\lo\\().s[1]\n"
+      "  fmla v20.4s, v4.4s, \\lo\\().s[2]\n"
+      "  fmla v21.4s, v5.4s, \\lo\\().s[2]\n"
+      "  fmla v22.4s, v4.4s, \\lo\\().s[3]\n"
+      "  fmla v23.4s, v5.4s, \\lo\\().s[3]\n"
+      "  fmla v24.4s, v4.4s, \\hi\\().s[0]\n"
+      "  fmla v25.4s, v5.4s, \\hi\\().s[0]\n"
+      "  fmla v26.4s, v4.4s, \\hi\\().s[1]\n"
+      "  fmla v27.4s, v5.4s, \\hi\\().s[1]\n"
+      "  fmla v28.4s, v4.4s, \\hi\\().s[2]\n"
+      "  fmla v29.4s, v5.4s, \\hi\\().s[2]\n"
+      "  fmla v30.4s, v4.4s, \\hi\\().s[3]\n"
+      "  fmla v31.4s, v5.4s, \\hi\\().s[3]\n"
+      ".endm\n"
+      // Two k steps (one load of 8 rows x 2).
+      ".macro mxu_kk2\n"
+      "  ld1 {v0.4s - v3.4s}, [%[a_k]], #64\n"
+      "  mxu_kk v0, v1\n"
+      "  mxu_kk v2, v3\n"
+      ".endm\n"
+      "  mov %[passes], #2\n"
+      "  mov %[w_k], %[w]\n"
+      "0:\n"  // one pass: columns w_k .. w_k + 7 into c's columns at c
+      "  mov %[a_k], %[a]\n"
+      "  mov %[k], %[k_rows]\n"
+      "  mov %[c_rows], %[start]\n"
+      "  ld1 {v16.4s, v17.4s}, [%[c_rows]], %[start_step]\n"  // c's rows, or zeros
+      "  ld1 {v18.4s, v19.4s}, [%[c_rows]], %[start_step]\n"
+      "  ld1 {v20.4s, v21.4s}, [%[c_rows]], %[start_step]\n"
+      "  ld1 {v22.4s, v23.4s}, [%[c_rows]], %[start_step]\n"
+      "  ld1 {v24.4s, v25.4s}, [%[c_rows]], %[start_step]\n"
+      "  ld1 {v26.4s, v27.4s}, [%[c_rows]], %[start_step]\n"
+      "  ld1 {v28.4s, v29.4s}, [%[c_rows]], %[start_step]\n"
+      "  ld1 {v30.4s, v31.4s}, [%[c_rows]]\n"
+      "  subs %[k], %[k], #8\n"
+      "  b.lo 2f\n"
+      "1:\n"  // 8 k steps per iteration
+      "  mxu_kk2\n"
+      "  mxu_kk2\n"
+      "  mxu_kk2\n"
+      "  mxu_kk2\n"
+      "  subs %[k], %[k], #8\n"
+      "  b.hs 1b\n"
+      "2:\n"
+      "  add %[k], %[k], #8\n"  // 0 .. 7 steps left
+      "  tbz %[k], #2, 3f\n"
+      "  mxu_kk2\n"
+      "  mxu_kk2\n"
+      "3:\n"
+      "  tbz %[k], #1, 4f\n"
+      "  mxu_kk2\n"
+      "4:\n"
+      "  tbz %[k], #0, 5f\n"
+      "  ldp q0, q1, [%[a_k]]\n"
+      "  mxu_kk v0, v1\n"
+      "5:\n"
+      "  mov %[c_rows], %[c]\n"
+      "  st1 {v16.4s, v17.4s}, [%[c_rows]], %[c_step]\n"
+      "  st1 {v18.4s, v19.4s}, [%[c_rows]], %[c_step]\n"
+      "  st1 {v20.4s, v21.4s}, [%[c_rows]], %[c_step]\n"
+      "  st1 {v22.4s, v23.4s}, [%[c_rows]], %[c_step]\n"
+      "  st1 {v24.4s, v25.4s}, [%[c_rows]], %[c_step]\n"
+      "  st1 {v26.4s, v27.4s}, [%[c_rows]], %[c_step]\n"
+      "  st1 {v28.4s, v29.4s}, [%[c_rows]], %[c_step]\n"
+      "  st1 {v30.4s, v31.4s}, [%[c_rows]]\n"
+      "  add %[w_k], %[w], #32\n"  // the next 8 columns of weights, c and (when accumulating) c
+      "  add %[c], %[c], #32\n"
+      "  add %[start], %[start], %[start_next]\n"
+      "  subs %[passes], %[passes], #1\n"
+      "  b.ne 0b\n"
+      ".purgem mxu_kk2\n"
+      ".purgem mxu_kk\n"
+      : [a_k] "=&r"(a_k), [w_k] "=&r"(w_k), [k] "=&r"(k), [passes] "=&r"(passes), [c] "+&r"(c), [c_rows] "=&r"(c_rows),
+        [start] "+&r"(start)
+      : [a] "r"(a), [w] "r"(w), [k_rows] "r"(uint64_t{k_rows}), [w_step] "i"(kColumns * sizeof(float)),
+        [c_step] "r"(c_step), [start_step] "r"(accumulate ? c_step : 0), [start_next] "r"(accumulate ? 32 : 0)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+        "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+}
+
+// Any other activation layout (transposed or strided): gathered k-major on the stack, kChunk k steps
+// at a time; after the first chunk each adds onto c (which holds the float accumulators exactly).
+__attribute__((noinline)) void run_gathered(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
+                                            unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
+  constexpr unsigned kChunk = 32;
+  alignas(16) float packed[kChunk * kPackedStride];
+  unsigned k0 = 0;
+  do {
+    const unsigned steps = k_rows - k0 < kChunk ? k_rows - k0 : kChunk;
+    for (unsigned k = 0; k < steps; ++k)
+      for (unsigned r = 0; r < kRows; ++r)
+        packed[k * kPackedStride + r] = a[r * a_row_stride + static_cast<int64_t>(k0 + k) * a_k_stride];
+    run_kmajor(packed, w + k0 * kColumns, steps, c, c_row_stride, k0 == 0 ? accumulate : true);
+    k0 += steps;
+  } while (k0 < k_rows);
+}
+
+void run_neon(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, unsigned k_rows, float* c,
+              int64_t c_row_stride, bool accumulate) {
+  if (a_k_stride == 1) return run_rows(a, a_row_stride, w, k_rows, c, c_row_stride, accumulate);
+  if (a_row_stride == 1 && a_k_stride == kPackedStride) return run_kmajor(a, w, k_rows, c, c_row_stride, accumulate);
+  return run_gathered(a, a_row_stride, a_k_stride, w, k_rows, c, c_row_stride, accumulate);
+}
+
+constexpr FloatKernel kNeon = {"neon-8x16", kRows, kColumns, 0, run_neon};
 
 }  // namespace
 
