@@ -349,6 +349,14 @@ setup-fuzz:
 test: setup-all
 	python3 tests/harness.py
 
+# The soak (not in make test): the soak app many times on 16 cores under multi-threaded TCG on both
+# QEMU boards and under ThreadSanitizer on the host board; reports runs, failures and hangs
+# (tests/soak.py; build/soak/report.jsonl). SOAK_RUNS=120 by default.
+SOAK_RUNS ?= 120
+.PHONY: soak
+soak: setup-all
+	python3 tests/soak.py --runs $(SOAK_RUNS)
+
 # Benchmarks: one JSON object per line, also written to build/bench/results.jsonl.
 BENCH_PACKAGES := openmpi-bin libopenmpi-dev libopenblas-dev libdnnl-dev
 bench: setup-all

@@ -9,7 +9,6 @@
 namespace collectives_test {
 namespace {
 
-CoreBuffers core_buffers[hal::kMaxCores];
 constexpr unsigned kRandomCases = 60;
 
 // Core 0 calls all_reduce with one element fewer than everybody else. Every core must come back
@@ -29,10 +28,6 @@ rt::Status mismatched_sizes(rt::Collectives& collectives) {
 }
 
 }  // namespace
-
-CoreBuffers& buffers() { return core_buffers[hal::core_id()]; }
-
-size_t misalignment(uint64_t case_seed, unsigned replica) { return mix(case_seed + 7 * replica) % 8; }
 
 rt::Status run(const firmware::CoreContext& context) {
   rt::Collectives collectives(rt::ReplicaSet::one_per_core(context.cores), context.core);

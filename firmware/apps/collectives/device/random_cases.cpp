@@ -19,7 +19,7 @@ const rt::ReduceOp kOps[] = {rt::ReduceOp::kSum, rt::ReduceOp::kMean, rt::Reduce
 const char* const kAlgorithmNames[] = {"auto", "latency", "bandwidth"};
 
 struct Case {
-  unsigned index;
+  uint64_t index;
   uint64_t seed;
   rt::FixedString<200> description;
   uint32_t ids[hal::kMaxCores];
@@ -211,8 +211,8 @@ Status check_permute(rt::Collectives& collectives, Case& c, uint64_t& state) {
 
 }  // namespace
 
-Status run_random_cases(rt::Collectives& collectives, unsigned cases) {
-  for (unsigned index = 0; index < cases; ++index) {
+Status run_random_cases(rt::Collectives& collectives, unsigned cases, uint64_t first) {
+  for (uint64_t index = first; index < first + cases; ++index) {
     Case c{};
     c.index = index;
     c.seed = mix(0x5eed0000u + index);

@@ -27,7 +27,9 @@ void input_element(rt::DType type, uint64_t case_seed, unsigned replica, size_t 
 void fill_input(rt::DType type, uint64_t case_seed, unsigned replica, size_t count, uint8_t* out);
 
 rt::Status run_tf_examples(rt::Collectives& collectives);
-rt::Status run_random_cases(rt::Collectives& collectives, unsigned cases);
+// Cases first .. first + cases - 1 (each case's parameters and inputs follow from its index alone,
+// so a failing case index reproduces it; the soak app runs other ranges).
+rt::Status run_random_cases(rt::Collectives& collectives, unsigned cases, uint64_t first = 0);
 rt::Status run_error_cases(rt::Collectives& collectives);
 
 }  // namespace collectives_test
