@@ -34,7 +34,8 @@ void run_portable_int(const int16_t* a, const int16_t* w, unsigned k_steps, int3
 
 const IntKernel kPortableIntKernel = {"portable-int-4x8", kRows, kColumns, 1, run_portable_int};
 
-#if !defined(__x86_64__)
+// x86-64 and AArch64 list their own kernels (x86_64_int.cpp, aarch64_int.cpp).
+#if !defined(__x86_64__) && !defined(__aarch64__)
 Span<const IntKernel* const> int_kernels_for_this_cpu() {
   static const IntKernel* const kernels[] = {&kPortableIntKernel};
   return Span<const IntKernel* const>(kernels, 1);
