@@ -1,6 +1,8 @@
 // The MXU datapath: weight loading (conversion to float32 and packing into kernel-wide panels),
 // streaming activations through the float micro-kernel (float_kernel.hpp) block by block, and the
-// int8 path. See mxu.hpp for the numerics contract.
+// int8 path. See mxu.hpp for the numerics contract. With a block kernel (FloatKernel::run_block,
+// AVX-512 on x86-64) the float path has no edge buffers and reads float32 and bfloat16 activations
+// in place, and matmul reads float32 weight tiles in place where packing them would not pay.
 #include "mxu.hpp"
 
 #include "runtime/dtype/half.hpp"
@@ -98,6 +100,82 @@ void copy_floats(const float* __restrict from, float* __restrict to, unsigned co
   for (unsigned i = 0; i < count; ++i) to[i] = from[i];
 }
 
+// Where a block kernel (FloatKernel::run_block) reads float32 activation rows m0 .. m0 + block: in
+// place (any strides) when aligned, else copied row-major into `scratch` (block x k_rows floats);
+// bfloat16 rows that the kernel cannot read in place are widened into it the same way.
+struct ActivationRows {
+  const float* a;
+  int64_t row_stride, k_stride;
+};
+
+ActivationRows activation_rows(const Tensor& activations, int64_t m0, unsigned block, unsigned k_rows, float* scratch) {
+  if (activations.dtype == DType::kF32 && reinterpret_cast<uintptr_t>(activations.data) % alignof(float) == 0)
+    return {reinterpret_cast<const float*>(activations.data) + m0 * activations.strides[0], activations.strides[0],
+            activations.strides[1]};
+  for (unsigned r = 0; r < block; ++r)
+    for (unsigned k = 0; k < k_rows; ++k) scratch[r * k_rows + k] = element_as_float(activations, m0 + r, k);
+  return {scratch, k_rows, 1};
+}
+
+// accumulators (op)= activations x weights through a block kernel: every block of up to
+// kernel.rows activation rows against every panel of up to kernel.columns columns, ragged edges
+// included, straight into the accumulators (float32, unit column stride, aligned). Panel p's
+// weight (k, j) is at w[p * panel_stride + k * w_row_stride + j]: the packed panels, or a weight
+// tile read in place. Activations are read in place: float32 rows, and bfloat16 rows with unit k
+// stride through the kernel's bfloat16 entry; others are widened a block at a time into `scratch`.
+// Each block's rows stay in L1 while the panels stream past them.
+void stream_blocks(const FloatKernel& kernel, const Tensor& activations, unsigned k_rows, const float* w,
+                   int64_t w_row_stride, int64_t panel_stride, unsigned n_cols, float* c, int64_t c_row_stride,
+                   bool accumulate, float* scratch) {
+  const int64_t rows = activations.shape.dims[0];
+  const bool bf16_rows = activations.dtype == DType::kBF16 && kernel.run_block_bf16 != nullptr &&
+                         activations.strides[1] == 1 &&
+                         reinterpret_cast<uintptr_t>(activations.data) % alignof(uint16_t) == 0;
+  for (int64_t m0 = 0; m0 < rows; m0 += kernel.rows) {
+    const unsigned block = static_cast<unsigned>(rows - m0 < kernel.rows ? rows - m0 : kernel.rows);
+    float* c_block = c + m0 * c_row_stride;
+    const float* panel = w;
+    if (bf16_rows) {
+      const uint16_t* a = reinterpret_cast<const uint16_t*>(activations.data) + m0 * activations.strides[0];
+      for (unsigned n0 = 0; n0 < n_cols; n0 += kernel.columns, panel += panel_stride) {
+        const unsigned width = n_cols - n0 < kernel.columns ? n_cols - n0 : kernel.columns;
+        kernel.run_block_bf16(a, activations.strides[0], panel, w_row_stride, k_rows, block, width, c_block + n0,
+                              c_row_stride, accumulate);
+      }
+      continue;
+    }
+    const ActivationRows a = activation_rows(activations, m0, block, k_rows, scratch);
+    for (unsigned n0 = 0; n0 < n_cols; n0 += kernel.columns, panel += panel_stride) {
+      const unsigned width = n_cols - n0 < kernel.columns ? n_cols - n0 : kernel.columns;
+      kernel.run_block(a.a, a.row_stride, a.k_stride, panel, w_row_stride, k_rows, block, width, c_block + n0,
+                       c_row_stride, accumulate);
+    }
+  }
+}
+
+bool block_kernel_fits(const FloatKernel& kernel, const Tensor& accumulators) {
+  return kernel.run_block != nullptr && accumulators.dtype == DType::kF32 && accumulators.strides[1] == 1 &&
+         reinterpret_cast<uintptr_t>(accumulators.data) % alignof(float) == 0;
+}
+
+// matmul reads float32 weight tiles in place (a block kernel takes them with the matrix's row
+// stride) instead of loading them into the unit when packing would not pay: for a few activation
+// rows (up to kMaxRowsForWeightsInPlace: copying a tile costs about as much as their products), and
+// for weights whose rows are close together (up to kMaxWeightStrideInPlace floats apart: a tile's
+// rows then fall in distinct cache sets and few pages, so they stream as well as packed panels).
+// Wider rows with many activation rows are packed: a power-of-two stride maps a tile's rows onto a
+// few cache sets and a page each, and reading them in place costs more than the copy.
+constexpr int64_t kMaxRowsForWeightsInPlace = 16;
+constexpr int64_t kMaxWeightStrideInPlace = 256;
+
+// True when matmul(a, b, c) reads b's tiles in place: float32 everywhere (checked as the unit
+// would), b's rows contiguous, a and c aligned, c with unit column stride, and packing not paying.
+bool weights_read_in_place(const FloatKernel& kernel, const Tensor& a, const Tensor& b, const Tensor& c) {
+  const auto aligned = [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data) % alignof(float) == 0; };
+  return a.dtype == DType::kF32 && b.dtype == DType::kF32 && block_kernel_fits(kernel, c) && aligned(a) && aligned(b) &&
+         b.strides[1] == 1 && (a.shape.dims[0] <= kMaxRowsForWeightsInPlace || b.strides[0] <= kMaxWeightStrideInPlace);
+}
+
 // Activation rows m0 .. m0 + block widened to int16 in the int kernel's layout (int_kernel.hpp):
 // groups of k_group k steps, rows past the block and k past k_rows zero.
 void pack_int_activations(const Tensor& activations, int64_t m0, unsigned block, unsigned k_rows, unsigned k_steps,
@@ -123,19 +201,21 @@ void pack_int8_activations(const Tensor& activations, int64_t m0, unsigned block
 }
 
 // True if any of `count` floats (as bits) is a NaN. |x| > infinity as bits, without a compare: the
-// sign bit of (|x| + 0x007fffff) is set exactly for NaNs. Four lanes at a time with GCC vector
-// extensions (NEON / SSE; plain registers on rv64gc), so the common case costs little.
+// sign bit of (|x| + 0x007fffff) is set exactly for NaNs. Eight lanes at a time with GCC vector
+// extensions (AVX2 on the host, two NEON / SSE registers elsewhere, plain registers on rv64gc),
+// so the common case costs little.
 bool any_nan(const uint32_t* bits, int64_t count) {
-  typedef uint32_t Lanes __attribute__((vector_size(16)));
+  typedef uint32_t Lanes __attribute__((vector_size(32)));
   const auto nan_bit = [](auto x) { return ((x & 0x7fffffffu) + 0x007fffffu) >> 31; };
   Lanes found = {};
   int64_t i = 0;
-  for (; i + 4 <= count; i += 4) {
+  for (; i + 8 <= count; i += 8) {
     Lanes lanes;
     __builtin_memcpy(&lanes, bits + i, sizeof lanes);
     found |= nan_bit(lanes);
   }
-  uint32_t any = found[0] | found[1] | found[2] | found[3];
+  uint32_t any = 0;
+  for (unsigned lane = 0; lane < 8; ++lane) any |= found[lane];
   for (; i < count; ++i) any |= nan_bit(bits[i]);
   return any != 0;
 }
@@ -211,25 +291,34 @@ void Mxu::pack_biased_weights(const Tensor& weights) {
 }
 
 // Panel p holds columns [p * w, p * w + w) k-major (w = the kernel's width), zero past the tile.
-// Float32 weights with unit column stride are copied a panel row at a time.
+// Rows of float32 (or bfloat16) weights with unit column stride are copied (widened) a weight row
+// at a time into every panel, full panels with a fixed-size copy.
 void Mxu::pack_float_weights(const Tensor& weights) {
   const unsigned width = kernel_->columns;
+  const int64_t panel_size = int64_t{k_rows_} * width;
   const bool rows_contiguous = weights.dtype == DType::kF32 && weights.strides[1] == 1 &&
                                reinterpret_cast<uintptr_t>(weights.data) % alignof(float) == 0;
   const bool bf16_rows_contiguous = weights.dtype == DType::kBF16 && weights.strides[1] == 1 &&
                                     reinterpret_cast<uintptr_t>(weights.data) % alignof(uint16_t) == 0;
-  float* panel = float_panels_;
-  for (unsigned n0 = 0; n0 < n_cols_; n0 += width, panel += k_rows_ * width) {
-    const unsigned valid = n_cols_ - n0 < width ? n_cols_ - n0 : width;
-    for (unsigned k = 0; k < k_rows_; ++k) {
-      float* out = panel + k * width;
-      if (rows_contiguous)  // a loop the compiler vectorises, not memcpy: a libc call costs more than 64 bytes
-        copy_floats(reinterpret_cast<const float*>(weights.data) + k * weights.strides[0] + n0, out, valid);
-      else if (bf16_rows_contiguous)
-        widen_bfloat16(reinterpret_cast<const uint16_t*>(weights.data) + k * weights.strides[0] + n0,
-                       out, valid);
-      else
+  for (unsigned k = 0; k < k_rows_; ++k) {
+    float* out = float_panels_ + k * width;
+    for (unsigned n0 = 0; n0 < n_cols_; n0 += width, out += panel_size) {
+      const unsigned valid = n_cols_ - n0 < width ? n_cols_ - n0 : width;
+      if (rows_contiguous) {  // a loop the compiler vectorises, not memcpy: a libc call costs more than 64 bytes
+        const float* in = reinterpret_cast<const float*>(weights.data) + k * weights.strides[0] + n0;
+        if (valid == kMaxKernelColumns && width == kMaxKernelColumns)
+          copy_floats(in, out, kMaxKernelColumns);
+        else
+          copy_floats(in, out, valid);
+      } else if (bf16_rows_contiguous) {
+        const uint16_t* in = reinterpret_cast<const uint16_t*>(weights.data) + k * weights.strides[0] + n0;
+        if (valid == kMaxKernelColumns && width == kMaxKernelColumns)
+          widen_bfloat16(in, out, kMaxKernelColumns);
+        else
+          widen_bfloat16(in, out, valid);
+      } else {
         for (unsigned j = 0; j < valid; ++j) out[j] = element_as_float(weights, k, n0 + j);
+      }
       for (unsigned j = valid; j < width; ++j) out[j] = 0.0f;
     }
   }
@@ -279,6 +368,12 @@ Status Mxu::stream(const Tensor& activations, const Tensor& accumulators, MxuMod
       else
         stream_int_block(activations, m0, block, accumulators, mode);
     }
+    return Status::ok();
+  }
+  if (block_kernel_fits(*kernel_, accumulators)) {
+    stream_blocks(*kernel_, activations, k_rows_, float_panels_, kernel_->columns, int64_t{k_rows_} * kernel_->columns,
+                  n_cols_, reinterpret_cast<float*>(accumulators.data), accumulators.strides[0],
+                  mode == MxuMode::kAccumulate, packed_activations_);
     return Status::ok();
   }
   for (int64_t m0 = 0; m0 < rows; m0 += kernel_->rows) {
@@ -337,6 +432,7 @@ Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c) {
     return invalid_argument("matmul shapes do not fit: [{}, {}] x [{}, {}] -> [{}, {}]", m, k, b.shape.dims[0], n,
                             c.shape.dims[0], c.shape.dims[1]);
   const int64_t tile = mxu.tile();
+  const bool weights_in_place = weights_read_in_place(mxu.float_kernel(), a, b, c);
   for (int64_t n0 = 0; n0 < n; n0 += tile) {
     const int64_t n1 = n0 + tile < n ? n0 + tile : n;
     Result<Tensor> c_columns = c.slice(1, n0, n1);
@@ -350,17 +446,26 @@ Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c) {
     }
     for (int64_t k0 = 0; k0 < k; k0 += tile) {
       const int64_t k1 = k0 + tile < k ? k0 + tile : k;
+      Result<Tensor> activations = a.slice(1, k0, k1);
+      if (!activations) return activations.status();
+      if (weights_in_place) {  // the same products, the tile read where it lies instead of packed
+        const FloatKernel& kernel = mxu.float_kernel();
+        stream_blocks(kernel, *activations, static_cast<unsigned>(k1 - k0),
+                      reinterpret_cast<const float*>(b.data) + k0 * b.strides[0] + n0, b.strides[0], kernel.columns,
+                      static_cast<unsigned>(n1 - n0), reinterpret_cast<float*>(c.data) + n0, c.strides[0], k0 != 0,
+                      nullptr);
+        continue;
+      }
       Result<Tensor> weights = b.slice(0, k0, k1);
       if (!weights) return weights.status();
       Result<Tensor> weight_tile = weights->slice(1, n0, n1);
       if (!weight_tile) return weight_tile.status();
       RT_RETURN_IF_ERROR(mxu.load_weights(*weight_tile));
-      Result<Tensor> activations = a.slice(1, k0, k1);
-      if (!activations) return activations.status();
       RT_RETURN_IF_ERROR(mxu.stream(*activations, *c_columns, k0 == 0 ? MxuMode::kOverwrite : MxuMode::kAccumulate));
     }
   }
-  if (c.dtype == DType::kF32) canonicalise_nans(c);
+  // Block kernels store NaNs canonical already (float_kernel.hpp), and they wrote all of C if it fits them.
+  if (c.dtype == DType::kF32 && !block_kernel_fits(mxu.float_kernel(), c)) canonicalise_nans(c);
   return Status::ok();
 }
 

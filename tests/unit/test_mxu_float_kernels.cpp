@@ -4,10 +4,13 @@
 // kernels' k unrolling, accumulate on and off, each activation layout a kernel accepts (rows in
 // place with several row strides, k-major, strided both ways), c rows with padding (which must
 // stay untouched), signed zeros, infinities and denormals; and matmul shapes whose M, N and K are
-// not multiples of the kernel's block, with A and B transposed.
+// not multiples of the kernel's block, with A and B transposed. Block kernels (run_block,
+// run_block_bf16: every row and column count, weights with any row stride, NaNs stored canonical)
+// at their interface too, and matmul and load_weights / stream with weights packed and in place.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -74,7 +77,132 @@ void check_kernel_call(const rt::FloatKernel& kernel, unsigned k_rows, int64_t r
   }
 }
 
+// c after a block kernel call against the naive loop's `expected`: inside the block the same bits,
+// NaNs as the canonical quiet NaN 0x7fc00000 (float_kernel.hpp); outside it every bit unchanged.
+void check_block_result(const std::vector<float>& c, const std::vector<float>& expected, unsigned rows, unsigned cols,
+                        int64_t c_row_stride) {
+  for (size_t i = 0; i < c.size(); ++i) {
+    const int64_t row = static_cast<int64_t>(i) / c_row_stride, col = static_cast<int64_t>(i) % c_row_stride;
+    const bool in_block = row < rows && col < cols;
+    INFO("c[" << row << "][" << col << "]" << (in_block ? "" : " (outside the block)") << ": " << c[i]
+              << ", the naive loop gives " << expected[i]);
+    if (in_block && std::isnan(expected[i]))
+      REQUIRE(bits(c[i]) == 0x7fc00000u);
+    else
+      REQUIRE(bits(c[i]) == bits(expected[i]));
+  }
+}
+
+// One call of kernel.run_block on a block of `rows` x `cols` (weights with row stride w_row_stride,
+// activations with the given strides), compared with the naive loop over the whole c buffer: the
+// block's elements must be the loop's, every other element (columns past the block, row padding,
+// rows past the block) must keep its bits.
+void check_block_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned rows, unsigned cols, int64_t row_stride,
+                      int64_t k_stride, int64_t w_row_stride, int64_t c_row_stride, bool accumulate, bool specials,
+                      std::mt19937& random) {
+  INFO("kernel " << kernel.name << " block " << rows << "x" << cols << " K " << k_rows << " a strides " << row_stride
+                 << ", " << k_stride << " w row stride " << w_row_stride << " c row stride " << c_row_stride
+                 << (accumulate ? " accumulate" : " overwrite") << (specials ? " specials" : ""));
+  // Exactly as large as the block needs (nothing past its last element), so an over-read shows
+  // under the sanitizers.
+  const size_t a_size = static_cast<size_t>((rows - 1) * row_stride + (k_rows == 0 ? 0 : (k_rows - 1) * k_stride) + 1);
+  const size_t w_size = k_rows == 0 ? 1 : static_cast<size_t>((k_rows - 1) * w_row_stride + cols);
+  std::vector<float> a(a_size), w(w_size);
+  for (float& x : a) x = random_value(random, specials);
+  for (float& x : w) x = random_value(random, specials);
+  std::vector<float> c(static_cast<size_t>((kernel.rows + 1) * c_row_stride));
+  for (float& x : c) x = random_value(random, specials);
+  std::vector<float> expected = c;
+  for (unsigned r = 0; r < rows; ++r)
+    for (unsigned j = 0; j < cols; ++j) {
+      float acc = accumulate ? expected[r * c_row_stride + j] : 0.0f;
+      for (unsigned k = 0; k < k_rows; ++k) acc = std::fma(a[r * row_stride + k * k_stride], w[k * w_row_stride + j], acc);
+      expected[r * c_row_stride + j] = acc;
+    }
+  kernel.run_block(a.data(), row_stride, k_stride, w.data(), w_row_stride, k_rows, rows, cols, c.data(), c_row_stride,
+                   accumulate);
+  check_block_result(c, expected, rows, cols, c_row_stride);
+}
+
+// The same through kernel.run_block_bf16: bfloat16 activation rows (unit k stride) read in place,
+// the buffer exactly as large as the block (its first element first), so a read before or past it
+// shows under the sanitizers.
+void check_block_bf16_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned rows, unsigned cols,
+                           int64_t row_stride, int64_t w_row_stride, int64_t c_row_stride, bool accumulate,
+                           bool specials, std::mt19937& random) {
+  INFO("kernel " << kernel.name << " bf16 block " << rows << "x" << cols << " K " << k_rows << " a row stride "
+                 << row_stride << " w row stride " << w_row_stride << " c row stride " << c_row_stride
+                 << (accumulate ? " accumulate" : " overwrite") << (specials ? " specials" : ""));
+  const size_t a_size = static_cast<size_t>((rows - 1) * row_stride + k_rows) + (k_rows == 0 ? 1 : 0);
+  const size_t w_size = k_rows == 0 ? 1 : static_cast<size_t>((k_rows - 1) * w_row_stride + cols);
+  std::vector<uint16_t> a(a_size);
+  std::vector<float> w(w_size);
+  for (uint16_t& x : a) x = rt::to_bfloat16(random_value(random, specials)).bits;
+  for (float& x : w) x = random_value(random, specials);
+  std::vector<float> c(static_cast<size_t>((kernel.rows + 1) * c_row_stride));
+  for (float& x : c) x = random_value(random, specials);
+  std::vector<float> expected = c;
+  for (unsigned r = 0; r < rows; ++r)
+    for (unsigned j = 0; j < cols; ++j) {
+      float acc = accumulate ? expected[r * c_row_stride + j] : 0.0f;
+      for (unsigned k = 0; k < k_rows; ++k)
+        acc = std::fma(rt::to_float(rt::BFloat16{a[r * row_stride + k]}), w[k * w_row_stride + j], acc);
+      expected[r * c_row_stride + j] = acc;
+    }
+  kernel.run_block_bf16(a.data(), row_stride, w.data(), w_row_stride, k_rows, rows, cols, c.data(), c_row_stride,
+                        accumulate);
+  check_block_result(c, expected, rows, cols, c_row_stride);
+}
+
 }  // namespace
+
+TEST_CASE("every block kernel equals the naive fma loop: every row and column count, weight strides", "[mxu]") {
+  std::mt19937 random(1315);
+  for (const rt::FloatKernel* kernel : rt::float_kernels_for_this_cpu()) {
+    if (kernel->run_block == nullptr) continue;
+    const unsigned max_rows = kernel->rows, max_cols = kernel->columns;
+    for (unsigned rows = 1; rows <= max_rows; ++rows)
+      for (unsigned cols = 1; cols <= max_cols; ++cols) {
+        const unsigned k = (rows * 7 + cols * 3) % 40;  // K = 0 .. 39 spread over the shapes
+        const bool accumulate = (rows + cols) % 2 == 0, specials = cols % 3 == 0;
+        const int64_t c_row_stride = max_cols + (cols % 4);
+        check_block_call(*kernel, k, rows, cols, k, 1, cols, c_row_stride, accumulate, specials, random);
+        check_block_call(*kernel, k + 1, rows, cols, 1, rows + 2, max_cols + 5, c_row_stride, !accumulate, !specials,
+                         random);
+      }
+    for (unsigned k : {0u, 1u, 2u, 3u, 5u, 8u, 17u, 31u, 64u, 127u, 128u, 129u, 200u})
+      for (unsigned rows : {1u, max_rows / 2, max_rows - 1, max_rows})
+        for (unsigned cols : {1u, 15u, 16u, 17u, max_cols - 1, max_cols})
+          for (bool accumulate : {false, true}) {
+            const bool specials = (k + rows) % 2 == 1;
+            check_block_call(*kernel, k, rows, cols, k + 3, 1, 128, max_cols, accumulate, specials, random);  // rows, a tile
+            check_block_call(*kernel, k, rows, cols, 1, 3 * rows + 1, cols, 2 * max_cols + 1, accumulate, specials, random);
+            check_block_call(*kernel, k, rows, cols, 2 * k + 1, 2, max_cols, max_cols, accumulate, specials, random);
+          }
+  }
+}
+
+TEST_CASE("every bfloat16 block kernel equals the naive fma loop on the widened values", "[mxu]") {
+  std::mt19937 random(1316);
+  for (const rt::FloatKernel* kernel : rt::float_kernels_for_this_cpu()) {
+    if (kernel->run_block_bf16 == nullptr) continue;
+    const unsigned max_rows = kernel->rows, max_cols = kernel->columns;
+    for (unsigned rows = 1; rows <= max_rows; ++rows)
+      for (unsigned cols = 1; cols <= max_cols; ++cols) {
+        const unsigned k = (rows * 5 + cols * 3) % 37;  // K = 0 .. 36 spread over the shapes
+        check_block_bf16_call(*kernel, k, rows, cols, k, cols + rows % 3, max_cols + cols % 4, (rows + cols) % 2 == 0,
+                              cols % 3 == 0, random);
+      }
+    for (unsigned k : {0u, 1u, 2u, 3u, 16u, 17u, 127u, 128u, 129u})
+      for (unsigned rows : {1u, max_rows - 1, max_rows})
+        for (unsigned cols : {1u, 16u, 17u, max_cols})
+          for (bool accumulate : {false, true}) {
+            const bool specials = (k + rows + cols) % 2 == 1;
+            check_block_bf16_call(*kernel, k, rows, cols, k, 128, max_cols, accumulate, specials, random);
+            check_block_bf16_call(*kernel, k, rows, cols, k + 5, cols, 2 * max_cols + 1, accumulate, specials, random);
+          }
+  }
+}
 
 TEST_CASE("every float kernel equals the naive fma loop at its interface: K edges, layouts, c strides", "[mxu]") {
   std::mt19937 random(1313);
@@ -170,6 +298,53 @@ void check_edge_matmul(rt::Mxu& mxu, rt::DType dtype, int64_t m, int64_t k, int6
 }
 
 }  // namespace
+
+TEST_CASE("every float kernel through matmul with weights packed and in place", "[mxu]") {
+  // Wide weight rows and many activation rows: the unit packs the tiles. Few rows, or narrow weight
+  // rows: block kernels read the tiles in place. Both with ragged row blocks, panels and tiles.
+  std::mt19937 random(1317);
+  for (const rt::FloatKernel* kernel : rt::float_kernels_for_this_cpu()) {
+    auto mxu = std::make_unique<rt::Mxu>(128, *kernel);
+    for (rt::DType dtype : {rt::DType::kF32, rt::DType::kBF16})
+      for (const auto& [m, k, n] : {std::array<int64_t, 3>{37, 259, 300}, std::array<int64_t, 3>{61, 130, 290},
+                                    std::array<int64_t, 3>{16, 300, 270}, std::array<int64_t, 3>{17, 129, 257},
+                                    std::array<int64_t, 3>{40, 200, 250}, std::array<int64_t, 3>{3, 5, 700}})
+        check_edge_matmul(*mxu, dtype, m, k, n, false, false, random);
+  }
+}
+
+TEST_CASE("every float kernel through load_weights and stream, overwriting and accumulating", "[mxu]") {
+  std::mt19937 random(1318);
+  for (const rt::FloatKernel* kernel : rt::float_kernels_for_this_cpu()) {
+    auto mxu = std::make_unique<rt::Mxu>(128, *kernel);
+    for (rt::DType dtype : {rt::DType::kF32, rt::DType::kBF16})
+      for (const auto& [m, k, n] : {std::array<int64_t, 3>{29, 128, 128}, std::array<int64_t, 3>{12, 77, 45},
+                                    std::array<int64_t, 3>{1, 1, 1}, std::array<int64_t, 3>{50, 3, 33}})
+        for (bool accumulate : {false, true}) {
+          INFO("kernel " << kernel->name << " " << rt::dtype_name(dtype) << " M " << m << " K " << k << " N " << n
+                         << (accumulate ? " accumulate" : " overwrite"));
+          Operand a = random_operand(dtype, m, k, false, random);
+          Operand w = random_operand(dtype, k, n, false, random);
+          std::vector<float> c(static_cast<size_t>(m * n) + 1);
+          for (float& x : c) x = random_value(random, false);
+          const std::vector<float> start = c;
+          const int64_t dims[] = {m, n};
+          const rt::Tensor accumulators =
+              rt::Tensor::contiguous(rt::DType::kF32, *rt::Shape::make(rt::Span<const int64_t>(dims, 2)), c.data());
+          REQUIRE(mxu->load_weights(w.view()).is_ok());
+          REQUIRE(mxu->stream(a.view(), accumulators, accumulate ? rt::MxuMode::kAccumulate : rt::MxuMode::kOverwrite)
+                      .is_ok());
+          for (int64_t row = 0; row < m; ++row)
+            for (int64_t col = 0; col < n; ++col) {
+              float acc = accumulate ? start[row * n + col] : 0.0f;
+              for (int64_t i = 0; i < k; ++i) acc = std::fma(a.at(row, i), w.at(i, col), acc);
+              INFO("C[" << row << "][" << col << "]");
+              REQUIRE(bits(c[row * n + col]) == bits(acc));
+            }
+          REQUIRE(bits(c[m * n]) == bits(start[m * n]));  // nothing written past the end
+        }
+  }
+}
 
 TEST_CASE("every float kernel through the MXU: M, N, K around its block and the tile, K = 1", "[mxu]") {
   std::mt19937 random(1314);

@@ -1,9 +1,20 @@
-// x86-64 float32 micro-kernels: AVX-512 (8 rows x 32 columns: 16 zmm accumulators) and AVX2 + FMA3
-// (6 rows x 16 columns: 12 ymm accumulators). Per k step a kernel loads the panel's row of weights
-// once, broadcasts each activation and issues one vfmadd per accumulator vector: the same
+// x86-64 float32 micro-kernels: AVX-512 (up to 12 rows x 32 columns: 24 zmm accumulators) and AVX2 +
+// FMA3 (6 rows x 16 columns: 12 ymm accumulators). Per k step a kernel loads the panel's row of
+// weights once, broadcasts each activation and issues one vfmadd per accumulator vector: the same
 // fma-per-step arithmetic as the portable kernel, so the same bits. Compiled with per-function
 // target attributes and chosen at run time from CPUID, so one host binary uses AVX-512 where the
 // CPU has it (the host board itself requires AVX2/FMA).
+//
+// The AVX-512 kernel also has the block entries (FloatKernel::run_block, run_block_bf16): any
+// number of rows up to 12 (one instantiation per row count, so the accumulators stay in registers)
+// and of columns up to 32 (the last vector of weights loaded, and of c loaded and stored, under a
+// mask: nothing past the block is read or written), weights with any row stride, so the MXU reads
+// weight tiles in place and needs neither padded panels nor edge buffers. 24 accumulators hide the
+// FMA latency (4 cycles x 2 pipes needs 8 independent chains) with room to spare; per k step 2
+// weight loads and 12 broadcasts feed 24 FMAs. bfloat16 activations are widened in the broadcast
+// itself (one vpandd with a broadcast memory operand, as many instructions as a float32 broadcast),
+// so they need no packing pass. Before storing, a block turns NaNs canonical (a sum of the
+// accumulators on the FP add pipes tells whether there is any), which spares matmul its pass over C.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -12,35 +23,175 @@
 namespace rt {
 namespace {
 
-constexpr unsigned kAvx512Rows = 8, kAvx512Columns = 32;
+constexpr unsigned kAvx512Rows = 12, kAvx512Columns = 32;
 constexpr unsigned kAvx2Rows = 6, kAvx2Columns = 16;
 
-__attribute__((target("avx512f"))) void run_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride,
-                                                   const float* w, unsigned k_rows, float* c, int64_t c_row_stride,
-                                                   bool accumulate) {
-  __m512 left[kAvx512Rows], right[kAvx512Rows];
-#pragma GCC unroll 8
-  for (unsigned r = 0; r < kAvx512Rows; ++r) {
-    left[r] = accumulate ? _mm512_loadu_ps(c + r * c_row_stride) : _mm512_setzero_ps();
-    right[r] = accumulate ? _mm512_loadu_ps(c + r * c_row_stride + 16) : _mm512_setzero_ps();
+// How a kernel reads an activation: float32, or bfloat16 widened exactly (its bits in the top half
+// of a float32) either alone (a 16-bit load) or from the 32-bit word that ends with it (whose low
+// half, the element before it in its row, is masked off: one vpandd with a broadcast memory
+// operand, no more instructions than a float32 broadcast). The word form reads a[r][k - 1], so
+// it serves k >= 1 of rows with unit k stride; k = 0 reads the element alone, so nothing before
+// the row is touched.
+enum class Load { kFloat, kBFloat16Alone, kBFloat16Word };
+
+template <Load How, class In>
+[[gnu::target("avx512f"), gnu::always_inline]] inline __m512 broadcast(const In* p) {
+  if constexpr (How == Load::kFloat) {
+    return _mm512_set1_ps(*p);
+  } else if constexpr (How == Load::kBFloat16Alone) {
+    return _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(uint32_t{*p} << 16)));
+  } else {
+    uint32_t word;
+    __builtin_memcpy(&word, p - 1, sizeof word);
+    return _mm512_castsi512_ps(
+        _mm512_and_si512(_mm512_set1_epi32(static_cast<int>(word)), _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
   }
-  for (unsigned k = 0; k < k_rows; ++k) {
-    const __m512 w_left = _mm512_loadu_ps(w + k * kAvx512Columns);
-    const __m512 w_right = _mm512_loadu_ps(w + k * kAvx512Columns + 16);
-    const float* a_k = a + k * a_k_stride;
+}
+
+// One k step: the panel's weights for it, then Rows x Vectors fmas. Activation row r is addressed
+// from one pointer per three rows plus 0, 1 or 2 row strides (x86 scaled-index addressing), so
+// the k loop keeps every address in a register: the pointers, the row stride, weights, counter.
+template <unsigned Rows, unsigned Vectors, bool Masked, Load How, class In>
+[[gnu::target("avx512f"), gnu::always_inline]] inline void avx512_step(__m512 (&acc)[Rows][Vectors],
+                                                                       const In* const* group, int64_t a_row_stride,
+                                                                       const float* w, __mmask16 last) {
+  __m512 weights[Vectors];
+#pragma GCC unroll 4
+  for (unsigned v = 0; v < Vectors; ++v)
+    weights[v] = Masked && v + 1 == Vectors ? _mm512_maskz_loadu_ps(last, w + 16 * v) : _mm512_loadu_ps(w + 16 * v);
+#pragma GCC unroll 16
+  for (unsigned r = 0; r < Rows; ++r) {
+    const __m512 x = broadcast<How>(group[r / 3] + (r % 3) * a_row_stride);
+#pragma GCC unroll 4
+    for (unsigned v = 0; v < Vectors; ++v) acc[r][v] = _mm512_fmadd_ps(x, weights[v], acc[r][v]);
+  }
+}
+
+// Every NaN among the accumulators becomes the canonical quiet NaN 0x7fc00000 (float_kernel.hpp).
+// The check is a sum of all of them (a NaN anywhere makes it NaN) in four chains of vaddps, which
+// run on the FP add pipes beside the FMAs; only when the sum is NaN (a NaN result, or infinities
+// cancelling) does each accumulator get compared and blended.
+template <unsigned Rows, unsigned Vectors>
+[[gnu::target("avx512f"), gnu::always_inline]] inline void canonicalise_nans(__m512 (&acc)[Rows][Vectors]) {
+  constexpr unsigned kCount = Rows * Vectors, kChains = kCount < 4 ? kCount : 4;
+  __m512 sum[kChains];
+#pragma GCC unroll 4
+  for (unsigned i = 0; i < kChains; ++i) sum[i] = acc[i / Vectors][i % Vectors];
+#pragma GCC unroll 64
+  for (unsigned i = kChains; i < kCount; ++i) sum[i % kChains] = _mm512_add_ps(sum[i % kChains], acc[i / Vectors][i % Vectors]);
+#pragma GCC unroll 4
+  for (unsigned i = 1; i < kChains; ++i) sum[0] = _mm512_add_ps(sum[0], sum[i]);
+  if (__builtin_expect(_mm512_cmp_ps_mask(sum[0], sum[0], _CMP_UNORD_Q) == 0, 1)) return;
+  const __m512 canonical = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
+#pragma GCC unroll 16
+  for (unsigned r = 0; r < Rows; ++r)
+#pragma GCC unroll 4
+    for (unsigned v = 0; v < Vectors; ++v)
+      acc[r][v] = _mm512_mask_mov_ps(acc[r][v], _mm512_cmp_ps_mask(acc[r][v], acc[r][v], _CMP_UNORD_Q), canonical);
+}
+
+// c[r][0 .. 16 * Vectors) (+)= a[r][k] * w[k][..] for r < Rows, the accumulators in registers for
+// the whole k loop. Masked: the last vector of each row covers only the columns in `last` (a lane
+// mask; weights past them are not read, c past them not written); otherwise every vector covers
+// 16 columns. In: float (any strides) or uint16_t (bfloat16 bits, a_k_stride 1).
+template <unsigned Rows, unsigned Vectors, bool Masked, class In>
+[[gnu::target("avx512f"), gnu::always_inline]] inline void avx512_block(const In* a, int64_t a_row_stride,
+                                                                        int64_t a_k_stride, const float* w,
+                                                                        int64_t w_row_stride, unsigned k_rows,
+                                                                        __mmask16 last, float* c, int64_t c_row_stride,
+                                                                        bool accumulate) {
+  constexpr unsigned kGroups = (Rows + 2) / 3;
+  constexpr bool kFloat = sizeof(In) == sizeof(float);
+  __m512 acc[Rows][Vectors];
+#pragma GCC unroll 16
+  for (unsigned r = 0; r < Rows; ++r)
+#pragma GCC unroll 4
+    for (unsigned v = 0; v < Vectors; ++v)
+      acc[r][v] = accumulate ? _mm512_maskz_loadu_ps(Masked && v + 1 == Vectors ? last : __mmask16(0xffff),
+                                                     c + r * c_row_stride + 16 * v)
+                             : _mm512_setzero_ps();
+  const In* group[kGroups];
 #pragma GCC unroll 8
-    for (unsigned r = 0; r < kAvx512Rows; ++r) {
-      const __m512 x = _mm512_set1_ps(a_k[r * a_row_stride]);
-      left[r] = _mm512_fmadd_ps(x, w_left, left[r]);
-      right[r] = _mm512_fmadd_ps(x, w_right, right[r]);
+  for (unsigned g = 0; g < kGroups; ++g) group[g] = a + 3 * g * a_row_stride;
+  unsigned k = 0;
+  if constexpr (!kFloat) {
+    if (k_rows > 0) {  // bfloat16 k = 0: each element alone
+      avx512_step<Rows, Vectors, Masked, Load::kBFloat16Alone>(acc, group, a_row_stride, w, last);
+      k = 1;
+      w += w_row_stride;
+#pragma GCC unroll 8
+      for (unsigned g = 0; g < kGroups; ++g) group[g] += a_k_stride;
     }
   }
+  for (; k < k_rows; ++k, w += w_row_stride) {
+    avx512_step<Rows, Vectors, Masked, kFloat ? Load::kFloat : Load::kBFloat16Word>(acc, group, a_row_stride, w, last);
 #pragma GCC unroll 8
-  for (unsigned r = 0; r < kAvx512Rows; ++r) {
-    _mm512_storeu_ps(c + r * c_row_stride, left[r]);
-    _mm512_storeu_ps(c + r * c_row_stride + 16, right[r]);
+    for (unsigned g = 0; g < kGroups; ++g) group[g] += a_k_stride;
   }
+  canonicalise_nans(acc);
+#pragma GCC unroll 16
+  for (unsigned r = 0; r < Rows; ++r)
+#pragma GCC unroll 4
+    for (unsigned v = 0; v < Vectors; ++v)
+      _mm512_mask_storeu_ps(c + r * c_row_stride + 16 * v, Masked && v + 1 == Vectors ? last : __mmask16(0xffff),
+                            acc[r][v]);
   _mm256_zeroupper();  // leave no dirty upper halves: later SSE code (libm) would pay for them
+}
+
+// One instantiation per row count; full panels without masks in the k loop, partial ones with.
+template <unsigned Rows, class In>
+[[gnu::target("avx512f")]] void avx512_rows(const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
+                                            int64_t w_row_stride, unsigned k_rows, unsigned columns, float* c,
+                                            int64_t c_row_stride, bool accumulate) {
+  const __mmask16 last = static_cast<__mmask16>(columns % 16 == 0 ? 0xffffu : (1u << (columns % 16)) - 1);
+  if (columns == 32)
+    avx512_block<Rows, 2, false>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride, accumulate);
+  else if (columns > 16)
+    avx512_block<Rows, 2, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride, accumulate);
+  else
+    avx512_block<Rows, 1, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride, accumulate);
+}
+
+template <class In>
+using BlockFunction = void (*)(const In*, int64_t, int64_t, const float*, int64_t, unsigned, unsigned, float*, int64_t,
+                               bool);
+
+template <unsigned Rows, class In>
+constexpr BlockFunction<In> avx512_rows_or_null() {
+  if constexpr (Rows >= 1 && Rows <= kAvx512Rows)
+    return avx512_rows<Rows, In>;
+  else
+    return nullptr;
+}
+
+// Indexed by the block's row count.
+template <class In>
+constexpr BlockFunction<In> kAvx512Blocks[] = {
+    avx512_rows_or_null<0, In>(),  avx512_rows_or_null<1, In>(),  avx512_rows_or_null<2, In>(),
+    avx512_rows_or_null<3, In>(),  avx512_rows_or_null<4, In>(),  avx512_rows_or_null<5, In>(),
+    avx512_rows_or_null<6, In>(),  avx512_rows_or_null<7, In>(),  avx512_rows_or_null<8, In>(),
+    avx512_rows_or_null<9, In>(),  avx512_rows_or_null<10, In>(), avx512_rows_or_null<11, In>(),
+    avx512_rows_or_null<12, In>(), avx512_rows_or_null<13, In>(), avx512_rows_or_null<14, In>(),
+    avx512_rows_or_null<15, In>(), avx512_rows_or_null<16, In>()};
+static_assert(kAvx512Rows <= kMaxKernelRows && kAvx512Rows <= kMaxPackedKStride &&
+              kAvx512Rows < sizeof kAvx512Blocks<float> / sizeof kAvx512Blocks<float>[0]);
+
+void run_block_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, int64_t w_row_stride,
+                      unsigned k_rows, unsigned rows, unsigned columns, float* c, int64_t c_row_stride, bool accumulate) {
+  kAvx512Blocks<float>[rows](a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, columns, c, c_row_stride, accumulate);
+}
+
+void run_block_bf16_avx512(const uint16_t* a, int64_t a_row_stride, const float* w, int64_t w_row_stride,
+                           unsigned k_rows, unsigned rows, unsigned columns, float* c, int64_t c_row_stride,
+                           bool accumulate) {
+  kAvx512Blocks<uint16_t>[rows](a, a_row_stride, 1, w, w_row_stride, k_rows, columns, c, c_row_stride, accumulate);
+}
+
+// The full-block entry (FloatKernel::run): packed panels, kAvx512Rows rows, all 32 columns.
+[[gnu::target("avx512f")]] void run_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
+                                           unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
+  avx512_block<kAvx512Rows, 2, false>(a, a_row_stride, a_k_stride, w, kAvx512Columns, k_rows, 0xffff, c, c_row_stride,
+                                      accumulate);
 }
 
 __attribute__((target("avx2,fma"))) void run_avx2(const float* a, int64_t a_row_stride, int64_t a_k_stride,
@@ -71,7 +222,8 @@ __attribute__((target("avx2,fma"))) void run_avx2(const float* a, int64_t a_row_
   _mm256_zeroupper();  // leave no dirty upper halves: later SSE code (libm) would pay for them
 }
 
-constexpr FloatKernel kAvx512 = {"avx512-8x32", kAvx512Rows, kAvx512Columns, 0, run_avx512};
+constexpr FloatKernel kAvx512 = {"avx512-12x32", kAvx512Rows, kAvx512Columns, 0, run_avx512, run_block_avx512,
+                                 run_block_bf16_avx512};
 constexpr FloatKernel kAvx2 = {"avx2-6x16", kAvx2Rows, kAvx2Columns, 0, run_avx2};
 
 }  // namespace
