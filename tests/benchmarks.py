@@ -5,9 +5,17 @@ build/bench/results.jsonl.
 Each line is {"bench", "metric", "value", "unit", "baseline", "ratio"}: the ratio compares the value
 with a baseline measured in the same run (these machines are noisy, absolute numbers are not).
 
-  host, 2 cores (threads): all-reduce f32 algbw/busbw vs concurrent memcpy, 4 KiB .. 64 MiB
-                           all-reduce algbw vs Open MPI MPI_Allreduce (2 ranks, shared memory)
-                           mailbox round trip vs a raw atomic ping-pong
+  host, 2 cores (threads): all-reduce f32 algbw/busbw (NCCL's busbw = algbw x 2(n-1)/n), 4 KiB .. 64 MiB,
+                           vs the concurrent copy bound (every core copying N bytes at once: the bytes an
+                           optimal shared-memory all-reduce moves per core) and vs Open MPI MPI_Allreduce
+                           (2 ranks, shared memory); also 4 and 8 cores/ranks where the machine has the CPUs
+                           (--allreduce-threads to force). Medians of many short batches pooled over
+                           --rounds runs interleaved with MPI's (ours+copies, MPI, MPI, ours+copies, ...),
+                           min/max = fastest/slowest batch, per-round ratios, a machine line (CPU,
+                           CPUs, load before and after); a table on stderr. Host cores pin themselves
+                           one per CPU where there are enough, as mpirun binds its ranks
+                           mailbox round trip vs raw atomic ping-pongs (one line; one line per direction),
+                           batches interleaved, medians pooled over --rounds runs
   host, 1 thread:          the core's peak (tests/bench/fma_peak.cpp: independent vfmadd231ps zmm/ymm,
                            vdpbf16ps, vpdpbusd zmm/ymm, vpdpwssd chains; GFLOP/s and GOP/s)
                            MXU GEMM (tests/bench/gemm_baselines.cpp) float32, int8, bfloat16 vs OpenBLAS
@@ -22,12 +30,14 @@ with a baseline measured in the same run (these machines are noisy, absolute num
 `--only PART` (repeatable; allreduce, mailbox, peak, gemm, qemu, link, training) runs just those parts
 and writes build/bench/results-only-<parts>.jsonl instead; gemm includes peak (its lines need it):
   python3 tests/benchmarks.py --only gemm
+  python3 tests/benchmarks.py --only allreduce --only mailbox [--rounds 7] [--allreduce-threads 2,4]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -49,35 +59,224 @@ def run(command: list[str], timeout_s: int) -> str:
     return result.stdout
 
 
-def device_results(board: str, app: str, cores: int, extra_qemu: tuple[str, ...] = (), timeout_s: int = 600) -> list[dict]:
-    """Builds and runs a bench app; returns the JSON objects of its BENCH lines."""
+def device_output(board: str, app: str, cores: int, extra_qemu: tuple[str, ...] = (), timeout_s: int = 600) -> str:
+    """Builds and runs a bench app; returns its console output."""
     run(["make", "-s", "-j2", "image", f"BOARD={board}", f"APP={app}"], 600)
     command = run(["make", "-s", "print-run-command", f"BOARD={board}", f"CORES={cores}", f"APP={app}"], 60).split()
-    output = run(command + list(extra_qemu), timeout_s)
+    return run(command + list(extra_qemu), timeout_s)
+
+
+def device_results(board: str, app: str, cores: int, extra_qemu: tuple[str, ...] = (), timeout_s: int = 600) -> list[dict]:
+    """Builds and runs a bench app; returns the JSON objects of its BENCH lines."""
+    output = device_output(board, app, cores, extra_qemu, timeout_s)
     lines = [json.loads(m.group(1)) for m in map(BENCH_LINE.search, output.splitlines()) if m]
     if not lines:
         raise SystemExit(f"{app} on {board} printed no BENCH lines:\n{output[-2000:]}")
     return lines
 
 
-def mpi_comparison(ours: list[dict]) -> list[dict]:
-    """Runs the Open MPI baseline and compares algbw size by size."""
-    output = run(["bash", "tests/bench/mpi_allreduce.sh"], 300)
-    mpi = {entry["size_bytes"]: entry for entry in map(json.loads, filter(None, output.splitlines()))}
+# ---------------------------------------------------------------- all-reduce and mailbox (host)
+# Both are measured in ROUNDS runs, interleaved with their baselines, and every figure is the
+# median over all the short timed batches of all runs (the apps time many ~1 ms batches; a batch
+# the OS preempted is an outlier, not the result), with the fastest and slowest batch as min/max.
+#   all-reduce, per round: one bench-allreduce run (ours, memcpy and a copy loop alternating batch
+#     by batch, size by size) and one Open MPI run (tests/bench/mpi_allreduce.sh: the same sizes,
+#     warm-up rule and batch length); the two alternate which goes first from round to round.
+#   mailbox, per round: one bench-mailbox run (mailbox, one-line and line-per-direction ping-pongs
+#     alternating batch by batch).
+SAMPLES_LINE = re.compile(r"SAMPLES (\{.*\})\s*$")
+ROUNDS = 5
+COPY_BOUND = ("concurrent copy bound: every core copies N bytes (its input to its output) at the same time, "
+              "which is what an optimal shared-memory all-reduce must move per core (all n inputs read and all "
+              "n outputs written once, spread over n cores: N bytes read + N written per core); the fastest of "
+              "memcpy, a vector copy loop and that loop with non-temporal stores, median of its batches")
+
+
+def device_samples(output: str) -> dict[tuple[str, str], list[int]]:
+    """{(bench, contender): picoseconds per operation of each batch} from an app's SAMPLES lines."""
+    samples: dict[tuple[str, str], list[int]] = {}
+    for match in map(SAMPLES_LINE.search, output.splitlines()):
+        if match:
+            entry = json.loads(match.group(1))
+            samples.setdefault((entry["bench"], entry["contender"]), []).extend(entry["ps"])
+    return samples
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
+
+
+def cpu_busy_percent(seconds: float = 1.0) -> float:
+    """How busy all CPUs were over `seconds` (run before a benchmark: what else is running)."""
+    def snapshot() -> tuple[int, int]:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + fields[4]
+        return sum(fields[:8]) - idle, sum(fields[:8])
+    import time
+    busy1, total1 = snapshot()
+    time.sleep(seconds)
+    busy2, total2 = snapshot()
+    return 100.0 * (busy2 - busy1) / max(total2 - total1, 1)
+
+
+def machine_line(part: str, busy: float, load_before: list[float]) -> dict:
+    """The machine the host figures come from, and how loaded it was."""
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.MULTILINE)
+    family = re.search(r"^cpu family\s*:\s*(\d+)$", cpuinfo, re.MULTILINE)
+    cpu_model = re.search(r"^model\s*:\s*(\d+)$", cpuinfo, re.MULTILINE)
+    hypervisor = "hypervisor" in cpuinfo.split("flags", 1)[-1].split("\n", 1)[0]
+    return {"bench": f"machine/{part}", "cpu": model.group(1).strip() if model else platform.processor(),
+            "cpu_family": int(family.group(1)) if family else None, "cpu_model": int(cpu_model.group(1)) if cpu_model else None,
+            "cpus": os.cpu_count(), "virtual_machine": hypervisor, "kernel": platform.release(),
+            "cpu_busy_percent_before": round(busy, 1), "loadavg_before": load_before,
+            "loadavg_after": [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]}
+
+
+def mpi_samples(ranks: int) -> tuple[dict[int, list[int]], str]:
+    """One Open MPI run: {size_bytes: picoseconds per call of each batch}, and its version."""
+    output = run(["env", f"MPI_BENCH_NP={ranks}", "bash", "tests/bench/mpi_allreduce.sh"], 300)
+    # run() merges stderr in: the script's notes (a busy machine, build output) are not JSON lines.
+    entries = [json.loads(line) for line in output.splitlines() if line.startswith('{"size_bytes"')]
+    samples = {entry["size_bytes"]: entry["samples_ps"] for entry in entries}
     version = run(["bash", "-c", "mpirun --version 2>&1 | head -1"], 30).strip()
-    compared = []
-    for entry in ours:
-        match = SIZE_IN_NAME.search(entry["bench"])
-        if entry["metric"] != "algbw" or not match:
+    return samples, version
+
+
+def stats(picoseconds: list[int], size: int, factor: float = 1.0) -> dict:
+    """Median, min and max bandwidth (GB/s) of per-operation times."""
+    def gbps(ps: float) -> float:
+        return size / ps * 1e3 * factor
+    return {"value": gbps(median(picoseconds)), "min": gbps(max(picoseconds)), "max": gbps(min(picoseconds))}
+
+
+def mpi_comparison(bench: str, size: int, ours: list[int], mpi: list[int], version: str, ranks: int,
+                   per_round: list[float]) -> dict:
+    """Our all-reduce against MPI_Allreduce at one size: algbw medians over the pooled batches."""
+    mine = stats(ours, size)
+    theirs = stats(mpi, size)
+    bus = 2.0 * (ranks - 1) / ranks if ranks > 1 else 1.0
+    return {"bench": bench, "metric": "algbw", **mine, "unit": "GB/s",
+            "baseline": f"MPI_Allreduce ({version}, {ranks} ranks, shared memory)",
+            "ratio": mine["value"] / theirs["value"], "baseline_value": theirs["value"],
+            "baseline_min": theirs["min"], "baseline_max": theirs["max"],
+            "busbw": mine["value"] * bus, "baseline_busbw": theirs["value"] * bus,
+            "ratio_per_round": [round(r, 3) for r in per_round], "samples": len(ours), "baseline_samples": len(mpi)}
+
+
+def allreduce_results(threads: int, rounds: int) -> list[dict]:
+    """bench-allreduce on the host board with `threads` cores, against the copy bound and Open MPI."""
+    ours: dict[tuple[str, str], list[int]] = {}
+    mpi: dict[int, list[int]] = {}
+    per_round: dict[int, list[float]] = {}        # ours / MPI, algbw, round by round
+    bound_per_round: dict[int, list[float]] = {}  # ours / copy bound, round by round
+    version = ""
+    for r in range(rounds):
+        for step in ("device", "mpi") if r % 2 == 0 else ("mpi", "device"):
+            if step == "device":
+                round_ours = device_samples(device_output("host", "bench-allreduce", threads))
+                for key, values in round_ours.items():
+                    ours.setdefault(key, []).extend(values)
+            else:
+                round_mpi, version = mpi_samples(threads)
+                for size, values in round_mpi.items():
+                    mpi.setdefault(size, []).extend(values)
+        for (bench, contender), values in round_ours.items():  # this round's ratios per size
+            size = int(SIZE_IN_NAME.search(bench).group(1)) * 1024
+            if contender != "ours":
+                continue
+            if size in round_mpi:
+                per_round.setdefault(size, []).append(median(round_mpi[size]) / median(values))
+            copies = [median(round_ours[(bench, name)]) for name in ("memcpy", "copy_loop", "streaming_copy_loop")
+                      if (bench, name) in round_ours]
+            bound_per_round.setdefault(size, []).append(min(copies) / median(values))
+    lines = []
+    bus = 2.0 * (threads - 1) / threads if threads > 1 else 1.0
+    for (bench, contender), values in sorted(ours.items(), key=lambda item: int(SIZE_IN_NAME.search(item[0][0]).group(1))):
+        if contender != "ours":
             continue
-        size = int(match.group(1)) * 1024
-        if size not in mpi:
+        size = int(SIZE_IN_NAME.search(bench).group(1)) * 1024
+        copies = {name: ours[(bench, name)] for name in ("memcpy", "copy_loop", "streaming_copy_loop")
+                  if (bench, name) in ours}
+        fastest = min(copies, key=lambda name: median(copies[name]))
+        for metric, factor in (("algbw", 1.0), ("busbw", bus)):
+            mine = stats(values, size, factor)
+            bound = stats(copies[fastest], size, factor)
+            lines.append({"bench": bench, "metric": metric, **mine, "unit": "GB/s", "baseline": COPY_BOUND,
+                          "ratio": mine["value"] / bound["value"], "baseline_value": bound["value"],
+                          "baseline_min": bound["min"], "baseline_max": bound["max"],
+                          "bound_copy": fastest.replace("_", " "),
+                          "memcpy_value": stats(copies["memcpy"], size, factor)["value"] if "memcpy" in copies else None,
+                          "ratio_per_round": [round(r, 3) for r in bound_per_round.get(size, [])],
+                          "samples": len(values), "rounds": rounds})
+        if size in mpi:
+            lines.append(mpi_comparison(bench, size, values, mpi[size], version, threads, per_round.get(size, [])))
+    return lines
+
+
+def mailbox_results(rounds: int) -> list[dict]:
+    """bench-mailbox on the host board: the round trip against the raw ping-pongs, pooled over rounds."""
+    samples: dict[tuple[str, str], list[int]] = {}
+    for _ in range(rounds):
+        for key, values in device_samples(device_output("host", "bench-mailbox", 2)).items():
+            samples.setdefault(key, []).extend(values)
+    lines = []
+    baselines = {"line_per_direction": "raw atomic ping-pong, one line per direction",
+                 "one_line": "raw atomic ping-pong, one shared line"}
+    for (bench, contender), values in samples.items():
+        if contender != "mailbox":
             continue
-        compared.append({"bench": entry["bench"], "metric": "algbw", "value": entry["value"], "unit": "GB/s",
-                         "baseline": f"MPI_Allreduce ({version}, 2 ranks, shared memory)",
-                         "ratio": entry["value"] / mpi[size]["algbw_gbps"],
-                         "baseline_value": mpi[size]["algbw_gbps"]})
-    return compared
+        for name, text in baselines.items():
+            base = samples[(bench, name)]
+            value = median(values) * 1e-3
+            lines.append({"bench": bench, "metric": "latency", "value": value, "min": min(values) * 1e-3,
+                          "max": max(values) * 1e-3, "unit": "ns", "baseline": text,
+                          "ratio": value / (median(base) * 1e-3), "baseline_value": median(base) * 1e-3,
+                          "baseline_min": min(base) * 1e-3, "baseline_max": max(base) * 1e-3,
+                          "samples": len(values), "rounds": rounds})
+    return lines
+
+
+def print_host_table(lines: list[dict]) -> None:
+    """A readable summary of the all-reduce and mailbox lines on stderr (the JSON goes to stdout)."""
+    rows = {}
+    for entry in lines:
+        bench = entry.get("bench", "")
+        if bench.startswith("allreduce_f32/host/") and entry.get("metric") == "algbw":
+            row = rows.setdefault(bench, {})
+            row["mpi" if str(entry["baseline"]).startswith("MPI_Allreduce") else "bound"] = entry
+        elif bench.startswith("machine/"):
+            print(f"{bench}: {entry['cpu']}, {entry['cpus']} CPUs{' (VM)' if entry['virtual_machine'] else ''}, "
+                  f"{entry['cpu_busy_percent_before']}% busy before, load {entry['loadavg_before']} -> "
+                  f"{entry['loadavg_after']}", file=sys.stderr)
+        elif bench.startswith("mailbox_roundtrip/"):
+            print(f"{bench}: {entry['value']:.0f} ns [{entry['min']:.0f}, {entry['max']:.0f}] vs {entry['baseline']} "
+                  f"{entry['baseline_value']:.0f} ns [{entry['baseline_min']:.0f}, {entry['baseline_max']:.0f}]: "
+                  f"{entry['ratio']:.2f}x", file=sys.stderr)
+    if rows:
+        print(f"{'all-reduce algbw GB/s':34} {'ours median [min, max]':>26} {'MPI median [min, max]':>24} "
+              f"{'copy bound':>10} {'/bound':>7} {'/MPI':>6}  per round: /MPI (/bound)", file=sys.stderr)
+    for bench, row in rows.items():
+        bound, mpi = row.get("bound"), row.get("mpi")
+        if not bound:
+            continue
+        ours = f"{bound['value']:.2f} [{bound['min']:.2f}, {bound['max']:.2f}]"
+        theirs = f"{mpi['baseline_value']:.2f} [{mpi['baseline_min']:.2f}, {mpi['baseline_max']:.2f}]" if mpi else "-"
+        versus = f"{mpi['ratio']:.2f}" if mpi else "-"
+        rounds = ", ".join(f"{r:.2f}" for r in mpi["ratio_per_round"]) if mpi else ""
+        rounds += "  (/bound: " + ", ".join(f"{r:.2f}" for r in bound["ratio_per_round"]) + ")"
+        print(f"{bench:34} {ours:>26} {theirs:>24} {bound['baseline_value']:10.2f} {bound['ratio']:7.2f} {versus:>6}  {rounds}",
+              file=sys.stderr)
+
+
+def host_part(part: str, body, *args) -> list[dict]:
+    """Runs a host benchmark part with a machine line (CPU, and the load before and after) first."""
+    load_before = [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
+    busy = cpu_busy_percent()
+    lines = body(*args)
+    return [machine_line(part, busy, load_before), *lines]
 
 
 GEMM_SOURCES = ["tests/bench/gemm_baselines.cpp", "runtime/mxu/mxu.cpp", "runtime/tensor/shape.cpp",
@@ -168,14 +367,26 @@ PARTS = ("allreduce", "mailbox", "peak", "gemm", "qemu", "link", "training")
 def main() -> int:
     parser = argparse.ArgumentParser(description="make bench: every benchmark, JSON lines")
     parser.add_argument("--only", action="append", choices=PARTS, help="run only this part (repeatable)")
-    only = set(parser.parse_args().only or PARTS)
+    parser.add_argument("--rounds", type=int, default=ROUNDS,
+                        help=f"allreduce/mailbox: interleaved runs whose batches are pooled (default {ROUNDS})")
+    parser.add_argument("--allreduce-threads", type=lambda text: [int(t) for t in text.split(",")], default=None,
+                        help="allreduce: host core (thread) counts, e.g. 2,4,8 (default: 2, plus 4 and 8 where the "
+                             "machine has that many CPUs)")
+    arguments = parser.parse_args()
+    only = set(arguments.only or PARTS)
     results: list[dict] = []
     if "allreduce" in only:
-        allreduce = device_results("host", "bench-allreduce", 2)
-        results += allreduce
-        results += mpi_comparison(allreduce)
+        cpus = os.cpu_count() or 1
+        threads = arguments.allreduce_threads or [2, *(t for t in (4, 8) if t <= cpus)]
+        for skipped in sorted({4, 8} - set(threads)) if arguments.allreduce_threads is None else []:
+            results.append({"bench": f"allreduce_f32/host/{skipped}cores", "metric": "skipped",
+                            "reason": f"the machine has {cpus} CPUs: {skipped} busy threads and {skipped} MPI ranks "
+                                      "would time-share them (--allreduce-threads forces it)"})
+        for count in threads:
+            results += host_part(f"allreduce/{count}cores", allreduce_results, count, arguments.rounds)
     if "mailbox" in only:
-        results += device_results("host", "bench-mailbox", 2)
+        results += host_part("mailbox", mailbox_results, arguments.rounds)
+    print_host_table(results)
     if only & {"peak", "gemm"}:
         peaks = peak_results()
         results += peaks

@@ -121,11 +121,12 @@ Status Collectives::all_reduce_latency(ReduceOp op, DType type, const uint8_t* i
 // buffer addresses and phase signals while every byte moves once.
 //   1. every member sends every other member its {in, out} addresses (and count/type/op, checked)
 //   2. member k reduces chunk k, reading chunk k of every member's `in` directly, in group order
-//      (the same kernels and order as every other path), and writes each finished block into
-//      chunk k of every member's `out`
+//      (the same kernels and order as every other path), and writes each finished vector into
+//      chunk k of every member's `out` (reduce_many: one pass, every input and output touched once)
 //   3. one signal round: after it every `out` is complete and no member reads any `in` any more
 // In place is safe: chunk k of member j's buffer is read and then overwritten only by member k.
-// Per core: reads the buffer once and writes it once, like a copy.
+// Per core: reads N bytes and writes N bytes (n chunks of N/n each way), like a copy of the buffer;
+// all members work at once between the two rounds, so there is nothing to pipeline.
 Status Collectives::all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                          const Group& group, const CollectiveOptions& options) {
   const size_t element = dtype_size(type);
@@ -144,7 +145,7 @@ Status Collectives::all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t*
     inputs[j] = peers[j].in + begin * element;
     if (j != me) outputs[k++] = peers[j].out + begin * element;
   }
-  reduce_many(op, type, inputs, n, outputs, n, end - begin);
+  reduce_many(op, type, inputs, n, outputs, n, end - begin, count * element >= kStreamingMinBytes);
   signal_after_sharing(CollectiveKind::kAllReduce, group, options);
   return Status::ok();
 }

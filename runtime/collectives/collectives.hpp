@@ -6,9 +6,13 @@
 // Reductions read the other members' buffers directly (all cores share coherent memory); the
 // mailbox carries buffer addresses and phase signals. all_reduce picks an algorithm by size:
 //   latency   (small): two message rounds; every member reduces the whole buffer itself;
-//   bandwidth (large): member k reduces chunk k reading every member's buffer directly (the
-//                      mailbox carries addresses and phase signals only), then every member copies
-//                      the other chunks from their owners: single copy, ~2 reads + 1 write per byte.
+//   bandwidth (large): two message rounds too; in between, member k reduces chunk k (1/n of the
+//                      elements) reading every member's input directly and writes the result into
+//                      every member's output: the reduce-scatter and the all-gather in one pass, all
+//                      members at once, with nothing to pipeline. Per core that is N bytes read and
+//                      N bytes written for an N-byte buffer, whatever n: what a copy of the buffer
+//                      costs (bench-allreduce measures it against exactly that). From
+//                      kStreamingMinBytes on, the outputs are written with non-temporal stores.
 // Both reduce contributions in group order with the kernels in reduce.hpp, so the bits of the
 // result do not depend on the algorithm, the arrival order or the board.
 //
@@ -46,6 +50,10 @@ struct CollectiveOptions {
 
 // Payloads up to this size use the latency algorithm under Algorithm::kAuto.
 inline constexpr size_t kLatencyAlgorithmMaxBytes = 8 * 1024;
+// Bandwidth all-reduces of at least this many bytes write their results with non-temporal stores
+// (where the target has them): every member's input and output together then exceed the last-level
+// caches of these machines, so the output lines would only be read from memory to be overwritten.
+inline constexpr size_t kStreamingMinBytes = size_t{16} << 20;
 
 class Collectives {
  public:

@@ -6,6 +6,7 @@
 
 #include "hal/time.hpp"
 #include "runtime/mailbox/mailbox.hpp"
+#include "runtime/support/new.hpp"
 #include "runtime/support/utility.hpp"
 #include "runtime/sync/stall_timer.hpp"
 
@@ -54,8 +55,10 @@ const char* collective_kind_name(CollectiveKind kind) {
   return "unknown collective";
 }
 
+Exchange::Exchange(CollectiveKind kind, uint32_t sequence) : kind_(kind), sequence_(sequence), me_(hal::core_id()) {}
+
 void Exchange::send(unsigned peer, const StridedBytes& source) {
-  SendOp& op = sends_[send_count_++];
+  SendOp& op = *new (&sends_.ops[send_count_++]) SendOp;
   op.peer = peer;
   op.source = source;
   encode_header(op.header, kind_, sequence_, source.total());
@@ -64,8 +67,7 @@ void Exchange::send(unsigned peer, const StridedBytes& source) {
 }
 
 void Exchange::receive(unsigned peer, size_t bytes, Sink sink) {
-  ReceiveOp& op = receives_[receive_count_++];
-  op = ReceiveOp{};
+  ReceiveOp& op = *new (&receives_.ops[receive_count_++]) ReceiveOp{};
   op.peer = peer;
   op.bytes = bytes;
   op.sink = sink;
@@ -73,19 +75,30 @@ void Exchange::receive(unsigned peer, size_t bytes, Sink sink) {
 
 void Exchange::local(const StridedBytes& source, Sink sink) {
   receive(kLocal, source.total(), sink);
-  receives_[receive_count_ - 1].local_source = source;
+  receives_.ops[receive_count_ - 1].local_source = source;
 }
 
-// Writes as much of the message as the ring takes now. Returns whether any byte moved.
+// Writes as much of the message as the ring takes now. Returns whether any byte moved. The first
+// write carries the header together with the start of the payload (and the padding, for a short
+// one): one cell, so a small message (up to 40 payload bytes: buffer addresses, a signal) costs
+// the receiver one cache-line transfer. The byte stream is the same however it is cut into cells.
 bool Exchange::progress_send(SendOp& op) {
-  SpscRing& ring = mailbox::ring(hal::core_id(), op.peer);
+  SpscRing& ring = mailbox::ring(me_, op.peer);
   const size_t payload = op.source.total();
   const size_t start = op.done;
+  if (op.done == 0) {
+    uint8_t first[SpscRing::kCellPayload];
+    const size_t length = min(op.total, sizeof(first));
+    if (ring.writable(length) < length) return false;  // all of it in one cell, or nothing yet
+    const size_t carried = min(payload, length - kHeaderBytes);
+    __builtin_memcpy(first, op.header, kHeaderBytes);
+    op.source.gather(0, first + kHeaderBytes, carried);
+    __builtin_memset(first + kHeaderBytes + carried, 0, length - kHeaderBytes - carried);
+    op.done = ring.write_some(first, length);
+  }
   while (op.done < op.total) {
     size_t written;
-    if (op.done < kHeaderBytes) {
-      written = ring.write_some(op.header + op.done, kHeaderBytes - op.done);
-    } else if (op.done < kHeaderBytes + payload) {
+    if (op.done < kHeaderBytes + payload) {
       const size_t offset = op.done - kHeaderBytes;
       const size_t row = offset / op.source.row_bytes;
       const size_t within = offset % op.source.row_bytes;
@@ -96,8 +109,9 @@ bool Exchange::progress_send(SendOp& op) {
     if (written == 0) break;
     op.done += written;
   }
-  if (op.done != start) mailbox::notify(op.peer);
-  return op.done != start;
+  if (op.done == start) return false;
+  notify_mask_ |= 1u << op.peer;
+  return true;
 }
 
 Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
@@ -112,7 +126,7 @@ Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
     op.finished = progressed = true;
     return Status::ok();
   }
-  SpscRing& ring = mailbox::ring(op.peer, hal::core_id());
+  SpscRing& ring = mailbox::ring(op.peer, me_);
   const size_t total = kHeaderBytes + padded(op.bytes);
   const size_t start = op.done;
   while (op.done < total) {
@@ -124,7 +138,7 @@ Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
         return Status::error(StatusCode::kInternal,
                              "core {}: collective mismatch with core {}: expected {} #{} of {} bytes, received {} #{} "
                              "of {} bytes (cores called different collectives or sizes)",
-                             hal::core_id(), op.peer, collective_kind_name(kind_), sequence_, op.bytes,
+                             me_, op.peer, collective_kind_name(kind_), sequence_, op.bytes,
                              collective_kind_name(static_cast<CollectiveKind>(got.kind)), got.sequence, got.bytes);
       continue;
     }
@@ -139,7 +153,7 @@ Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
   }
   if (op.done != start) {
     progressed = true;
-    mailbox::notify(op.peer);  // space freed for the sender
+    notify_mask_ |= 1u << op.peer;  // space freed for the sender
   }
   op.finished = op.done == total;
   return Status::ok();
@@ -147,21 +161,21 @@ Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
 
 bool Exchange::everything_finished() const {
   for (unsigned i = 0; i < send_count_; ++i)
-    if (sends_[i].done < sends_[i].total) return false;
+    if (sends_.ops[i].done < sends_.ops[i].total) return false;
   for (unsigned i = 0; i < receive_count_; ++i)
-    if (!receives_[i].finished) return false;
+    if (!receives_.ops[i].finished) return false;
   return true;
 }
 
 // Whether some pending operation could move now (used to decide whether to sleep).
 bool Exchange::anything_ready() const {
-  const unsigned me = hal::core_id();
   for (unsigned i = 0; i < send_count_; ++i)
-    if (sends_[i].done < sends_[i].total && mailbox::ring(me, sends_[i].peer).writable(kPadding) >= kPadding) return true;
+    if (sends_.ops[i].done < sends_.ops[i].total && mailbox::ring(me_, sends_.ops[i].peer).writable(kPadding) >= kPadding)
+      return true;
   for (unsigned i = 0; i < receive_count_; ++i) {
-    const ReceiveOp& op = receives_[i];
+    const ReceiveOp& op = receives_.ops[i];
     if (op.finished) continue;
-    if (op.peer == kLocal || mailbox::ring(op.peer, me).has_data()) return true;
+    if (op.peer == kLocal || mailbox::ring(op.peer, me_).has_data()) return true;
   }
   return false;
 }
@@ -171,16 +185,28 @@ Status Exchange::run(uint64_t timeout_ns) {
   while (!everything_finished()) {
     bool progressed = false;
     for (unsigned i = 0; i < send_count_; ++i)
-      if (sends_[i].done < sends_[i].total && progress_send(sends_[i])) progressed = true;
+      if (sends_.ops[i].done < sends_.ops[i].total && progress_send(sends_.ops[i])) progressed = true;
     for (unsigned i = 0; i < receive_count_; ++i) {
-      ReceiveOp& op = receives_[i];
+      ReceiveOp& op = receives_.ops[i];
       if (op.finished) continue;
-      RT_RETURN_IF_ERROR(progress_receive(op, progressed));
+      const Status status = progress_receive(op, progressed);
+      if (!status.is_ok()) {
+        mailbox::notify_cores(notify_mask_);
+        return status;
+      }
+    }
+    if (notify_mask_ != 0) {  // before this core waits or returns: peers may sleep on what it did
+      mailbox::notify_cores(notify_mask_);
+      notify_mask_ = 0;
     }
     if (progressed) {
       stall.progressed();
       continue;
     }
+    // A peer's answer is often a few hundred nanoseconds away: poll a little before the clock.
+    bool ready = false;
+    for (unsigned i = 0; i < 64 && !(ready = anything_ready()); ++i) hal::cpu_relax();
+    if (ready) continue;
     if (stall.expired()) return timeout_error(timeout_ns);
     mailbox::wait_for_progress([this] { return anything_ready(); }, stall.deadline_ns());
   }
@@ -190,18 +216,18 @@ Status Exchange::run(uint64_t timeout_ns) {
 Status Exchange::timeout_error(uint64_t timeout_ns) const {
   FixedString<200> pending;
   for (unsigned i = 0; i < receive_count_; ++i) {
-    const ReceiveOp& op = receives_[i];
+    const ReceiveOp& op = receives_.ops[i];
     if (!op.finished && op.peer != kLocal)
       format_to(pending, " receiving {} bytes from core {} ({} arrived);", op.bytes, op.peer,
                 op.done > kHeaderBytes ? min(op.done - kHeaderBytes, op.bytes) : 0);
   }
   for (unsigned i = 0; i < send_count_; ++i) {
-    const SendOp& op = sends_[i];
+    const SendOp& op = sends_.ops[i];
     if (op.done < op.total)
       format_to(pending, " sending {} bytes to core {} ({} taken);", op.source.total(), op.peer,
                 op.done > kHeaderBytes ? op.done - kHeaderBytes : 0);
   }
-  return deadline_exceeded("core {} timed out after {} ms in {} #{}:{}", hal::core_id(),
+  return deadline_exceeded("core {} timed out after {} ms in {} #{}:{}", me_,
                            timeout_ns / hal::kNanosPerMilli, collective_kind_name(kind_), sequence_, pending);
 }
 

@@ -1,9 +1,13 @@
 // Exchange: one step of a collective, i.e. a set of messages this core sends and receives,
 // progressed together until all complete, so that no ordering of peers can deadlock on full rings.
+// Each pass over the operations ends with one mailbox::notify_cores for every peer it touched
+// (one fence per pass, however many peers).
 //
 // Every message is a 16-byte header {kind, sequence, payload bytes} plus the payload, padded to a
-// multiple of 8 bytes. Ring cells hold 56 bytes and every write starts a fresh cell, so payload
-// pieces start at multiples of 8 and an element (<= 8 bytes) never straddles two cells. The receiver checks the header against what it expects
+// multiple of 8 bytes. Ring cells hold 56 bytes and every write starts a fresh cell; the first
+// carries the header and the first 40 payload bytes (a message of up to 40 is one cell, one cache
+// line for the receiver to fetch), so payload pieces start at multiples of 8 and an element
+// (<= 8 bytes) never straddles two cells. The receiver checks the header against what it expects
 // and reports a mismatch (different collective, different call, different size) by name.
 // A failed exchange (mismatch or timeout) may leave bytes of the failed call in the rings; the next
 // call on the same pair then reports a mismatch rather than reading them as its own data. Treat an
@@ -33,7 +37,7 @@ class Exchange {
  public:
   static constexpr unsigned kMaxOps = 2 * hal::kMaxCores;
 
-  Exchange(CollectiveKind kind, uint32_t sequence) : kind_(kind), sequence_(sequence) {}
+  Exchange(CollectiveKind kind, uint32_t sequence);
 
   // Queues a message to `peer` whose payload is read from `source` (at most one per peer).
   void send(unsigned peer, const StridedBytes& source);
@@ -71,11 +75,24 @@ class Exchange {
   bool anything_ready() const;
   Status timeout_error(uint64_t timeout_ns) const;
 
+  // Operation slots, constructed only as operations are queued (an Exchange lives on the stack
+  // of every collective call: initialising all slots would cost more than a small message).
+  union SendSlots {
+    SendSlots() {}
+    SendOp ops[kMaxOps];
+  };
+  union ReceiveSlots {
+    ReceiveSlots() {}
+    ReceiveOp ops[kMaxOps];
+  };
+
   CollectiveKind kind_;
   uint32_t sequence_;
-  SendOp sends_[kMaxOps];
+  unsigned me_;                // this core
+  uint32_t notify_mask_ = 0;   // peers whose rings this pass published to or freed space in
+  SendSlots sends_;
   unsigned send_count_ = 0;
-  ReceiveOp receives_[kMaxOps];
+  ReceiveSlots receives_;
   unsigned receive_count_ = 0;
 };
 

@@ -25,10 +25,14 @@ void reduce_combine(ReduceOp op, DType type, const uint8_t* elements, void* accu
 void reduce_finish(ReduceOp op, DType type, const void* accumulator, uint8_t* out, size_t count, unsigned contributions);
 
 // outputs[k][i] = finish(inputs[0][i] op inputs[1][i] op ... op inputs[n-1][i]) for i < count and
-// every k < output_count, block by block with an L1-resident accumulator (each finished block is
-// copied to the other outputs while it is still in L1). A block is written only after all inputs
-// of that block were read, so an output may be the same memory as one of the inputs.
+// every k < output_count: for float32/float64/int32/uint32 in one vectorised pass (every input read
+// and every output written once per element), for the 16-bit floats block by block with an
+// L1-resident float accumulator. Either way the result is the scalar definition above, element by
+// element, whatever the alignment. Each element (block) is written only after all inputs of it were
+// read, so an output may be the same memory as one of the inputs. `stream`: write the outputs with
+// non-temporal stores where the target has them (for results much larger than the caches; the
+// kernel fences them before it returns).
 void reduce_many(ReduceOp op, DType type, const uint8_t* const* inputs, unsigned n, uint8_t* const* outputs,
-                 unsigned output_count, size_t count);
+                 unsigned output_count, size_t count, bool stream = false);
 
 }  // namespace rt

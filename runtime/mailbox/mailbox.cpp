@@ -17,9 +17,23 @@ SleepFlag sleep_flags[hal::kMaxCores];
 
 SpscRing& ring(unsigned from, unsigned to) { return rings[from][to]; }
 
+namespace {
+
+void wake_if_sleeping(unsigned peer) {
+  if (sleep_flags[peer].sleeping.load(MemoryOrder::kRelaxed) != 0) hal::doorbell_ring(peer);
+}
+
+}  // namespace
+
 void notify(unsigned peer) {
   atomic_fence(MemoryOrder::kSeqCst);  // order the index store before reading the peer's flag
-  if (sleep_flags[peer].sleeping.load(MemoryOrder::kRelaxed) != 0) hal::doorbell_ring(peer);
+  wake_if_sleeping(peer);
+}
+
+void notify_cores(uint32_t cores) {
+  if (cores == 0) return;
+  atomic_fence(MemoryOrder::kSeqCst);  // order the index stores before reading the peers' flags
+  for (; cores != 0; cores &= cores - 1) wake_if_sleeping(static_cast<unsigned>(__builtin_ctz(cores)));
 }
 
 size_t try_send(unsigned to, const void* data, size_t bytes) {
@@ -36,8 +50,11 @@ size_t try_receive(unsigned from, void* out, size_t bytes) {
 
 namespace {
 
-// Moves `bytes` with `step` (try_send or try_receive), sleeping when stuck; the deadline restarts
-// with every byte moved, so the timeout bounds a stall, not a long transfer.
+// Moves `bytes` with `step` (a ring write or read that notifies the peer), sleeping when stuck; the
+// deadline restarts with every byte moved, so the timeout bounds a stall, not a long transfer.
+// Before it reads the clock, a stalled transfer polls ready() a little: a peer's answer is often
+// only a cache-line transfer away, and then the fewer instructions between seeing it and acting
+// on it, the shorter the round trip.
 template <class Step, class Ready>
 Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const char* verb, const char* preposition,
                 unsigned peer) {
@@ -50,6 +67,9 @@ Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const
       stall.progressed();
       continue;
     }
+    bool now_ready = false;
+    for (unsigned i = 0; i < 64 && !(now_ready = ready()); ++i) hal::cpu_relax();
+    if (now_ready) continue;
     if (stall.expired())
       return deadline_exceeded("core {} timed out after {} ms waiting to {} {} bytes {} core {} ({} done)",
                                hal::core_id(), timeout_ns / hal::kNanosPerMilli, verb, bytes, preposition, peer, done);
@@ -63,15 +83,25 @@ Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const
 Status send(unsigned to, const void* data, size_t bytes, uint64_t timeout_ns) {
   const auto* source = static_cast<const uint8_t*>(data);
   SpscRing& wire = ring(hal::core_id(), to);
-  return transfer([&](size_t done) { return try_send(to, source + done, bytes - done); },
-                  [&] { return wire.writable(1) > 0; }, bytes, timeout_ns, "send", "to", to);
+  return transfer(
+      [&](size_t done) {
+        const size_t sent = wire.write_some(source + done, bytes - done);
+        if (sent != 0) notify(to);
+        return sent;
+      },
+      [&] { return wire.writable(1) > 0; }, bytes, timeout_ns, "send", "to", to);
 }
 
 Status receive(unsigned from, void* out, size_t bytes, uint64_t timeout_ns) {
   auto* destination = static_cast<uint8_t*>(out);
   SpscRing& wire = ring(from, hal::core_id());
-  return transfer([&](size_t done) { return try_receive(from, destination + done, bytes - done); },
-                  [&] { return wire.has_data(); }, bytes, timeout_ns, "receive", "from", from);
+  return transfer(
+      [&](size_t done) {
+        const size_t received = wire.read_some(destination + done, bytes - done);
+        if (received != 0) notify(from);
+        return received;
+      },
+      [&] { return wire.has_data(); }, bytes, timeout_ns, "receive", "from", from);
 }
 
 namespace detail {

@@ -23,6 +23,8 @@ SpscRing& ring(unsigned from, unsigned to);
 
 // After publishing to (or consuming from) a ring shared with `peer`: wake `peer` if it sleeps.
 void notify(unsigned peer);
+// notify() for every core whose bit is set in `cores` (one fence for all of them).
+void notify_cores(uint32_t cores);
 
 // Polls `ready()` for kSpinNs, then sleeps on this core's doorbell until notified or until
 // `deadline_ns`. Returns when `ready()` may have become true (the caller re-checks) or at the
@@ -42,6 +44,14 @@ Status receive(unsigned from, void* out, size_t bytes, uint64_t timeout_ns = kDe
 
 // How long a waiting core polls before it sleeps on its doorbell: long enough to cover a peer's
 // quick answer without a doorbell, short enough not to burn a core (or an emulator's time slice).
+//
+// Measured on a loaded 2-CPU host: longer polls (up to several milliseconds, by one core at a time,
+// after ringing a sleeping peer) did not pay. Two threads of a pod that wake each other up in turn
+// (each sleeping just before the other's answer, tens of microseconds a message) were sharing ONE
+// CPU, placed there by the OS next to a busy process on the other; polling only keeps the peer off
+// that CPU. With more cores than CPUs, a longer poll costs a peer its CPU outright: bench-allreduce
+// at 4 host cores on 2 CPUs ran 4 KiB all-reduces 50x slower. A host that needs its cores to run
+// in parallel wants each core thread on a CPU of its own (the benchmarks pin themselves).
 inline constexpr uint64_t kSpinNs = 20000;
 
 // ---------------------------------------------------------------------------- implementation

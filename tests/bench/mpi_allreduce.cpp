@@ -1,20 +1,25 @@
 // Open MPI baseline for `make bench`: times MPI_Allreduce (float32, MPI_SUM) over
 // shared memory so our own all-reduce can be compared against it.
 //
-// Run with `mpirun -np 2` (see tests/bench/mpi_allreduce.sh for the exact flags).
+// Run with `mpirun -np N` (see tests/bench/mpi_allreduce.sh for the exact flags).
 // For each message size (4 KiB .. 64 MiB, x4 steps) it allocates and fills fresh
-// send/receive buffers, checks one all-reduce result element by element, warms up,
-// times enough iterations to take >= ~0.2 s (never fewer than 5; the whole run is
-// budgeted to ~20 s), checks the last timed result again, and then rank 0 prints
-// one JSON object per line to stdout:
+// send/receive buffers, checks one all-reduce result element by element, and then
+// measures exactly as firmware/apps/bench-allreduce measures ours:
+//   warm-up: batches doubling from one call until a batch lasts kWarmupSeconds;
+//   kSamples batches, each sized to last about kSampleSeconds (at least one call),
+//   each timed from a barrier to the slowest rank's end (MPI_MAX of the ranks'
+//   elapsed times), divided by the batch's call count.
+// Many short batches and their median: a batch the OS preempted (other processes
+// share these cores) is an outlier, not the result. It checks the last result again,
+// and rank 0 prints one JSON object per size to stdout:
 //
-//   {"size_bytes": N, "seconds": T, "algbw_gbps": N/T/1e9, "busbw_gbps": algbw*2*(n-1)/n}
+//   {"size_bytes": N, "ranks": n, "seconds": median, "min_seconds": ., "max_seconds": .,
+//    "algbw_gbps": N/median/1e9, "busbw_gbps": algbw*2*(n-1)/n, "samples_ps": [...]}
 //
-// T is the per-operation time: the slowest rank's elapsed time for the timed loop
-// (MPI_Reduce with MPI_MAX, after an MPI_Barrier) divided by the iteration count.
-// Nothing else goes to stdout; diagnostics go to stderr (per-size iteration counts
-// with MPI_ALLREDUCE_BENCH_VERBOSE=1). A wrong result aborts the run with
-// MPI_Abort, so mpirun exits non-zero.
+// (samples_ps: picoseconds per call of each batch, for tests/benchmarks.py to pool over
+// runs). Nothing else goes to stdout; diagnostics go to stderr (batch sizes with
+// MPI_ALLREDUCE_BENCH_VERBOSE=1). A wrong result aborts the run with MPI_Abort, so
+// mpirun exits non-zero.
 
 // Only the C API is used; skip the deprecated C++ bindings (and their warnings).
 #define OMPI_SKIP_MPICXX 1
@@ -38,11 +43,10 @@ constexpr std::size_t kSizes[] = {
 };
 constexpr std::size_t kNumSizes = sizeof(kSizes) / sizeof(kSizes[0]);
 
-constexpr double kTargetSecondsPerSize = 0.2;   // timed loop length per size
-constexpr double kTotalBudgetSeconds = 20.0;    // whole program, all sizes
-constexpr double kCalibrationSeconds = 0.01;    // warm-up must last at least this long
-constexpr long kMinIterations = 5;
-constexpr long kMaxIterations = 10'000'000;
+constexpr double kWarmupSeconds = 0.005;  // warm-up: until one batch lasts this long
+constexpr double kSampleSeconds = 0.001;  // each timed batch
+constexpr int kSamples = 15;
+constexpr long kMaxBatch = 1L << 20;
 
 // Input element i of rank r. Values are multiples of 0.25 in [-256, 255.75], so any
 // sum over a few ranks is exact in float whatever order MPI adds them in, and the
@@ -124,62 +128,42 @@ int main(int argc, char** argv) {
                       MPI_COMM_WORLD);
         if (rank == 0) verify_or_abort(recv, nranks, size_bytes, "first call");
 
-        // 2. Warm-up that doubles as calibration: double the batch until it lasts
-        //    kCalibrationSeconds. Every rank sees the same (max) time, so all agree.
+        // 2. Warm-up: double the batch until it lasts kWarmupSeconds. Every rank sees the
+        //    same (max) time, so all agree on the batches and on the sample size.
         long batch = 1;
         double batch_seconds = 0.0;
         for (;;) {
             batch_seconds = timed_allreduces(send.data(), recv.data(), static_cast<int>(count), batch);
-            if (batch_seconds >= kCalibrationSeconds || batch >= kMaxIterations / 2) break;
+            if (batch_seconds >= kWarmupSeconds || batch >= kMaxBatch) break;
             batch *= 2;
         }
         const double estimate = std::max(batch_seconds / static_cast<double>(batch), 1e-9);
+        const long sample_batch = std::clamp(static_cast<long>(kSampleSeconds / estimate), 1L, kMaxBatch);
 
-        // 3. Iteration count: ~target seconds (kTargetSecondsPerSize, less if the total
-        //    budget is running out), never below kMinIterations.
-        const double remaining = kTotalBudgetSeconds - (MPI_Wtime() - program_start);
-        const double target =
-            std::min(kTargetSecondsPerSize, remaining / static_cast<double>(2 * (kNumSizes - s)));
-        long iters = std::clamp(static_cast<long>(std::ceil(1.1 * target / estimate)),
-                                kMinIterations, kMaxIterations);
-
-        // 4. Timed loop: barrier, iterations, max over ranks of the elapsed time (on rank 0).
-        //    The short calibration can overestimate the per-call time (a busy machine, a
-        //    preempted rank), so if the loop came out clearly shorter than the target,
-        //    rank 0 scales the count up and every rank runs it again (at most 3 reruns);
-        //    the last run is the one reported.
-        double slowest = 0.0;
-        int runs = 0;
-        for (;;) {
-            slowest = timed_allreduces(send.data(), recv.data(), static_cast<int>(count), iters);
-            ++runs;
-            long next_iters = 0;  // 0: keep this measurement
-            if (rank == 0 && runs <= 3 && slowest < 0.9 * target && iters < kMaxIterations) {
-                const double left = kTotalBudgetSeconds - (MPI_Wtime() - program_start);
-                if (left > 2.0 * target * static_cast<double>(kNumSizes - s)) {
-                    const double scaled = std::ceil(static_cast<double>(iters) * 1.15 * target /
-                                                    std::max(slowest, 1e-9));
-                    next_iters = std::clamp(static_cast<long>(std::min(scaled, 1e12)), iters + 1,
-                                            kMaxIterations);
-                }
-            }
-            MPI_Bcast(&next_iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-            if (next_iters == 0) break;
-            iters = next_iters;
+        // 3. The samples.
+        std::vector<double> samples(kSamples);
+        for (int k = 0; k < kSamples; ++k) {
+            samples[k] = timed_allreduces(send.data(), recv.data(), static_cast<int>(count), sample_batch) /
+                         static_cast<double>(sample_batch);
         }
 
         if (rank == 0) {
             verify_or_abort(recv, nranks, size_bytes, "last timed call");
-            const double seconds = slowest / static_cast<double>(iters);
-            const double algbw = static_cast<double>(size_bytes) / seconds / 1e9;
+            std::vector<double> sorted = samples;
+            std::sort(sorted.begin(), sorted.end());
+            const double median = kSamples % 2 ? sorted[kSamples / 2]
+                                               : 0.5 * (sorted[kSamples / 2 - 1] + sorted[kSamples / 2]);
+            const double algbw = static_cast<double>(size_bytes) / median / 1e9;
             const double busbw = algbw * 2.0 * static_cast<double>(nranks - 1) / static_cast<double>(nranks);
-            std::printf("{\"size_bytes\": %zu, \"seconds\": %.6e, \"algbw_gbps\": %.4f, \"busbw_gbps\": %.4f}\n",
-                        size_bytes, seconds, algbw, busbw);
+            std::printf("{\"size_bytes\": %zu, \"ranks\": %d, \"seconds\": %.6e, \"min_seconds\": %.6e, "
+                        "\"max_seconds\": %.6e, \"algbw_gbps\": %.4f, \"busbw_gbps\": %.4f, \"samples_ps\": [",
+                        size_bytes, nranks, median, sorted.front(), sorted.back(), algbw, busbw);
+            for (int k = 0; k < kSamples; ++k) std::printf("%s%.0f", k ? ", " : "", samples[k] * 1e12);
+            std::printf("]}\n");
             std::fflush(stdout);
             if (verbose) {
-                std::fprintf(stderr, "mpi_allreduce: %zu bytes: %ld iterations in %.3f s (warm-up batch %ld, "
-                             "timed runs %d)\n",
-                             size_bytes, iters, slowest, batch, runs);
+                std::fprintf(stderr, "mpi_allreduce: %zu bytes: warm-up batch %ld (%.3f s), %d samples of %ld calls\n",
+                             size_bytes, batch, batch_seconds, kSamples, sample_batch);
             }
         }
     }
