@@ -96,6 +96,7 @@ def main(argv: list[str]) -> int:
                       "collective_cases": entry["runs"] * COLLECTIVE_CASES, "replicate_calls": entry["runs"] * REPLICATE_CASES})
     total = {key: sum(line[key] for line in lines)
              for key in ("runs", "passed", "failures", "hangs", "collective_cases", "replicate_calls", "seconds")}
+    total["seconds"] = round(total["seconds"], 1)
     lines.append({"soak": "total", "cores": arguments.cores, **total})
     with open(OUT / "report.jsonl", "a") as report:
         for line in lines:
