@@ -30,6 +30,17 @@ rt::Result<unsigned> calibrate(rt::Collectives& collectives, double target_secon
   return static_cast<unsigned>(iterations);
 }
 
+// Sorts `count` samples ascending, for medians and min/max (insertion sort: the bench apps sort a
+// few dozen values).
+inline void sort_samples(uint64_t* values, unsigned count) {
+  for (unsigned i = 1; i < count; ++i)
+    for (unsigned j = i; j > 0 && values[j] < values[j - 1]; --j) {
+      const uint64_t t = values[j];
+      values[j] = values[j - 1];
+      values[j - 1] = t;
+    }
+}
+
 // Prints: BENCH {"bench":"<name>","metric":"<metric>","value":v,"unit":"<unit>","baseline":"<b>","ratio":r}
 inline void report(rt::StringView name, rt::StringView metric, double value, rt::StringView unit, rt::StringView baseline,
                    double ratio) {

@@ -136,15 +136,6 @@ Status sample(rt::Collectives& collectives, unsigned batch, Body body, uint64_t&
   return Status::ok();
 }
 
-void sort(uint64_t* values, unsigned count) {
-  for (unsigned i = 1; i < count; ++i)
-    for (unsigned j = i; j > 0 && values[j] < values[j - 1]; --j) {
-      const uint64_t t = values[j];
-      values[j] = values[j - 1];
-      values[j - 1] = t;
-    }
-}
-
 // Median of a sorted list (the mean of the middle two for an even count).
 double median(const uint64_t* sorted, unsigned count) {
   return count % 2 ? static_cast<double>(sorted[count / 2])
@@ -204,10 +195,10 @@ Status run(const firmware::CoreContext& context) {
     if (kCanStream)
       rt::log_info("SAMPLES {{\"bench\":\"{}\",\"contender\":\"streaming_copy_loop\",\"ps\":{}}}", name,
                    rt::Span<const uint64_t>(streamed, kSamples));
-    sort(ours, kSamples);
-    sort(bound, kSamples);
-    sort(looped, kSamples);
-    sort(streamed, kSamples);
+    firmware::bench::sort_samples(ours, kSamples);
+    firmware::bench::sort_samples(bound, kSamples);
+    firmware::bench::sort_samples(looped, kSamples);
+    firmware::bench::sort_samples(streamed, kSamples);
     const auto gbps = [&](double picoseconds) { return static_cast<double>(bytes) / picoseconds * 1e3; };
     const double algbw = gbps(median(ours, kSamples));
     double best = median(bound, kSamples) < median(looped, kSamples) ? median(bound, kSamples) : median(looped, kSamples);

@@ -67,15 +67,6 @@ Status mailbox_round_trip(unsigned core) {
   return rt::mailbox::send(0, &message, sizeof(message));
 }
 
-void sort(uint64_t* values, unsigned count) {
-  for (unsigned i = 1; i < count; ++i)
-    for (unsigned j = i; j > 0 && values[j] < values[j - 1]; --j) {
-      const uint64_t t = values[j];
-      values[j] = values[j - 1];
-      values[j - 1] = t;
-    }
-}
-
 // SAMPLES lines of at most 16 values (a console line holds 400 characters).
 void samples(rt::StringView name, rt::StringView contender, const uint64_t* values) {
   for (unsigned first = 0; first < kRounds; first += 16) {
@@ -128,9 +119,9 @@ Status run(const firmware::CoreContext& context) {
   samples(name.view(), "mailbox", mailbox);
   samples(name.view(), "one_line", one_line);
   samples(name.view(), "line_per_direction", two_line);
-  sort(one_line, kRounds);
-  sort(two_line, kRounds);
-  sort(mailbox, kRounds);
+  firmware::bench::sort_samples(one_line, kRounds);
+  firmware::bench::sort_samples(two_line, kRounds);
+  firmware::bench::sort_samples(mailbox, kRounds);
   report(name.view(), mailbox, one_line, "raw atomic ping-pong, one shared line");
   report(name.view(), mailbox, two_line, "raw atomic ping-pong, one line per direction");
   return Status::ok();
