@@ -8,7 +8,8 @@ new inputs go, so the checked-in corpus never changes by itself), with its dicti
 a sanitizer report, a leak, a timeout (10 s per input) or running out of memory (2 GiB) fails it,
 and libFuzzer saves the input to build/fuzz/crashes/<target>/.
 
-One JSON line per target goes to stdout and to build/fuzz/report.jsonl:
+libFuzzer's own output goes to build/fuzz/logs/<target>.log while it runs (`tail -f` it to watch a
+long campaign). One JSON line per target goes to stdout and to build/fuzz/report.jsonl:
   {"target", "executions", "seconds", "exec_per_s", "coverage", "corpus", "crashes", "crash_input"}
 The exit status is 1 if any target failed. Reproduce a crash: build/fuzz/<target> <crash file>.
 """
@@ -50,14 +51,16 @@ def run_target(target: str, limit: list[str], timeout_s: float) -> dict:
     command = [str(program), *limit, "-print_final_stats=1", "-timeout=10", "-rss_limit_mb=2048",
                f"-artifact_prefix={crashes}/", *([f"-dict={dictionary}"] if dictionary.exists() else []),
                str(found), *([str(seeds)] if seeds.is_dir() else [])]
+    log = BUILD / "logs" / f"{target}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    try:
-        ran = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=timeout_s,
-                             env=os.environ | SANITIZER_ENV)
-        output, status = ran.stdout + ran.stderr, ran.returncode
-    except subprocess.TimeoutExpired as expired:
-        output = (expired.stdout or b"").decode(errors="replace") + (expired.stderr or b"").decode(errors="replace")
-        status = "hung"
+    with open(log, "w") as sink:
+        try:
+            status = subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT, timeout=timeout_s,
+                                    env=os.environ | SANITIZER_ENV).returncode
+        except subprocess.TimeoutExpired:
+            status = "hung"
+    output = log.read_text(errors="replace")
     seconds = time.monotonic() - start
     executions = last_int(r"stat::number_of_executed_units: (\d+)", output) or last_int(r"#(\d+)\s", output) or 0
     crash_input = re.findall(r"Test unit written to (\S+)", output)
