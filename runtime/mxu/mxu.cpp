@@ -176,6 +176,36 @@ bool weights_read_in_place(const FloatKernel& kernel, const Tensor& a, const Ten
          b.strides[1] == 1 && (a.shape.dims[0] <= kMaxRowsForWeightsInPlace || b.strides[0] <= kMaxWeightStrideInPlace);
 }
 
+// True when matmul(a, b, c) goes through deep panels (Mxu::matmul_deep_panels): a block kernel
+// writing c in place, K deeper than one tile, more rows than reading weights in place suits, and
+// activations the kernel reads in place (float32, or bfloat16 rows with unit k stride): a deep
+// panel's rows would not fit the unit's activation buffer.
+bool deep_panels_fit(const FloatKernel& kernel, unsigned tile, const Tensor& a, const Tensor& b, const Tensor& c) {
+  if (!block_kernel_fits(kernel, c) || b.shape.dims[0] <= tile || a.shape.dims[0] <= kMaxRowsForWeightsInPlace)
+    return false;
+  if (a.dtype == DType::kF32) return reinterpret_cast<uintptr_t>(a.data) % alignof(float) == 0;
+  return a.dtype == DType::kBF16 && kernel.run_block_bf16 != nullptr && a.strides[1] == 1 &&
+         reinterpret_cast<uintptr_t>(a.data) % alignof(uint16_t) == 0;
+}
+
+// Weights b[k0 .. k0 + depth, n0 .. n0 + valid) as float32, k-major with `width` floats per k.
+void pack_weight_panel(const Tensor& b, int64_t k0, unsigned depth, int64_t n0, unsigned valid, unsigned width,
+                       float* __restrict panel) {
+  const bool f32_rows = b.dtype == DType::kF32 && b.strides[1] == 1 && reinterpret_cast<uintptr_t>(b.data) % alignof(float) == 0;
+  const bool bf16_rows =
+      b.dtype == DType::kBF16 && b.strides[1] == 1 && reinterpret_cast<uintptr_t>(b.data) % alignof(uint16_t) == 0;
+  for (unsigned k = 0; k < depth; ++k, panel += width) {
+    if (f32_rows && valid == kMaxKernelColumns)
+      copy_floats(reinterpret_cast<const float*>(b.data) + (k0 + k) * b.strides[0] + n0, panel, kMaxKernelColumns);
+    else if (f32_rows)
+      copy_floats(reinterpret_cast<const float*>(b.data) + (k0 + k) * b.strides[0] + n0, panel, valid);
+    else if (bf16_rows)
+      widen_bfloat16(reinterpret_cast<const uint16_t*>(b.data) + (k0 + k) * b.strides[0] + n0, panel, valid);
+    else
+      for (unsigned j = 0; j < valid; ++j) panel[j] = element_as_float(b, k0 + k, n0 + j);
+  }
+}
+
 // Activation rows m0 .. m0 + block widened to int16 in the int kernel's layout (int_kernel.hpp):
 // groups of k_group k steps, rows past the block and k past k_rows zero.
 void pack_int_activations(const Tensor& activations, int64_t m0, unsigned block, unsigned k_rows, unsigned k_steps,
@@ -324,6 +354,30 @@ void Mxu::pack_float_weights(const Tensor& weights) {
   }
 }
 
+unsigned Mxu::deep_panel_rows() const {
+  const unsigned tiles = static_cast<unsigned>(sizeof(float_panels_) / sizeof(float)) / (tile_ * kernel_->columns);
+  return tile_ * (tiles > 0 ? tiles : 1);
+}
+
+// For every deep slice of k (ascending), every kernel-wide panel of columns is packed once and every
+// block of activation rows streams through it, the first slice overwriting c and the others adding
+// to it: per element of c the same fmas in the same order as tile by tile.
+void Mxu::matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c) {
+  const FloatKernel& kernel = *kernel_;
+  const int64_t k = a.shape.dims[1], n = b.shape.dims[1];
+  const unsigned depth = deep_panel_rows(), width = kernel.columns;
+  for (int64_t k0 = 0; k0 < k; k0 += depth) {
+    const unsigned rows = static_cast<unsigned>(k - k0 < depth ? k - k0 : depth);
+    const Tensor activations = *a.slice(1, k0, k0 + rows);  // in range: k0 + rows <= k
+    for (int64_t n0 = 0; n0 < n; n0 += width) {
+      const unsigned valid = static_cast<unsigned>(n - n0 < width ? n - n0 : width);
+      pack_weight_panel(b, k0, rows, n0, valid, width, float_panels_);
+      stream_blocks(kernel, activations, rows, float_panels_, width, 0, valid,
+                    reinterpret_cast<float*>(c.data) + n0, c.strides[0], k0 != 0, nullptr);
+    }
+  }
+}
+
 Status Mxu::load_weights(const Tensor& weights) {
   if (weights.shape.rank != 2) return invalid_argument("MXU weights must have rank 2, got rank {}", weights.shape.rank);
   if (!mxu_input(weights.dtype))
@@ -421,8 +475,9 @@ void Mxu::stream_float_block(const Tensor& activations, int64_t m0, unsigned blo
   }
 }
 
-Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c) {
-  RT_TRACE_SCOPE("matmul", trace::Category::kCompute);
+namespace {
+
+Status check_matmul_operands(const Tensor& a, const Tensor& b, const Tensor& c) {
   if (a.shape.rank != 2 || b.shape.rank != 2 || c.shape.rank != 2)
     return invalid_argument("matmul needs rank-2 operands, got ranks {}, {}, {}", a.shape.rank, b.shape.rank, c.shape.rank);
   if (a.dtype != b.dtype)
@@ -431,6 +486,12 @@ Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c) {
   if (b.shape.dims[0] != k || c.shape.dims[0] != m || c.shape.dims[1] != n)
     return invalid_argument("matmul shapes do not fit: [{}, {}] x [{}, {}] -> [{}, {}]", m, k, b.shape.dims[0], n,
                             c.shape.dims[0], c.shape.dims[1]);
+  return Status::ok();
+}
+
+// matmul through the unit tile by tile (load_weights, stream), or reading float32 tiles in place.
+Status matmul_tiles(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c) {
+  const int64_t m = a.shape.dims[0], k = a.shape.dims[1], n = b.shape.dims[1];
   const int64_t tile = mxu.tile();
   const bool weights_in_place = weights_read_in_place(mxu.float_kernel(), a, b, c);
   for (int64_t n0 = 0; n0 < n; n0 += tile) {
@@ -467,6 +528,20 @@ Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c) {
   // Block kernels store NaNs canonical already (float_kernel.hpp), and they wrote all of C if it fits them.
   if (c.dtype == DType::kF32 && !block_kernel_fits(mxu.float_kernel(), c)) canonicalise_nans(c);
   return Status::ok();
+}
+
+}  // namespace
+
+Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c) {
+  RT_TRACE_SCOPE("matmul", trace::Category::kCompute);
+  RT_RETURN_IF_ERROR(check_matmul_operands(a, b, c));
+  Status status = Status::ok();
+  if (deep_panels_fit(mxu.float_kernel(), mxu.tile(), a, b, c))
+    mxu.matmul_deep_panels(a, b, c);  // the block kernel stores every NaN canonical
+  else
+    status = matmul_tiles(mxu, a, b, c);
+  mxu.loaded_ = false;  // the weight buffer holds whatever matmul packed last, not a tile for stream()
+  return status;
 }
 
 // One block of int8 activation rows through every int16 weight panel; like the float path, full

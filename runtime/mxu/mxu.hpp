@@ -22,6 +22,10 @@
 // goes the same way through the int micro-kernel (int_kernel.hpp): on x86-64 with VNNI, int8 weight
 // panels with their column-sum corrections and int8 activation rows read in place (vpdpbusd);
 // otherwise int16 panels (vpmaddwd on AVX2/AVX-512BW, portable loops elsewhere).
+// matmul on a block kernel with many rows and K deeper than a tile packs one kernel-wide panel of
+// several tiles of k at a time into the unit's weight buffer (deep panels), so each kernel call
+// keeps its accumulators in registers across those tiles: the same chain of fmas, fewer loads and
+// stores of C.
 #pragma once
 #include "float_kernel.hpp"
 #include "int_kernel.hpp"
@@ -51,6 +55,11 @@ class Mxu {
   Status stream(const Tensor& activations, const Tensor& accumulators, MxuMode mode);
 
  private:
+  friend Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c);
+  // k rows per deep panel: whole tiles, as many as a kernel-wide panel of them fits the buffer.
+  unsigned deep_panel_rows() const;
+  // matmul's deep-panel path (see above); a, b, c already checked by matmul and by deep_panels_fit.
+  void matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c);
   void pack_float_weights(const Tensor& weights);
   void stream_float_block(const Tensor& activations, int64_t m0, unsigned block, const Tensor& accumulators,
                           MxuMode mode);
@@ -89,7 +98,8 @@ class Mxu {
 // C[M, N] = A[M, K] x B[K, N] on `mxu`, tile by tile: for every column tile of B, the K tiles in
 // ascending order, the first overwriting C and the others accumulating. Every NaN in a float32 C
 // is then the canonical quiet NaN 0x7fc00000 (the hardware's NaN payloads differ between ISAs). A and B share a dtype;
-// C is float32 (int32 for int8). Shapes are checked; any M, K, N (zero included) works.
+// C is float32 (int32 for int8). Shapes are checked; any M, K, N (zero included) works. matmul
+// uses the unit's weight buffer: afterwards no weights are loaded (stream fails until load_weights).
 Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c);
 
 }  // namespace rt

@@ -466,7 +466,14 @@ void add_mxu_f32_of_bf16(Contenders& list, const Operands& ops, Operands& widene
   list.back().f32_math = true;
 }
 
+// The cases named on the command line ("f32:512x512x512" ...), or all when none is.
+std::vector<std::string> chosen_cases, cases_run;
+
 void run_case(Kind kind, int64_t m, int64_t k, int64_t n, bool kernel_variants = false) {
+  const std::string name = std::string(kind_name(kind)) + ":" + std::to_string(m) + "x" + std::to_string(k) + "x" +
+                           std::to_string(n);
+  if (!chosen_cases.empty() && std::find(chosen_cases.begin(), chosen_cases.end(), name) == chosen_cases.end()) return;
+  cases_run.push_back(name);
   const Operands ops = make_operands(kind, m, k, n);
   Contenders list = contenders(ops, kernel_variants);
   Operands widened;
@@ -548,7 +555,9 @@ void machine_line() {
 
 }  // namespace
 
-int main() {
+// gemm_baselines [KIND:MxKxN ...]: every case, or only those named (f32, int8 or bf16).
+int main(int argc, char** argv) {
+  chosen_cases.assign(argv + 1, argv + argc);
   const char* omp = std::getenv("OMP_NUM_THREADS");
   if (!omp || std::string(omp) != "1") fail("run with OMP_NUM_THREADS=1 (oneDNN's OpenMP threads; one thread for every contender)");
   openblas_set_num_threads(1);
@@ -565,5 +574,9 @@ int main() {
   run_case(Kind::kI8, 512, 512, 512, true);
   for (int64_t l : {8, 128, 1024}) run_case(Kind::kI8, l, 128, 128);
   run_case(Kind::kBF16, 512, 512, 512);
+  for (const std::string& name : chosen_cases)
+    if (std::find(cases_run.begin(), cases_run.end(), name) == cases_run.end())
+      fail("no case " + name + " (cases: f32:512x512x512, f32:1024x1024x1024, f32:Lx128x128 and int8:Lx128x128 "
+           "for L = 8, 128, 1024, int8:512x512x512, bf16:512x512x512)");
   return 0;
 }

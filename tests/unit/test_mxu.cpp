@@ -151,6 +151,38 @@ TEST_CASE("every float kernel this CPU runs gives the naive loop's bits", "[mxu]
   }
 }
 
+// Many rows and K deeper than a tile: block kernels take deep panels (several tiles of k per call,
+// up to the unit's buffer: 640 rows for a 32-wide kernel), so K here spans several of them with a
+// ragged last one, and ragged row blocks and column panels.
+TEST_CASE("matmul over several deep panels of k equals the naive loop", "[mxu]") {
+  std::mt19937 random(641);
+  for (const rt::FloatKernel* kernel : rt::float_kernels_for_this_cpu()) {
+    INFO("kernel " << kernel->name);
+    for (unsigned tile : {4u, 128u}) {
+      auto mxu = std::make_unique<rt::Mxu>(tile, *kernel);
+      for (rt::DType dtype : {rt::DType::kF32, rt::DType::kBF16}) {
+        check_matmul(*mxu, dtype, 37, 1500, 45, random);
+        check_matmul(*mxu, dtype, 24, 1281, 64, random, true);
+        check_matmul(*mxu, dtype, 17, 641, 33, random);
+      }
+    }
+  }
+}
+
+TEST_CASE("matmul leaves no weights loaded in the unit", "[mxu]") {
+  auto mxu = std::make_unique<rt::Mxu>(8);
+  std::vector<float> a(20 * 30, 1.0f), b(30 * 5, 2.0f), c(20 * 5);
+  const auto tensor = [](float* data, int64_t rows, int64_t cols) {
+    const int64_t dims[] = {rows, cols};
+    return rt::Tensor::contiguous(rt::DType::kF32, *rt::Shape::make(rt::Span<const int64_t>(dims, 2)), data);
+  };
+  REQUIRE(mxu->load_weights(tensor(b.data(), 8, 5)).is_ok());
+  REQUIRE(rt::matmul(*mxu, tensor(a.data(), 20, 30), tensor(b.data(), 30, 5), tensor(c.data(), 20, 5)).is_ok());
+  CHECK(c[0] == 60.0f);
+  CHECK(mxu->stream(tensor(a.data(), 20, 8), tensor(c.data(), 20, 5), rt::MxuMode::kOverwrite).code() ==
+        rt::StatusCode::kFailedPrecondition);
+}
+
 TEST_CASE("every int8 kernel this CPU runs is exact", "[mxu]") {
   std::mt19937 random(78);
   const auto kernels = rt::int_kernels_for_this_cpu();
