@@ -334,16 +334,22 @@ void Mxu::pack_float_weights(const Tensor& weights) {
     float* out = float_panels_ + k * width;
     for (unsigned n0 = 0; n0 < n_cols_; n0 += width, out += panel_size) {
       const unsigned valid = n_cols_ - n0 < width ? n_cols_ - n0 : width;
-      if (rows_contiguous) {  // a loop the compiler vectorises, not memcpy: a libc call costs more than 64 bytes
+      // Loops the compiler vectorises, not memcpy (a libc call costs more than 64 bytes); full
+      // panels of the usual widths with a constant count (no loop tails).
+      if (rows_contiguous) {
         const float* in = reinterpret_cast<const float*>(weights.data) + k * weights.strides[0] + n0;
-        if (valid == kMaxKernelColumns && width == kMaxKernelColumns)
-          copy_floats(in, out, kMaxKernelColumns);
+        if (valid == 32 && width == 32)
+          copy_floats(in, out, 32);
+        else if (valid == 16 && width == 16)
+          copy_floats(in, out, 16);
         else
           copy_floats(in, out, valid);
       } else if (bf16_rows_contiguous) {
         const uint16_t* in = reinterpret_cast<const uint16_t*>(weights.data) + k * weights.strides[0] + n0;
-        if (valid == kMaxKernelColumns && width == kMaxKernelColumns)
-          widen_bfloat16(in, out, kMaxKernelColumns);
+        if (valid == 32 && width == 32)
+          widen_bfloat16(in, out, 32);
+        else if (valid == 16 && width == 16)
+          widen_bfloat16(in, out, 16);
         else
           widen_bfloat16(in, out, valid);
       } else {
