@@ -85,6 +85,7 @@ class Runner:
         self.tpu, self.board, self.work, self.link = tpu, board, work, link
         work.mkdir(parents=True, exist_ok=True)
         self.counter = 0
+        self.last_status: int | None = None  # the last `tpu exec`'s exit status
 
     def save(self, array: np.ndarray) -> Path:
         self.counter += 1
@@ -100,7 +101,8 @@ class Runner:
                    *map(str, inputs), *options, "-o", str(out)]
         result = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 errors="replace", timeout=TIMEOUT_S)
-        log = "$ " + " ".join(command) + "\n" + result.stdout
+        log = "$ " + " ".join(command) + "\n" + result.stdout + f"[tpu exec exit status {result.returncode}]\n"
+        self.last_status = result.returncode
         if result.returncode != 0 or not out.exists():
             return None, log
         return np.load(out), log
@@ -265,6 +267,8 @@ def case_bad_shapes_fail(run: Runner, rng) -> tuple[str, str]:
     got, log = run.exec("matmul", [run.save(a), run.save(a)])
     if got is not None:
         return "a [3, 4] x [3, 4] matmul did not fail", log
+    if run.last_status != 1:
+        return f"exit status {run.last_status}, expected 1 (a core reported an error)", log
     return ("" if "matmul shapes do not fit" in log else "the error text is missing"), log
 
 

@@ -1,6 +1,8 @@
 // Makefile invocations and image facts (see make_driver.hpp).
 #include "make_driver.hpp"
 
+#include "build_lock.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +71,7 @@ std::optional<std::filesystem::path> find_repository_root() {
 
 std::string build_image(const std::filesystem::path& root, const std::string& board, const std::string& app) {
   const std::vector<std::string> argv = {"make", "-s", "image", "BOARD=" + board, "APP=" + app};
+  const BuildLock lock(root, std::cerr);
   const CommandOutput built = run_and_collect(argv, root);
   std::cerr << built.output;
   if (built.exit_code == 0) return "";
@@ -110,6 +113,7 @@ std::optional<std::filesystem::path> build_host_program(const std::filesystem::p
   const std::string program = last_nonempty_line(listed.output);
   if (program.empty()) return std::nullopt;
   const std::vector<std::string> build = {"make", "-s", "host-program", "APP=" + app};
+  const BuildLock lock(root, std::cerr);
   const CommandOutput built = run_and_collect(build, root);
   std::cerr << built.output;
   if (built.exit_code != 0) {
@@ -170,6 +174,7 @@ std::optional<std::string> board_of_image(const std::filesystem::path& image, st
 std::string build_boot_image(const std::filesystem::path& root, const std::string& board,
                              const std::filesystem::path& image) {
   const std::vector<std::string> argv = {"make", "-s", "boot-image", "BOARD=" + board, "IMAGE=" + image.string()};
+  const BuildLock lock(root, std::cerr);
   const CommandOutput built = run_and_collect(argv, root);
   std::cerr << built.output;
   if (built.exit_code == 0) return "";

@@ -1,7 +1,8 @@
 // The host tools' use of the project Makefile, so board facts (toolchains, QEMU command lines,
 // valid core counts) stay in boards/<board>/board.mk: `make image` builds an app's firmware and
 // `make print-run-command` says how to start an image (IMAGE=<path> on make's command line
-// overrides the image path, so any ELF can be run the way `make run` would).
+// overrides the image path, so any ELF can be run the way `make run` would). The builds hold the
+// repository's build lock (build_lock.hpp), so concurrent tpu runs never build the same files at once.
 #pragma once
 #include <filesystem>
 #include <optional>

@@ -132,7 +132,15 @@ std::optional<ExecJob> load_job(const ExecOptions& options) {
   return job;
 }
 
-void print_console_tail(const LinkSession& session) {
+// What a failed run leaves to explain itself: the link's notes (kept quiet on success: link-up
+// news, but also frames the board reported bad or lost) and the last lines of the board's console.
+void print_failure_context(const LinkSession& session, const std::string& link_notes) {
+  if (link_notes.find_first_not_of(" \t\r\n") != std::string::npos) {
+    std::cerr << "tpu exec: link notes:" << std::endl;
+    std::istringstream lines(link_notes);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) std::cerr << "    " << line << std::endl;
+  }
   const std::vector<std::string> lines = session.console_tail().lines();
   if (lines.empty()) return;
   std::cerr << "tpu exec: last console lines:" << std::endl;
@@ -150,8 +158,8 @@ bool report_core_failures(const LinkSession& session) {
   return failed;
 }
 
-int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& session, LoopEnd end,
-           std::optional<int> exit_code, const std::optional<std::string>& failure) {
+int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& session, const std::string& link_notes,
+           LoopEnd end, std::optional<int> exit_code, const std::optional<std::string>& failure) {
   if (end == LoopEnd::kInterrupted) {
     std::cerr << "\ntpu exec: interrupted; stopped the board" << std::endl;
     return kExitInterrupted;
@@ -159,12 +167,12 @@ int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& se
   if (end == LoopEnd::kLinkFailed) {
     std::cerr << "tpu exec: the link to the board failed: " << failure.value_or("unknown") << "; stopped the board"
               << std::endl;
-    print_console_tail(session);
+    print_failure_context(session, link_notes);
     return kExitFailed;
   }
   if (end == LoopEnd::kTimedOut) {
     std::cerr << "tpu exec: timed out after " << options.timeout_s << " s" << std::endl;
-    print_console_tail(session);
+    print_failure_context(session, link_notes);
     return kExitTimeout;
   }
   const bool failed = report_core_failures(session);
@@ -172,7 +180,7 @@ int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& se
     if (!failed)
       std::cerr << "tpu exec: the board " << (exit_code ? how_it_ended(*exit_code) : "ended")
                 << " before sending every output" << std::endl;
-    print_console_tail(session);
+    print_failure_context(session, link_notes);
     return exit_code && killed_by_signal(*exit_code) ? kExitBoardKilled : kExitFailed;
   }
   std::vector<std::filesystem::path> written;
@@ -223,7 +231,7 @@ int exec_run(const ExecOptions& given) {
   trace.serve_with(functions);
   OutfeedSink outfeed(std::nullopt, std::cerr);
   ChannelOutput output(*channel, nullptr);  // console text is kept for the failure report only
-  std::ostringstream notes;  // link-up notes are not news to an exec user
+  std::ostringstream notes;  // link-up notes are not news to an exec user: shown only if the run fails
   LinkSession session(output, functions, outfeed, notes);
   connect_frames(*channel, session);
   session.send_hello();
@@ -236,7 +244,7 @@ int exec_run(const ExecOptions& given) {
   const std::optional<std::string> failure = link_failure(*channel, session);
   channel->kill();
   trace.report(options->trace_file, session.board() ? session.board()->board : "unknown", std::cerr);
-  return finish(*options, *job, session, end, exit_code, failure);
+  return finish(*options, *job, session, notes.str(), end, exit_code, failure);
 }
 
 }  // namespace
