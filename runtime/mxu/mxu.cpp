@@ -360,9 +360,10 @@ void Mxu::pack_float_weights(const Tensor& weights) {
   }
 }
 
-unsigned Mxu::deep_panel_rows() const {
-  const unsigned tiles = static_cast<unsigned>(sizeof(float_panels_) / sizeof(float)) / (tile_ * kernel_->columns);
-  return tile_ * (tiles > 0 ? tiles : 1);
+unsigned Mxu::deep_panel_rows(int64_t k_rows) const {
+  const int64_t capacity = kFloatPanelFloats / kernel_->columns;
+  const int64_t slices = (k_rows + capacity - 1) / capacity;
+  return static_cast<unsigned>((k_rows + slices - 1) / slices);
 }
 
 // For every deep slice of k (ascending), every kernel-wide panel of columns is packed once and every
@@ -371,7 +372,7 @@ unsigned Mxu::deep_panel_rows() const {
 void Mxu::matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c) {
   const FloatKernel& kernel = *kernel_;
   const int64_t k = a.shape.dims[1], n = b.shape.dims[1];
-  const unsigned depth = deep_panel_rows(), width = kernel.columns;
+  const unsigned depth = deep_panel_rows(k), width = kernel.columns;
   for (int64_t k0 = 0; k0 < k; k0 += depth) {
     const unsigned rows = static_cast<unsigned>(k - k0 < depth ? k - k0 : depth);
     const Tensor activations = *a.slice(1, k0, k0 + rows);  // in range: k0 + rows <= k

@@ -23,9 +23,9 @@
 // panels with their column-sum corrections and int8 activation rows read in place (vpdpbusd);
 // otherwise int16 panels (vpmaddwd on AVX2/AVX-512BW, portable loops elsewhere).
 // matmul on a block kernel with many rows and K deeper than a tile packs one kernel-wide panel of
-// several tiles of k at a time into the unit's weight buffer (deep panels), so each kernel call
-// keeps its accumulators in registers across those tiles: the same chain of fmas, fewer loads and
-// stores of C.
+// up to kMaxDeepPanelRows k rows at a time into the unit's weight buffer (deep panels; K split into
+// equal slices when deeper), so each kernel call keeps its accumulators in registers across all of
+// them: the same chain of fmas, far fewer loads and stores of C.
 #pragma once
 #include "float_kernel.hpp"
 #include "int_kernel.hpp"
@@ -34,6 +34,8 @@
 namespace rt {
 
 inline constexpr unsigned kMaxMxuTile = 128;
+// The deepest panel of k rows matmul hands a block kernel at once (a 32-wide panel: 128 KiB).
+inline constexpr unsigned kMaxDeepPanelRows = 1024;
 
 enum class MxuMode : uint8_t { kOverwrite, kAccumulate };
 
@@ -56,8 +58,9 @@ class Mxu {
 
  private:
   friend Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c);
-  // k rows per deep panel: whole tiles, as many as a kernel-wide panel of them fits the buffer.
-  unsigned deep_panel_rows() const;
+  // k rows per deep panel for a K of `k_rows`: K in the fewest equal slices a kernel-wide panel of
+  // which fits the buffer.
+  unsigned deep_panel_rows(int64_t k_rows) const;
   // matmul's deep-panel path (see above); a, b, c already checked by matmul and by deep_panels_fit.
   void matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c);
   void pack_float_weights(const Tensor& weights);
@@ -81,7 +84,12 @@ class Mxu {
   // Weights as the datapath sees them: float32 panels (float32 and bfloat16 inputs; panel p holds
   // columns [p * columns, (p + 1) * columns) k-major, zero past the last column) or int8 inputs in
   // the int kernel's layout (int_kernel.hpp): int16 panels, or int8 panels and their corrections.
-  alignas(64) float float_panels_[kMaxMxuTile * (kMaxMxuTile + kMaxKernelColumns)];
+  // Also holds matmul's deep panels (kMaxDeepPanelRows x kMaxKernelColumns).
+  static constexpr unsigned kFloatPanelFloats = kMaxMxuTile * (kMaxMxuTile + kMaxKernelColumns) >
+                                                        kMaxDeepPanelRows * kMaxKernelColumns
+                                                    ? kMaxMxuTile * (kMaxMxuTile + kMaxKernelColumns)
+                                                    : kMaxDeepPanelRows * kMaxKernelColumns;
+  alignas(64) float float_panels_[kFloatPanelFloats];
   // Activation rows packed for kernels that want them k-major; zero-initialised (padding slots).
   alignas(64) float packed_activations_[kMaxPackedKStride * kMaxMxuTile] = {};
   struct BiasedPanels {

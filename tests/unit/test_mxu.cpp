@@ -151,9 +151,9 @@ TEST_CASE("every float kernel this CPU runs gives the naive loop's bits", "[mxu]
   }
 }
 
-// Many rows and K deeper than a tile: block kernels take deep panels (several tiles of k per call,
-// up to the unit's buffer: 640 rows for a 32-wide kernel), so K here spans several of them with a
-// ragged last one, and ragged row blocks and column panels.
+// Many rows and K deeper than a tile: block kernels take deep panels (up to 1024 k rows per call
+// for a 32-wide kernel, deeper K in equal slices: 1500 = 2 x 750, 1281 = 641 + 640), so K here
+// spans one or several of them, with ragged row blocks and column panels.
 TEST_CASE("matmul over several deep panels of k equals the naive loop", "[mxu]") {
   std::mt19937 random(641);
   for (const rt::FloatKernel* kernel : rt::float_kernels_for_this_cpu()) {
