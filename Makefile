@@ -158,10 +158,12 @@ $(APP_OBJS): $(BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp $(FLAGS_STAMP) | setup-board
 	$(call say,CXX,$<)$(CXX_TARGET) $(CXXFLAGS) -c $< -o $@
 
 # Archives and images are written under a temporary name and renamed into place, like the programs
-# below: whoever reads one (a link, QEMU) sees the old file or the new one, never half of one.
+# below (removed if the step fails): QEMU or a link reading one sees the old file or the new one,
+# never half of one. (A thin archive names its objects; concurrent tpu builds take turns instead:
+# host-tools/lib/build_lock.hpp.)
 $(RUNTIME_LIB): $(LIB_OBJS)
-	@rm -f $@.$$$$
-	$(call say,AR,$@)$(if $(filter host,$(BOARD_ARCH)),ar,$(BOARD_CROSS)ar) rcsT $@.$$$$ $^ && mv -f $@.$$$$ $@
+	$(call say,AR,$@)rm -f $@.$$$$ && $(if $(filter host,$(BOARD_ARCH)),ar,$(BOARD_CROSS)ar) rcsT $@.$$$$ $^ && mv -f $@.$$$$ $@ \
+	  || { rm -f $@.$$$$; false; }
 
 ifeq ($(BOARD_ARCH),host)
 $(filter %.cpp.o,$(LIB_PLATFORM_OBJS)): $(LIB_BUILD)/%.cpp.o: %.cpp $(LIB_FLAGS_STAMP)
@@ -169,7 +171,7 @@ $(filter %.cpp.o,$(LIB_PLATFORM_OBJS)): $(LIB_BUILD)/%.cpp.o: %.cpp $(LIB_FLAGS_
 	$(call say,CXX,$<)g++ $(HOSTED_CXXFLAGS) -MMD -MP -c $< -o $@
 
 $(APP_IMAGE): $(RUNTIME_LIB) $(APP_OBJS)
-	$(call say,LD,$@)g++ -pthread $(SANITIZER_FLAGS) -o $@.$$$$ $(LINK_INPUTS) && mv -f $@.$$$$ $@
+	$(call say,LD,$@)g++ -pthread $(SANITIZER_FLAGS) -o $@.$$$$ $(LINK_INPUTS) && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 else
 $(filter %.cpp.o,$(LIB_PLATFORM_OBJS)): $(LIB_BUILD)/%.cpp.o: %.cpp $(LIB_FLAGS_STAMP) | setup-board
 	@mkdir -p $(dir $@)
@@ -182,14 +184,14 @@ $(filter %.S.o,$(LIB_PLATFORM_OBJS)): $(LIB_BUILD)/%.S.o: %.S $(LIB_FLAGS_STAMP)
 $(APP_IMAGE): $(RUNTIME_LIB) $(APP_OBJS) boards/$(BOARD)/linker.ld hal/common/baremetal/sections.ld
 	$(call say,LD,$@)$(BOARD_CROSS)gcc $(BOARD_CPU_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibc.specs -nostartfiles -static -no-pie \
 	  -T boards/$(BOARD)/linker.ld -L hal/common/baremetal -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-Map=$(BUILD)/firmware.map \
-	  -o $@.$$$$ $(LINK_INPUTS) && mv -f $@.$$$$ $@
+	  -o $@.$$$$ $(LINK_INPUTS) && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 
 ifneq ($(BOARD_BOOT_IMAGE),)
 $(APP_BOOT_IMAGE): $(APP_IMAGE)
-	$(call say,BIN,$@)$(BOARD_CROSS)objcopy -O binary $< $@.$$$$ && mv -f $@.$$$$ $@
+	$(call say,BIN,$@)$(BOARD_CROSS)objcopy -O binary $< $@.$$$$ && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 ifeq ($(origin IMAGE),command line)
 $(BOOT_IMAGE): $(IMAGE)
-	$(call say,BIN,$@)$(BOARD_CROSS)objcopy -O binary $< $@.$$$$ && mv -f $@.$$$$ $@
+	$(call say,BIN,$@)$(BOARD_CROSS)objcopy -O binary $< $@.$$$$ && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 endif
 endif
 endif
@@ -278,8 +280,7 @@ $(HOST_TOOLS_BUILD)/obj/%.cpp.o: %.cpp | setup-host-tools
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
 
 $(HOST_LIB): $(HOST_LIB_OBJS)
-	@rm -f $@.$$$$
-	$(call say,AR,$@)ar rcsT $@.$$$$ $^ && mv -f $@.$$$$ $@
+	$(call say,AR,$@)rm -f $@.$$$$ && ar rcsT $@.$$$$ $^ && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 
 tpu: $(HOST_TOOLS_BUILD)/tpu
 $(HOST_TOOLS_BUILD)/tpu: $(TPU_OBJS) $(HOST_LIB)

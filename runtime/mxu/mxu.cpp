@@ -361,7 +361,8 @@ void Mxu::pack_float_weights(const Tensor& weights) {
 }
 
 unsigned Mxu::deep_panel_rows(int64_t k_rows) const {
-  const int64_t capacity = kFloatPanelFloats / kernel_->columns;
+  const int64_t fits = kFloatPanelFloats / kernel_->columns;
+  const int64_t capacity = fits < kMaxDeepPanelRows ? fits : kMaxDeepPanelRows;
   const int64_t slices = (k_rows + capacity - 1) / capacity;
   return static_cast<unsigned>((k_rows + slices - 1) / slices);
 }
@@ -541,11 +542,10 @@ Status matmul_tiles(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c)
 
 Status matmul(Mxu& mxu, const Tensor& a, const Tensor& b, const Tensor& c) {
   RT_TRACE_SCOPE("matmul", trace::Category::kCompute);
-  RT_RETURN_IF_ERROR(check_matmul_operands(a, b, c));
-  Status status = Status::ok();
-  if (deep_panels_fit(mxu.float_kernel(), mxu.tile(), a, b, c))
+  Status status = check_matmul_operands(a, b, c);
+  if (status.is_ok() && deep_panels_fit(mxu.float_kernel(), mxu.tile(), a, b, c))
     mxu.matmul_deep_panels(a, b, c);  // the block kernel stores every NaN canonical
-  else
+  else if (status.is_ok())
     status = matmul_tiles(mxu, a, b, c);
   mxu.loaded_ = false;  // the weight buffer holds whatever matmul packed last, not a tile for stream()
   return status;
