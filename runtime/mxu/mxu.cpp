@@ -25,6 +25,21 @@ int32_t element_as_int(const Tensor& t, int64_t row, int64_t col) {
 bool mxu_input(DType dtype) { return dtype == DType::kF32 || dtype == DType::kBF16 || dtype == DType::kI8; }
 DType accumulator_type(DType input) { return input == DType::kI8 ? DType::kI32 : DType::kF32; }
 
+// True if `t` is of `dtype` with unit column stride, aligned to its elements: rows the datapath
+// copies (or a kernel reads) as plain arrays.
+bool contiguous_rows(const Tensor& t, DType dtype) {
+  return t.dtype == dtype && t.strides[1] == 1 && reinterpret_cast<uintptr_t>(t.data) % t.element_size() == 0;
+}
+
+// The activations a block kernel (FloatKernel::run_block) reads where they lie: float32 aligned
+// (any strides), and bfloat16 rows with unit k stride through its bfloat16 entry.
+bool float32_in_place(const Tensor& activations) {
+  return activations.dtype == DType::kF32 && reinterpret_cast<uintptr_t>(activations.data) % alignof(float) == 0;
+}
+bool bfloat16_rows_in_place(const FloatKernel& kernel, const Tensor& activations) {
+  return kernel.run_block_bf16 != nullptr && contiguous_rows(activations, DType::kBF16);
+}
+
 // Where the kernel reads activation rows m0 .. m0 + block of a float32 tensor in place, or null
 // when they must be packed (another dtype, a partial block, or a kernel that wants them k-major).
 const float* activations_in_place(const Tensor& activations, int64_t m0, unsigned block, const FloatKernel& kernel) {
@@ -66,14 +81,12 @@ void pack_bfloat16_block(const Tensor& activations, int64_t m0, unsigned k_rows,
 // block and slots past `rows` are zero (their results are discarded).
 void pack_activations(const Tensor& activations, int64_t m0, unsigned block, unsigned k_rows, unsigned rows,
                       unsigned stride, float* packed) {
-  if (activations.dtype == DType::kF32 && block == rows && activations.strides[1] == 1 &&
-      reinterpret_cast<uintptr_t>(activations.data) % alignof(float) == 0) {
+  if (block == rows && contiguous_rows(activations, DType::kF32)) {
     if (rows == 4 && stride == 4) return pack_float32_block<4, 4>(activations, m0, k_rows, packed);
     if (rows == 6 && stride == 8) return pack_float32_block<6, 8>(activations, m0, k_rows, packed);
     if (rows == 8 && stride == 8) return pack_float32_block<8, 8>(activations, m0, k_rows, packed);
   }
-  if (activations.dtype == DType::kBF16 && block == rows && activations.strides[1] == 1 &&
-      reinterpret_cast<uintptr_t>(activations.data) % alignof(uint16_t) == 0) {
+  if (block == rows && contiguous_rows(activations, DType::kBF16)) {
     if (rows == 8 && stride == 8) return pack_bfloat16_block<8, 8>(activations, m0, k_rows, packed);
   }
   const int64_t element = static_cast<int64_t>(activations.element_size());
@@ -109,7 +122,7 @@ struct ActivationRows {
 };
 
 ActivationRows activation_rows(const Tensor& activations, int64_t m0, unsigned block, unsigned k_rows, float* scratch) {
-  if (activations.dtype == DType::kF32 && reinterpret_cast<uintptr_t>(activations.data) % alignof(float) == 0)
+  if (float32_in_place(activations))
     return {reinterpret_cast<const float*>(activations.data) + m0 * activations.strides[0], activations.strides[0],
             activations.strides[1]};
   for (unsigned r = 0; r < block; ++r)
@@ -128,9 +141,7 @@ void stream_blocks(const FloatKernel& kernel, const Tensor& activations, unsigne
                    int64_t w_row_stride, int64_t panel_stride, unsigned n_cols, float* c, int64_t c_row_stride,
                    bool accumulate, float* scratch) {
   const int64_t rows = activations.shape.dims[0];
-  const bool bf16_rows = activations.dtype == DType::kBF16 && kernel.run_block_bf16 != nullptr &&
-                         activations.strides[1] == 1 &&
-                         reinterpret_cast<uintptr_t>(activations.data) % alignof(uint16_t) == 0;
+  const bool bf16_rows = bfloat16_rows_in_place(kernel, activations);
   for (int64_t m0 = 0; m0 < rows; m0 += kernel.rows) {
     const unsigned block = static_cast<unsigned>(rows - m0 < kernel.rows ? rows - m0 : kernel.rows);
     float* c_block = c + m0 * c_row_stride;
@@ -171,39 +182,17 @@ constexpr int64_t kMaxWeightStrideInPlace = 256;
 // True when matmul(a, b, c) reads b's tiles in place: float32 everywhere (checked as the unit
 // would), b's rows contiguous, a and c aligned, c with unit column stride, and packing not paying.
 bool weights_read_in_place(const FloatKernel& kernel, const Tensor& a, const Tensor& b, const Tensor& c) {
-  const auto aligned = [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data) % alignof(float) == 0; };
-  return a.dtype == DType::kF32 && b.dtype == DType::kF32 && block_kernel_fits(kernel, c) && aligned(a) && aligned(b) &&
-         b.strides[1] == 1 && (a.shape.dims[0] <= kMaxRowsForWeightsInPlace || b.strides[0] <= kMaxWeightStrideInPlace);
+  return float32_in_place(a) && contiguous_rows(b, DType::kF32) && block_kernel_fits(kernel, c) &&
+         (a.shape.dims[0] <= kMaxRowsForWeightsInPlace || b.strides[0] <= kMaxWeightStrideInPlace);
 }
 
 // True when matmul(a, b, c) goes through deep panels (Mxu::matmul_deep_panels): a block kernel
 // writing c in place, K deeper than one tile, more rows than reading weights in place suits, and
-// activations the kernel reads in place (float32, or bfloat16 rows with unit k stride): a deep
-// panel's rows would not fit the unit's activation buffer.
+// activations the kernel reads in place (stream_blocks then needs no scratch: a deep panel's rows
+// would not fit the unit's activation buffer).
 bool deep_panels_fit(const FloatKernel& kernel, unsigned tile, const Tensor& a, const Tensor& b, const Tensor& c) {
-  if (!block_kernel_fits(kernel, c) || b.shape.dims[0] <= tile || a.shape.dims[0] <= kMaxRowsForWeightsInPlace)
-    return false;
-  if (a.dtype == DType::kF32) return reinterpret_cast<uintptr_t>(a.data) % alignof(float) == 0;
-  return a.dtype == DType::kBF16 && kernel.run_block_bf16 != nullptr && a.strides[1] == 1 &&
-         reinterpret_cast<uintptr_t>(a.data) % alignof(uint16_t) == 0;
-}
-
-// Weights b[k0 .. k0 + depth, n0 .. n0 + valid) as float32, k-major with `width` floats per k.
-void pack_weight_panel(const Tensor& b, int64_t k0, unsigned depth, int64_t n0, unsigned valid, unsigned width,
-                       float* __restrict panel) {
-  const bool f32_rows = b.dtype == DType::kF32 && b.strides[1] == 1 && reinterpret_cast<uintptr_t>(b.data) % alignof(float) == 0;
-  const bool bf16_rows =
-      b.dtype == DType::kBF16 && b.strides[1] == 1 && reinterpret_cast<uintptr_t>(b.data) % alignof(uint16_t) == 0;
-  for (unsigned k = 0; k < depth; ++k, panel += width) {
-    if (f32_rows && valid == kMaxKernelColumns)
-      copy_floats(reinterpret_cast<const float*>(b.data) + (k0 + k) * b.strides[0] + n0, panel, kMaxKernelColumns);
-    else if (f32_rows)
-      copy_floats(reinterpret_cast<const float*>(b.data) + (k0 + k) * b.strides[0] + n0, panel, valid);
-    else if (bf16_rows)
-      widen_bfloat16(reinterpret_cast<const uint16_t*>(b.data) + (k0 + k) * b.strides[0] + n0, panel, valid);
-    else
-      for (unsigned j = 0; j < valid; ++j) panel[j] = element_as_float(b, k0 + k, n0 + j);
-  }
+  return block_kernel_fits(kernel, c) && b.shape.dims[0] > tile && a.shape.dims[0] > kMaxRowsForWeightsInPlace &&
+         (float32_in_place(a) || bfloat16_rows_in_place(kernel, a));
 }
 
 // Activation rows m0 .. m0 + block widened to int16 in the int kernel's layout (int_kernel.hpp):
@@ -320,20 +309,21 @@ void Mxu::pack_biased_weights(const Tensor& weights) {
   }
 }
 
-// Panel p holds columns [p * w, p * w + w) k-major (w = the kernel's width), zero past the tile.
+// Panel p holds columns [p * w, p * w + w) k-major (w = the kernel's width), zero past the
+// weights' last column; their shape gives the rows and columns (a tile, or one deep panel).
 // Rows of float32 (or bfloat16) weights with unit column stride are copied (widened) a weight row
 // at a time into every panel, full panels with a fixed-size copy.
 void Mxu::pack_float_weights(const Tensor& weights) {
   const unsigned width = kernel_->columns;
-  const int64_t panel_size = int64_t{k_rows_} * width;
-  const bool rows_contiguous = weights.dtype == DType::kF32 && weights.strides[1] == 1 &&
-                               reinterpret_cast<uintptr_t>(weights.data) % alignof(float) == 0;
-  const bool bf16_rows_contiguous = weights.dtype == DType::kBF16 && weights.strides[1] == 1 &&
-                                    reinterpret_cast<uintptr_t>(weights.data) % alignof(uint16_t) == 0;
-  for (unsigned k = 0; k < k_rows_; ++k) {
+  const unsigned k_rows = static_cast<unsigned>(weights.shape.dims[0]);
+  const unsigned n_cols = static_cast<unsigned>(weights.shape.dims[1]);
+  const int64_t panel_size = int64_t{k_rows} * width;
+  const bool rows_contiguous = contiguous_rows(weights, DType::kF32);
+  const bool bf16_rows_contiguous = contiguous_rows(weights, DType::kBF16);
+  for (unsigned k = 0; k < k_rows; ++k) {
     float* out = float_panels_ + k * width;
-    for (unsigned n0 = 0; n0 < n_cols_; n0 += width, out += panel_size) {
-      const unsigned valid = n_cols_ - n0 < width ? n_cols_ - n0 : width;
+    for (unsigned n0 = 0; n0 < n_cols; n0 += width, out += panel_size) {
+      const unsigned valid = n_cols - n0 < width ? n_cols - n0 : width;
       // Loops the compiler vectorises, not memcpy (a libc call costs more than 64 bytes); full
       // panels of the usual widths with a constant count (no loop tails).
       if (rows_contiguous) {
@@ -377,9 +367,10 @@ void Mxu::matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c) 
   for (int64_t k0 = 0; k0 < k; k0 += depth) {
     const unsigned rows = static_cast<unsigned>(k - k0 < depth ? k - k0 : depth);
     const Tensor activations = *a.slice(1, k0, k0 + rows);  // in range: k0 + rows <= k
+    const Tensor weight_rows = *b.slice(0, k0, k0 + rows);
     for (int64_t n0 = 0; n0 < n; n0 += width) {
       const unsigned valid = static_cast<unsigned>(n - n0 < width ? n - n0 : width);
-      pack_weight_panel(b, k0, rows, n0, valid, width, float_panels_);
+      pack_float_weights(*weight_rows.slice(1, n0, n0 + valid));  // one panel: `rows` x `valid`
       stream_blocks(kernel, activations, rows, float_panels_, width, 0, valid,
                     reinterpret_cast<float*>(c.data) + n0, c.strides[0], k0 != 0, nullptr);
     }
