@@ -203,10 +203,7 @@ Status Exchange::run(uint64_t timeout_ns) {
       stall.progressed();
       continue;
     }
-    // A peer's answer is often a few hundred nanoseconds away: poll a little before the clock.
-    bool ready = false;
-    for (unsigned i = 0; i < 64 && !(ready = anything_ready()); ++i) hal::cpu_relax();
-    if (ready) continue;
+    if (mailbox::poll_briefly([this] { return anything_ready(); })) continue;  // before the clock
     if (stall.expired()) return timeout_error(timeout_ns);
     mailbox::wait_for_progress([this] { return anything_ready(); }, stall.deadline_ns());
   }

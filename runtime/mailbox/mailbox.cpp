@@ -36,25 +36,36 @@ void notify_cores(uint32_t cores) {
   for (; cores != 0; cores &= cores - 1) wake_if_sleeping(static_cast<unsigned>(__builtin_ctz(cores)));
 }
 
-size_t try_send(unsigned to, const void* data, size_t bytes) {
-  const size_t sent = ring(hal::core_id(), to).write_some(data, bytes);
+namespace {
+
+// What a ring takes (or gives) now, notifying the peer if anything moved.
+size_t send_some(SpscRing& wire, unsigned to, const void* data, size_t bytes) {
+  const size_t sent = wire.write_some(data, bytes);
   if (sent != 0) notify(to);
   return sent;
 }
 
-size_t try_receive(unsigned from, void* out, size_t bytes) {
-  const size_t received = ring(from, hal::core_id()).read_some(out, bytes);
+size_t receive_some(SpscRing& wire, unsigned from, void* out, size_t bytes) {
+  const size_t received = wire.read_some(out, bytes);
   if (received != 0) notify(from);
   return received;
+}
+
+}  // namespace
+
+size_t try_send(unsigned to, const void* data, size_t bytes) {
+  return send_some(ring(hal::core_id(), to), to, data, bytes);
+}
+
+size_t try_receive(unsigned from, void* out, size_t bytes) {
+  return receive_some(ring(from, hal::core_id()), from, out, bytes);
 }
 
 namespace {
 
 // Moves `bytes` with `step` (a ring write or read that notifies the peer), sleeping when stuck; the
 // deadline restarts with every byte moved, so the timeout bounds a stall, not a long transfer.
-// Before it reads the clock, a stalled transfer polls ready() a little: a peer's answer is often
-// only a cache-line transfer away, and then the fewer instructions between seeing it and acting
-// on it, the shorter the round trip.
+// A stalled transfer polls briefly (poll_briefly) before it reads the clock.
 template <class Step, class Ready>
 Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const char* verb, const char* preposition,
                 unsigned peer) {
@@ -67,9 +78,7 @@ Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const
       stall.progressed();
       continue;
     }
-    bool now_ready = false;
-    for (unsigned i = 0; i < 64 && !(now_ready = ready()); ++i) hal::cpu_relax();
-    if (now_ready) continue;
+    if (poll_briefly(ready)) continue;
     if (stall.expired())
       return deadline_exceeded("core {} timed out after {} ms waiting to {} {} bytes {} core {} ({} done)",
                                hal::core_id(), timeout_ns / hal::kNanosPerMilli, verb, bytes, preposition, peer, done);
@@ -83,25 +92,15 @@ Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const
 Status send(unsigned to, const void* data, size_t bytes, uint64_t timeout_ns) {
   const auto* source = static_cast<const uint8_t*>(data);
   SpscRing& wire = ring(hal::core_id(), to);
-  return transfer(
-      [&](size_t done) {
-        const size_t sent = wire.write_some(source + done, bytes - done);
-        if (sent != 0) notify(to);
-        return sent;
-      },
-      [&] { return wire.writable(1) > 0; }, bytes, timeout_ns, "send", "to", to);
+  return transfer([&](size_t done) { return send_some(wire, to, source + done, bytes - done); },
+                  [&] { return wire.writable(1) > 0; }, bytes, timeout_ns, "send", "to", to);
 }
 
 Status receive(unsigned from, void* out, size_t bytes, uint64_t timeout_ns) {
   auto* destination = static_cast<uint8_t*>(out);
   SpscRing& wire = ring(from, hal::core_id());
-  return transfer(
-      [&](size_t done) {
-        const size_t received = wire.read_some(destination + done, bytes - done);
-        if (received != 0) notify(from);
-        return received;
-      },
-      [&] { return wire.has_data(); }, bytes, timeout_ns, "receive", "from", from);
+  return transfer([&](size_t done) { return receive_some(wire, from, destination + done, bytes - done); },
+                  [&] { return wire.has_data(); }, bytes, timeout_ns, "receive", "from", from);
 }
 
 namespace detail {

@@ -26,6 +26,19 @@ void notify(unsigned peer);
 // notify() for every core whose bit is set in `cores` (one fence for all of them).
 void notify_cores(uint32_t cores);
 
+// Polls `ready()` a few dozen times without reading the clock; whether it became true. A stalled
+// transfer tries this before its deadline check: a peer's answer is often only a cache-line
+// transfer away, and then the fewer instructions between seeing it and acting on it, the shorter
+// the round trip.
+template <class Ready>
+bool poll_briefly(Ready ready) {
+  for (unsigned i = 0; i < 64; ++i) {
+    if (ready()) return true;
+    hal::cpu_relax();
+  }
+  return false;
+}
+
 // Polls `ready()` for kSpinNs, then sleeps on this core's doorbell until notified or until
 // `deadline_ns`. Returns when `ready()` may have become true (the caller re-checks) or at the
 // deadline; it never returns false positives about the deadline: check time_ns() to tell.
