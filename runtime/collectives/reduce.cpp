@@ -320,6 +320,22 @@ void reduce_many_by_op(ReduceOp op, const uint8_t* const* inputs, unsigned n, ui
   }
 }
 
+// The one list of reducible dtypes: calls body(integral_constant<DType, T>{}) for `type` and
+// returns true, or returns false for a dtype no reduction takes (reducible() rejects those before
+// any data moves, so the entries below simply do nothing for them).
+template <class Body>
+bool with_reducible_type(DType type, Body body) {
+  switch (type) {
+    case DType::kF32: body(integral_constant<DType, DType::kF32>{}); return true;
+    case DType::kBF16: body(integral_constant<DType, DType::kBF16>{}); return true;
+    case DType::kF16: body(integral_constant<DType, DType::kF16>{}); return true;
+    case DType::kF64: body(integral_constant<DType, DType::kF64>{}); return true;
+    case DType::kI32: body(integral_constant<DType, DType::kI32>{}); return true;
+    case DType::kU32: body(integral_constant<DType, DType::kU32>{}); return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 const char* reduce_op_name(ReduceOp op) {
@@ -333,12 +349,7 @@ const char* reduce_op_name(ReduceOp op) {
 }
 
 bool reducible(DType type) {
-  switch (type) {
-    case DType::kF32: case DType::kF64: case DType::kBF16: case DType::kF16: case DType::kI32: case DType::kU32:
-      return true;
-    default:
-      return false;
-  }
+  return with_reducible_type(type, [](auto) {});
 }
 
 size_t accumulator_size(DType type) { return type == DType::kF64 ? 8 : 4; }
@@ -354,41 +365,20 @@ void reduce_init(DType type, const uint8_t* elements, void* accumulator, size_t 
 }
 
 void reduce_combine(ReduceOp op, DType type, const uint8_t* elements, void* accumulator, size_t first, size_t count) {
-  switch (type) {
-    case DType::kF32: return combine_by_op<DType::kF32>(op, elements, accumulator, first, count);
-    case DType::kBF16: return combine_by_op<DType::kBF16>(op, elements, accumulator, first, count);
-    case DType::kF16: return combine_by_op<DType::kF16>(op, elements, accumulator, first, count);
-    case DType::kF64: return combine_by_op<DType::kF64>(op, elements, accumulator, first, count);
-    case DType::kI32: return combine_by_op<DType::kI32>(op, elements, accumulator, first, count);
-    case DType::kU32: return combine_by_op<DType::kU32>(op, elements, accumulator, first, count);
-    default: return;  // rejected by reducible() before any data moves
-  }
+  with_reducible_type(type, [&](auto t) { combine_by_op<decltype(t)::value>(op, elements, accumulator, first, count); });
 }
 
 void reduce_finish(ReduceOp op, DType type, const void* accumulator, uint8_t* out, size_t count, unsigned contributions) {
   const bool mean = op == ReduceOp::kMean;
-  switch (type) {
-    case DType::kF32: return finish_by_mean<DType::kF32>(mean, accumulator, out, count, contributions);
-    case DType::kBF16: return finish_by_mean<DType::kBF16>(mean, accumulator, out, count, contributions);
-    case DType::kF16: return finish_by_mean<DType::kF16>(mean, accumulator, out, count, contributions);
-    case DType::kF64: return finish_by_mean<DType::kF64>(mean, accumulator, out, count, contributions);
-    case DType::kI32: return finish_by_mean<DType::kI32>(mean, accumulator, out, count, contributions);
-    case DType::kU32: return finish_by_mean<DType::kU32>(mean, accumulator, out, count, contributions);
-    default: return;
-  }
+  with_reducible_type(type,
+                      [&](auto t) { finish_by_mean<decltype(t)::value>(mean, accumulator, out, count, contributions); });
 }
 
 void reduce_many(ReduceOp op, DType type, const uint8_t* const* inputs, unsigned n, uint8_t* const* outputs,
                  unsigned output_count, size_t count, bool stream) {
-  switch (type) {
-    case DType::kF32: return reduce_many_by_op<DType::kF32>(op, inputs, n, outputs, output_count, count, stream);
-    case DType::kBF16: return reduce_many_by_op<DType::kBF16>(op, inputs, n, outputs, output_count, count, stream);
-    case DType::kF16: return reduce_many_by_op<DType::kF16>(op, inputs, n, outputs, output_count, count, stream);
-    case DType::kF64: return reduce_many_by_op<DType::kF64>(op, inputs, n, outputs, output_count, count, stream);
-    case DType::kI32: return reduce_many_by_op<DType::kI32>(op, inputs, n, outputs, output_count, count, stream);
-    case DType::kU32: return reduce_many_by_op<DType::kU32>(op, inputs, n, outputs, output_count, count, stream);
-    default: return;  // rejected by reducible() before any data moves
-  }
+  with_reducible_type(type, [&](auto t) {
+    reduce_many_by_op<decltype(t)::value>(op, inputs, n, outputs, output_count, count, stream);
+  });
 }
 
 }  // namespace rt
