@@ -41,6 +41,17 @@ inline void sort_samples(uint64_t* values, unsigned count) {
     }
 }
 
+// Prints the raw samples of one contender for tests/benchmarks.py, which pools them over runs:
+//   SAMPLES {"bench":"<name>","contender":"<contender>","ps":[v, ...]}
+// at most 16 values a line (a console line holds 400 characters); lines of one contender add up.
+inline void print_samples(rt::StringView name, rt::StringView contender, const uint64_t* values, unsigned count) {
+  for (unsigned first = 0; first < count; first += 16) {
+    const unsigned chunk = count - first < 16 ? count - first : 16;
+    rt::log_info("SAMPLES {{\"bench\":\"{}\",\"contender\":\"{}\",\"ps\":{}}}", name, contender,
+                 rt::Span<const uint64_t>(values + first, chunk));
+  }
+}
+
 // Prints: BENCH {"bench":"<name>","metric":"<metric>","value":v,"unit":"<unit>","baseline":"<b>","ratio":r}
 inline void report(rt::StringView name, rt::StringView metric, double value, rt::StringView unit, rt::StringView baseline,
                    double ratio) {

@@ -186,15 +186,10 @@ Status run(const firmware::CoreContext& context) {
     if (context.core != 0) continue;
     rt::FixedString<96> name;
     rt::format_to(name, "allreduce_f32/{}/{}cores/{}KiB", hal::board::name(), context.cores, bytes / 1024);
-    rt::log_info("SAMPLES {{\"bench\":\"{}\",\"contender\":\"ours\",\"ps\":{}}}", name,
-                 rt::Span<const uint64_t>(ours, kSamples));
-    rt::log_info("SAMPLES {{\"bench\":\"{}\",\"contender\":\"memcpy\",\"ps\":{}}}", name,
-                 rt::Span<const uint64_t>(bound, kSamples));
-    rt::log_info("SAMPLES {{\"bench\":\"{}\",\"contender\":\"copy_loop\",\"ps\":{}}}", name,
-                 rt::Span<const uint64_t>(looped, kSamples));
-    if (kCanStream)
-      rt::log_info("SAMPLES {{\"bench\":\"{}\",\"contender\":\"streaming_copy_loop\",\"ps\":{}}}", name,
-                   rt::Span<const uint64_t>(streamed, kSamples));
+    firmware::bench::print_samples(name.view(), "ours", ours, kSamples);
+    firmware::bench::print_samples(name.view(), "memcpy", bound, kSamples);
+    firmware::bench::print_samples(name.view(), "copy_loop", looped, kSamples);
+    if (kCanStream) firmware::bench::print_samples(name.view(), "streaming_copy_loop", streamed, kSamples);
     firmware::bench::sort_samples(ours, kSamples);
     firmware::bench::sort_samples(bound, kSamples);
     firmware::bench::sort_samples(looped, kSamples);

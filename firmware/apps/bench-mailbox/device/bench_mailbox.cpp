@@ -67,15 +67,6 @@ Status mailbox_round_trip(unsigned core) {
   return rt::mailbox::send(0, &message, sizeof(message));
 }
 
-// SAMPLES lines of at most 16 values (a console line holds 400 characters).
-void samples(rt::StringView name, rt::StringView contender, const uint64_t* values) {
-  for (unsigned first = 0; first < kRounds; first += 16) {
-    const unsigned count = kRounds - first < 16 ? kRounds - first : 16;
-    rt::log_info("SAMPLES {{\"bench\":\"{}\",\"contender\":\"{}\",\"ps\":{}}}", name, contender,
-                 rt::Span<const uint64_t>(values + first, count));
-  }
-}
-
 double ns(uint64_t picoseconds) { return static_cast<double>(picoseconds) * 1e-3; }
 
 void report(rt::StringView name, uint64_t* mailbox, uint64_t* baseline, rt::StringView baseline_name) {
@@ -116,9 +107,9 @@ Status run(const firmware::CoreContext& context) {
   if (context.core != 0) return Status::ok();
   rt::FixedString<96> name;
   rt::format_to(name, "mailbox_roundtrip/{}/cores0-1", hal::board::name());
-  samples(name.view(), "mailbox", mailbox);
-  samples(name.view(), "one_line", one_line);
-  samples(name.view(), "line_per_direction", two_line);
+  firmware::bench::print_samples(name.view(), "mailbox", mailbox, kRounds);
+  firmware::bench::print_samples(name.view(), "one_line", one_line, kRounds);
+  firmware::bench::print_samples(name.view(), "line_per_direction", two_line, kRounds);
   firmware::bench::sort_samples(one_line, kRounds);
   firmware::bench::sort_samples(two_line, kRounds);
   firmware::bench::sort_samples(mailbox, kRounds);
