@@ -166,6 +166,15 @@ def mpi_comparison(bench: str, size: int, ours: list[int], mpi: list[int], versi
             "ratio_per_round": [round(r, 3) for r in per_round], "samples": len(ours), "baseline_samples": len(mpi)}
 
 
+# bench-allreduce's copy contenders: the bound is the fastest of them (the median of its batches).
+COPY_CONTENDERS = ("memcpy", "copy_loop", "streaming_copy_loop")
+
+
+def size_in_name(bench: str) -> int:
+    """The buffer size in bytes of an all-reduce line ("allreduce_f32/host/2cores/1024KiB")."""
+    return int(SIZE_IN_NAME.search(bench).group(1)) * 1024
+
+
 def allreduce_results(threads: int, rounds: int) -> list[dict]:
     """bench-allreduce on the host board with `threads` cores, against the copy bound and Open MPI."""
     ours: dict[tuple[str, str], list[int]] = {}
@@ -184,22 +193,20 @@ def allreduce_results(threads: int, rounds: int) -> list[dict]:
                 for size, values in round_mpi.items():
                     mpi.setdefault(size, []).extend(values)
         for (bench, contender), values in round_ours.items():  # this round's ratios per size
-            size = int(SIZE_IN_NAME.search(bench).group(1)) * 1024
             if contender != "ours":
                 continue
+            size = size_in_name(bench)
             if size in round_mpi:
                 per_round.setdefault(size, []).append(median(round_mpi[size]) / median(values))
-            copies = [median(round_ours[(bench, name)]) for name in ("memcpy", "copy_loop", "streaming_copy_loop")
-                      if (bench, name) in round_ours]
+            copies = [median(round_ours[(bench, name)]) for name in COPY_CONTENDERS if (bench, name) in round_ours]
             bound_per_round.setdefault(size, []).append(min(copies) / median(values))
     lines = []
     bus = 2.0 * (threads - 1) / threads if threads > 1 else 1.0
-    for (bench, contender), values in sorted(ours.items(), key=lambda item: int(SIZE_IN_NAME.search(item[0][0]).group(1))):
+    for (bench, contender), values in sorted(ours.items(), key=lambda item: size_in_name(item[0][0])):
         if contender != "ours":
             continue
-        size = int(SIZE_IN_NAME.search(bench).group(1)) * 1024
-        copies = {name: ours[(bench, name)] for name in ("memcpy", "copy_loop", "streaming_copy_loop")
-                  if (bench, name) in ours}
+        size = size_in_name(bench)
+        copies = {name: ours[(bench, name)] for name in COPY_CONTENDERS if (bench, name) in ours}
         fastest = min(copies, key=lambda name: median(copies[name]))
         for metric, factor in (("algbw", 1.0), ("busbw", bus)):
             mine = stats(values, size, factor)
