@@ -139,6 +139,10 @@ ifeq ($(V),1)
 else
   say = @printf '  %-4s %s\n' '$(1)' '$(2)';
 endif
+# Ends a recipe that wrote its target under a temporary name ($@.$$$$, unique by the shell's PID):
+# renames it into place, or removes it if the step failed. Whoever reads the target (a link, QEMU,
+# a run executing a program) sees the old file or the new one, never half of one.
+into_place = && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 
 # ---------------------------------------------------------------- build rules
 .PHONY: all image boot-image runtime host-program run print-run-command print-link-layout print-board-cores debug test freestanding-check bench \
@@ -157,13 +161,11 @@ $(APP_OBJS): $(BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp $(FLAGS_STAMP) | setup-board
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)$(CXX_TARGET) $(CXXFLAGS) -c $< -o $@
 
-# Archives and images are written under a temporary name and renamed into place, like the programs
-# below (removed if the step fails): QEMU or a link reading one sees the old file or the new one,
-# never half of one. (A thin archive names its objects; concurrent tpu builds take turns instead:
-# host-tools/lib/build_lock.hpp.)
+# Archives, images and programs are written under a temporary name (into_place). A thin archive
+# names its objects, which are compiled in place; concurrent tpu builds take turns instead
+# (host-tools/lib/build_lock.hpp).
 $(RUNTIME_LIB): $(LIB_OBJS)
-	$(call say,AR,$@)rm -f $@.$$$$ && $(if $(filter host,$(BOARD_ARCH)),ar,$(BOARD_CROSS)ar) rcsT $@.$$$$ $^ && mv -f $@.$$$$ $@ \
-	  || { rm -f $@.$$$$; false; }
+	$(call say,AR,$@)rm -f $@.$$$$ && $(if $(filter host,$(BOARD_ARCH)),ar,$(BOARD_CROSS)ar) rcsT $@.$$$$ $^ $(into_place)
 
 ifeq ($(BOARD_ARCH),host)
 $(filter %.cpp.o,$(LIB_PLATFORM_OBJS)): $(LIB_BUILD)/%.cpp.o: %.cpp $(LIB_FLAGS_STAMP)
@@ -171,7 +173,7 @@ $(filter %.cpp.o,$(LIB_PLATFORM_OBJS)): $(LIB_BUILD)/%.cpp.o: %.cpp $(LIB_FLAGS_
 	$(call say,CXX,$<)g++ $(HOSTED_CXXFLAGS) -MMD -MP -c $< -o $@
 
 $(APP_IMAGE): $(RUNTIME_LIB) $(APP_OBJS)
-	$(call say,LD,$@)g++ -pthread $(SANITIZER_FLAGS) -o $@.$$$$ $(LINK_INPUTS) && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
+	$(call say,LD,$@)g++ -pthread $(SANITIZER_FLAGS) -o $@.$$$$ $(LINK_INPUTS) $(into_place)
 else
 $(filter %.cpp.o,$(LIB_PLATFORM_OBJS)): $(LIB_BUILD)/%.cpp.o: %.cpp $(LIB_FLAGS_STAMP) | setup-board
 	@mkdir -p $(dir $@)
@@ -184,14 +186,14 @@ $(filter %.S.o,$(LIB_PLATFORM_OBJS)): $(LIB_BUILD)/%.S.o: %.S $(LIB_FLAGS_STAMP)
 $(APP_IMAGE): $(RUNTIME_LIB) $(APP_OBJS) boards/$(BOARD)/linker.ld hal/common/baremetal/sections.ld
 	$(call say,LD,$@)$(BOARD_CROSS)gcc $(BOARD_CPU_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibc.specs -nostartfiles -static -no-pie \
 	  -T boards/$(BOARD)/linker.ld -L hal/common/baremetal -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-Map=$(BUILD)/firmware.map \
-	  -o $@.$$$$ $(LINK_INPUTS) && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
+	  -o $@.$$$$ $(LINK_INPUTS) $(into_place)
 
 ifneq ($(BOARD_BOOT_IMAGE),)
 $(APP_BOOT_IMAGE): $(APP_IMAGE)
-	$(call say,BIN,$@)$(BOARD_CROSS)objcopy -O binary $< $@.$$$$ && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
+	$(call say,BIN,$@)$(BOARD_CROSS)objcopy -O binary $< $@.$$$$ $(into_place)
 ifeq ($(origin IMAGE),command line)
 $(BOOT_IMAGE): $(IMAGE)
-	$(call say,BIN,$@)$(BOARD_CROSS)objcopy -O binary $< $@.$$$$ && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
+	$(call say,BIN,$@)$(BOARD_CROSS)objcopy -O binary $< $@.$$$$ $(into_place)
 endif
 endif
 endif
@@ -280,14 +282,14 @@ $(HOST_TOOLS_BUILD)/obj/%.cpp.o: %.cpp | setup-host-tools
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
 
 $(HOST_LIB): $(HOST_LIB_OBJS)
-	$(call say,AR,$@)rm -f $@.$$$$ && ar rcsT $@.$$$$ $^ && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
+	$(call say,AR,$@)rm -f $@.$$$$ && ar rcsT $@.$$$$ $^ $(into_place)
 
 tpu: $(HOST_TOOLS_BUILD)/tpu
 $(HOST_TOOLS_BUILD)/tpu: $(TPU_OBJS) $(HOST_LIB)
-	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(HOST_LIB) && mv -f $@.$$$$ $@
+	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(HOST_LIB) $(into_place)
 
-# Programs are linked under a temporary name and renamed into place: a run that is executing the old
-# one keeps it ("Text file busy" otherwise, when two runs of one app build at once).
+# Programs are linked under a temporary name and renamed into place (into_place): a run that is
+# executing the old one keeps it ("Text file busy" otherwise, when two runs of one app build at once).
 # The app's own host program: the tpu tool plus the host functions of <app>/host/*.cpp
 # (host-tools/lib/app_host.hpp). `tpu run <app>` builds and runs it when the app has a host half.
 APP_HOST_BUILD := $(if $(APP_IN_TREE),$(HOST_TOOLS_BUILD)/apps/$(APP_NAME),$(APP_DIR)/build/host-tools)
@@ -299,7 +301,7 @@ $(APP_HOST_OBJS): $(APP_HOST_BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp | setup-host-t
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
 $(APP_HOST_PROGRAM): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB)
 	$(if $(APP_HOST_SRCS),,$(error APP $(APP) has no host half: no $(APP_DIR)/host/*.cpp))
-	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) && mv -f $@.$$$$ $@
+	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) $(into_place)
 
 # Where `make host-program` puts the app's host program ("" if the app has no host half).
 print-host-program:
