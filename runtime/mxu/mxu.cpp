@@ -151,7 +151,7 @@ void stream_blocks(const FloatKernel& kernel, const Tensor& activations, unsigne
       for (unsigned n0 = 0; n0 < n_cols; n0 += kernel.columns, panel += panel_stride) {
         const unsigned width = n_cols - n0 < kernel.columns ? n_cols - n0 : kernel.columns;
         kernel.run_block_bf16(a, activations.strides[0], panel, w_row_stride, k_rows, block, width, c_block + n0,
-                              c_row_stride, accumulate);
+                              c_row_stride, accumulate, nullptr);
       }
       continue;
     }
@@ -159,7 +159,7 @@ void stream_blocks(const FloatKernel& kernel, const Tensor& activations, unsigne
     for (unsigned n0 = 0; n0 < n_cols; n0 += kernel.columns, panel += panel_stride) {
       const unsigned width = n_cols - n0 < kernel.columns ? n_cols - n0 : kernel.columns;
       kernel.run_block(a.a, a.row_stride, a.k_stride, panel, w_row_stride, k_rows, block, width, c_block + n0,
-                       c_row_stride, accumulate);
+                       c_row_stride, accumulate, nullptr);
     }
   }
 }
@@ -357,22 +357,41 @@ unsigned Mxu::deep_panel_rows(int64_t k_rows) const {
   return static_cast<unsigned>((k_rows + slices - 1) / slices);
 }
 
-// For every deep slice of k (ascending), every kernel-wide panel of columns is packed once and every
-// block of activation rows streams through it, the first slice overwriting c and the others adding
-// to it: per element of c the same fmas in the same order as tile by tile.
+// For every deep slice of k (ascending), every kernel-wide panel of columns is packed once and all
+// activation rows stream through it in one kernel call, the first slice overwriting c and the
+// others adding to it: per element of c the same fmas in the same order as tile by tile. float32
+// weight rows are packed by the kernel itself as its first block reads them (FloatKernel::run_block's
+// pack_to); others (bfloat16, strided) are widened into the panel first.
 void Mxu::matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c) {
   const FloatKernel& kernel = *kernel_;
-  const int64_t k = a.shape.dims[1], n = b.shape.dims[1];
+  const int64_t m = a.shape.dims[0], k = a.shape.dims[1], n = b.shape.dims[1];
   const unsigned depth = deep_panel_rows(k), width = kernel.columns;
+  const bool bf16_rows = bfloat16_rows_in_place(kernel, a);
   for (int64_t k0 = 0; k0 < k; k0 += depth) {
     const unsigned rows = static_cast<unsigned>(k - k0 < depth ? k - k0 : depth);
     const Tensor activations = *a.slice(1, k0, k0 + rows);  // in range: k0 + rows <= k
-    const Tensor weight_rows = *b.slice(0, k0, k0 + rows);
     for (int64_t n0 = 0; n0 < n; n0 += width) {
       const unsigned valid = static_cast<unsigned>(n - n0 < width ? n - n0 : width);
-      pack_float_weights(*weight_rows.slice(1, n0, n0 + valid));  // one panel: `rows` x `valid`
-      stream_blocks(kernel, activations, rows, float_panels_, width, 0, valid,
-                    reinterpret_cast<float*>(c.data) + n0, c.strides[0], k0 != 0, nullptr);
+      const Tensor weights = *b.slice(0, k0, k0 + rows)->slice(1, n0, n0 + valid);  // one panel: `rows` x `valid`
+      const float* w = float_panels_;
+      int64_t w_row_stride = width;
+      float* pack_to = nullptr;
+      if (contiguous_rows(weights, DType::kF32)) {
+        w = reinterpret_cast<const float*>(weights.data);
+        w_row_stride = weights.strides[0];
+        pack_to = float_panels_;
+      } else {
+        pack_float_weights(weights);
+      }
+      float* c_panel = reinterpret_cast<float*>(c.data) + n0;
+      if (bf16_rows)
+        kernel.run_block_bf16(reinterpret_cast<const uint16_t*>(activations.data), activations.strides[0], w,
+                              w_row_stride, rows, static_cast<unsigned>(m), valid, c_panel, c.strides[0], k0 != 0,
+                              pack_to);
+      else
+        kernel.run_block(reinterpret_cast<const float*>(activations.data), activations.strides[0],
+                         activations.strides[1], w, w_row_stride, rows, static_cast<unsigned>(m), valid, c_panel,
+                         c.strides[0], k0 != 0, pack_to);
     }
   }
 }

@@ -24,8 +24,9 @@
 // otherwise int16 panels (vpmaddwd on AVX2/AVX-512BW, portable loops elsewhere).
 // matmul on a block kernel with many rows and K deeper than a tile packs one kernel-wide panel of
 // up to kMaxDeepPanelRows k rows at a time into the unit's weight buffer (deep panels; K split into
-// equal slices when deeper), so each kernel call keeps its accumulators in registers across all of
-// them: the same chain of fmas, far fewer loads and stores of C.
+// equal slices when deeper), so each block keeps its accumulators in registers across all of
+// them: the same chain of fmas, far fewer loads and stores of C. One kernel call runs every row
+// through a panel, and packs float32 weights itself while its first block reads them.
 #pragma once
 #include "float_kernel.hpp"
 #include "int_kernel.hpp"

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -93,16 +94,40 @@ void check_block_result(const std::vector<float>& c, const std::vector<float>& e
   }
 }
 
-// One call of kernel.run_block on a block of `rows` x `cols` (weights with row stride w_row_stride,
-// activations with the given strides), compared with the naive loop over the whole c buffer: the
-// block's elements must be the loop's, every other element (columns past the block, row padding,
-// rows past the block) must keep its bits.
+// A buffer for run_block's pack_to (k_rows panel rows of kernel.columns floats) with a guard after
+// it, or none; after the call, each row's first `cols` floats must be the weights' bits and the
+// guard untouched.
+struct PackedPanel {
+  static constexpr uint32_t kGuard = 0x7f8abcdeu;  // a signalling NaN no kernel writes
+  std::vector<float> floats;
+  PackedPanel(bool wanted, const rt::FloatKernel& kernel, unsigned k_rows) {
+    if (wanted) floats.assign(static_cast<size_t>(k_rows) * kernel.columns + 16, std::bit_cast<float>(kGuard));
+  }
+  float* data() { return floats.empty() ? nullptr : floats.data(); }
+  void check(const rt::FloatKernel& kernel, const std::vector<float>& w, unsigned k_rows, unsigned cols,
+             int64_t w_row_stride) const {
+    if (floats.empty()) return;
+    for (unsigned k = 0; k < k_rows; ++k)
+      for (unsigned j = 0; j < cols; ++j) {
+        INFO("packed weight [" << k << "][" << j << "]");
+        REQUIRE(bits(floats[k * kernel.columns + j]) == bits(w[k * w_row_stride + j]));
+      }
+    for (size_t i = size_t{k_rows} * kernel.columns; i < floats.size(); ++i) REQUIRE(bits(floats[i]) == kGuard);
+  }
+};
+
+// One call of kernel.run_block on `rows` x `cols` (weights with row stride w_row_stride, activations
+// with the given strides; rows past kernel.rows are walked in blocks), compared with the naive loop
+// over the whole c buffer: the block's elements must be the loop's, every other element (columns
+// past the block, row padding, rows past the block) must keep its bits. With `pack`, the kernel
+// also packs the weights it reads (pack_to).
 void check_block_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned rows, unsigned cols, int64_t row_stride,
                       int64_t k_stride, int64_t w_row_stride, int64_t c_row_stride, bool accumulate, bool specials,
-                      std::mt19937& random) {
+                      std::mt19937& random, bool pack = false) {
   INFO("kernel " << kernel.name << " block " << rows << "x" << cols << " K " << k_rows << " a strides " << row_stride
                  << ", " << k_stride << " w row stride " << w_row_stride << " c row stride " << c_row_stride
-                 << (accumulate ? " accumulate" : " overwrite") << (specials ? " specials" : ""));
+                 << (accumulate ? " accumulate" : " overwrite") << (specials ? " specials" : "")
+                 << (pack ? " packing the weights" : ""));
   // Exactly as large as the block needs (nothing past its last element), so an over-read shows
   // under the sanitizers.
   const size_t a_size = static_cast<size_t>((rows - 1) * row_stride + (k_rows == 0 ? 0 : (k_rows - 1) * k_stride) + 1);
@@ -110,7 +135,7 @@ void check_block_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned r
   std::vector<float> a(a_size), w(w_size);
   for (float& x : a) x = random_value(random, specials);
   for (float& x : w) x = random_value(random, specials);
-  std::vector<float> c(static_cast<size_t>((kernel.rows + 1) * c_row_stride));
+  std::vector<float> c(static_cast<size_t>((std::max(rows, kernel.rows) + 1) * c_row_stride));
   for (float& x : c) x = random_value(random, specials);
   std::vector<float> expected = c;
   for (unsigned r = 0; r < rows; ++r)
@@ -119,9 +144,11 @@ void check_block_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned r
       for (unsigned k = 0; k < k_rows; ++k) acc = std::fma(a[r * row_stride + k * k_stride], w[k * w_row_stride + j], acc);
       expected[r * c_row_stride + j] = acc;
     }
+  PackedPanel packed(pack, kernel, k_rows);
   kernel.run_block(a.data(), row_stride, k_stride, w.data(), w_row_stride, k_rows, rows, cols, c.data(), c_row_stride,
-                   accumulate);
+                   accumulate, packed.data());
   check_block_result(c, expected, rows, cols, c_row_stride);
+  packed.check(kernel, w, k_rows, cols, w_row_stride);
 }
 
 // The same through kernel.run_block_bf16: bfloat16 activation rows (unit k stride) read in place,
@@ -129,17 +156,18 @@ void check_block_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned r
 // shows under the sanitizers.
 void check_block_bf16_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned rows, unsigned cols,
                            int64_t row_stride, int64_t w_row_stride, int64_t c_row_stride, bool accumulate,
-                           bool specials, std::mt19937& random) {
+                           bool specials, std::mt19937& random, bool pack = false) {
   INFO("kernel " << kernel.name << " bf16 block " << rows << "x" << cols << " K " << k_rows << " a row stride "
                  << row_stride << " w row stride " << w_row_stride << " c row stride " << c_row_stride
-                 << (accumulate ? " accumulate" : " overwrite") << (specials ? " specials" : ""));
+                 << (accumulate ? " accumulate" : " overwrite") << (specials ? " specials" : "")
+                 << (pack ? " packing the weights" : ""));
   const size_t a_size = static_cast<size_t>((rows - 1) * row_stride + k_rows) + (k_rows == 0 ? 1 : 0);
   const size_t w_size = k_rows == 0 ? 1 : static_cast<size_t>((k_rows - 1) * w_row_stride + cols);
   std::vector<uint16_t> a(a_size);
   std::vector<float> w(w_size);
   for (uint16_t& x : a) x = rt::to_bfloat16(random_value(random, specials)).bits;
   for (float& x : w) x = random_value(random, specials);
-  std::vector<float> c(static_cast<size_t>((kernel.rows + 1) * c_row_stride));
+  std::vector<float> c(static_cast<size_t>((std::max(rows, kernel.rows) + 1) * c_row_stride));
   for (float& x : c) x = random_value(random, specials);
   std::vector<float> expected = c;
   for (unsigned r = 0; r < rows; ++r)
@@ -149,9 +177,11 @@ void check_block_bf16_call(const rt::FloatKernel& kernel, unsigned k_rows, unsig
         acc = std::fma(rt::to_float(rt::BFloat16{a[r * row_stride + k]}), w[k * w_row_stride + j], acc);
       expected[r * c_row_stride + j] = acc;
     }
+  PackedPanel packed(pack, kernel, k_rows);
   kernel.run_block_bf16(a.data(), row_stride, w.data(), w_row_stride, k_rows, rows, cols, c.data(), c_row_stride,
-                        accumulate);
+                        accumulate, packed.data());
   check_block_result(c, expected, rows, cols, c_row_stride);
+  packed.check(kernel, w, k_rows, cols, w_row_stride);
 }
 
 }  // namespace
@@ -200,6 +230,28 @@ TEST_CASE("every bfloat16 block kernel equals the naive fma loop on the widened 
             const bool specials = (k + rows + cols) % 2 == 1;
             check_block_bf16_call(*kernel, k, rows, cols, k, 128, max_cols, accumulate, specials, random);
             check_block_bf16_call(*kernel, k, rows, cols, k + 5, cols, 2 * max_cols + 1, accumulate, specials, random);
+          }
+  }
+}
+
+TEST_CASE("block kernels walk any number of rows and pack the weights they read when asked", "[mxu]") {
+  std::mt19937 random(1319);
+  for (const rt::FloatKernel* kernel : rt::float_kernels_for_this_cpu()) {
+    if (kernel->run_block == nullptr) continue;
+    const unsigned block = kernel->rows, max_cols = kernel->columns;
+    for (unsigned rows : {1u, block - 1, block, block + 1, 2 * block, 2 * block + 5, 5 * block + block / 2})
+      for (unsigned cols : {1u, 16u, 17u, max_cols - 1, max_cols})
+        for (unsigned k : {0u, 1u, 17u, 129u, 300u})
+          for (bool pack : {false, true}) {
+            const bool accumulate = (rows + k) % 2 == 0, specials = (cols + k) % 3 == 0;
+            const int64_t c_row_stride = max_cols + cols % 3;
+            check_block_call(*kernel, k, rows, cols, k + 1, 1, 2 * max_cols + 3, c_row_stride, accumulate, specials,
+                             random, pack);
+            check_block_call(*kernel, k, rows, cols, 1, rows + 1, cols, c_row_stride, !accumulate, specials, random,
+                             pack);
+            if (kernel->run_block_bf16 != nullptr)
+              check_block_bf16_call(*kernel, k, rows, cols, k + 2, max_cols + 1, c_row_stride, accumulate, !specials,
+                                    random, pack);
           }
   }
 }

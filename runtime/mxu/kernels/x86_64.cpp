@@ -6,15 +6,21 @@
 // CPU has it (the host board itself requires AVX2/FMA).
 //
 // The AVX-512 kernel also has the block entries (FloatKernel::run_block, run_block_bf16): any
-// number of rows up to 12 (one instantiation per row count, so the accumulators stay in registers)
-// and of columns up to 32 (the last vector of weights loaded, and of c loaded and stored, under a
-// mask: nothing past the block is read or written), weights with any row stride, so the MXU reads
-// weight tiles in place and needs neither padded panels nor edge buffers. 24 accumulators hide the
-// FMA latency (4 cycles x 2 pipes needs 8 independent chains) with room to spare; per k step 2
-// weight loads and 12 broadcasts feed 24 FMAs. bfloat16 activations are widened in the broadcast
-// itself (one vpandd with a broadcast memory operand, as many instructions as a float32 broadcast),
-// so they need no packing pass. Before storing, a block turns NaNs canonical (a sum of the
-// accumulators on the FP add pipes tells whether there is any), which spares matmul its pass over C.
+// number of rows, walked 12 at a time (the last few with one instantiation per row count, so the
+// accumulators stay in registers), and of columns up to 32 (the last vector of weights loaded, and
+// of c loaded and stored, under a mask: nothing past the block is read or written), weights with
+// any row stride, so the MXU reads weight tiles in place and needs neither padded panels nor edge
+// buffers. 24 accumulators hide the FMA latency (4 cycles x 2 pipes needs 8 independent chains)
+// with room to spare; per k step 2 weight loads and 12 broadcasts feed 24 FMAs. bfloat16
+// activations are widened in the broadcast itself (one vpandd with a broadcast memory operand, as
+// many instructions as a float32 broadcast), so they need no packing pass. Before storing, a block
+// turns NaNs canonical (a sum of the accumulators on the FP add pipes tells whether there is any),
+// which spares matmul its pass over C.
+// Asked to pack the weights, the first block stores each row of weights it loads into the packed
+// panel and the other blocks read the panel, so matmul's deep panels need no packing pass of their
+// own. Measured on Zen 5 in a 512^3 matmul: a separate pass took 3% of the time; the packing block
+// about 1.3% more than a plain one (its two stores a k step, and weights coming from L3, which
+// here overlap with its FMAs).
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -48,17 +54,22 @@ template <Load How, class In>
   }
 }
 
-// One k step: the panel's weights for it, then Rows x Vectors fmas. Activation row r is addressed
-// from one pointer per three rows plus 0, 1 or 2 row strides (x86 scaled-index addressing), so
-// the k loop keeps every address in a register: the pointers, the row stride, weights, counter.
-template <unsigned Rows, unsigned Vectors, bool Masked, Load How, class In>
+// One k step: the panel's weights for it (with Pack, also stored to `packed`), then Rows x Vectors
+// fmas. Activation row r is addressed from one pointer per three rows plus 0, 1 or 2 row strides
+// (x86 scaled-index addressing), so the k loop keeps every address in a register: the pointers,
+// the row stride, weights, counter.
+template <unsigned Rows, unsigned Vectors, bool Masked, bool Pack, Load How, class In>
 [[gnu::target("avx512f"), gnu::always_inline]] inline void avx512_step(__m512 (&acc)[Rows][Vectors],
                                                                        const In* const* group, int64_t a_row_stride,
-                                                                       const float* w, __mmask16 last) {
+                                                                       const float* w, __mmask16 last, float* packed) {
   __m512 weights[Vectors];
 #pragma GCC unroll 4
   for (unsigned v = 0; v < Vectors; ++v)
     weights[v] = Masked && v + 1 == Vectors ? _mm512_maskz_loadu_ps(last, w + 16 * v) : _mm512_loadu_ps(w + 16 * v);
+  if constexpr (Pack) {
+#pragma GCC unroll 4
+    for (unsigned v = 0; v < Vectors; ++v) _mm512_storeu_ps(packed + 16 * v, weights[v]);
+  }
 #pragma GCC unroll 16
   for (unsigned r = 0; r < Rows; ++r) {
     const __m512 x = broadcast<How>(group[r / 3] + (r % 3) * a_row_stride);
@@ -93,13 +104,14 @@ template <unsigned Rows, unsigned Vectors>
 // c[r][0 .. 16 * Vectors) (+)= a[r][k] * w[k][..] for r < Rows, the accumulators in registers for
 // the whole k loop. Masked: the last vector of each row covers only the columns in `last` (a lane
 // mask; weights past them are not read, c past them not written); otherwise every vector covers
-// 16 columns. In: float (any strides) or uint16_t (bfloat16 bits, a_k_stride 1).
-template <unsigned Rows, unsigned Vectors, bool Masked, class In>
+// 16 columns. In: float (any strides) or uint16_t (bfloat16 bits, a_k_stride 1). Pack: weight row
+// k is also stored at packed[k * kAvx512Columns], 16 * Vectors floats (zero past the mask).
+template <unsigned Rows, unsigned Vectors, bool Masked, bool Pack, class In>
 [[gnu::target("avx512f"), gnu::always_inline]] inline void avx512_block(const In* a, int64_t a_row_stride,
                                                                         int64_t a_k_stride, const float* w,
                                                                         int64_t w_row_stride, unsigned k_rows,
                                                                         __mmask16 last, float* c, int64_t c_row_stride,
-                                                                        bool accumulate) {
+                                                                        bool accumulate, float* packed) {
   constexpr unsigned kGroups = (Rows + 2) / 3;
   constexpr bool kFloat = sizeof(In) == sizeof(float);
   __m512 acc[Rows][Vectors];
@@ -116,15 +128,18 @@ template <unsigned Rows, unsigned Vectors, bool Masked, class In>
   unsigned k = 0;
   if constexpr (!kFloat) {
     if (k_rows > 0) {  // bfloat16 k = 0: each element alone
-      avx512_step<Rows, Vectors, Masked, Load::kBFloat16Alone>(acc, group, a_row_stride, w, last);
+      avx512_step<Rows, Vectors, Masked, Pack, Load::kBFloat16Alone>(acc, group, a_row_stride, w, last, packed);
       k = 1;
       w += w_row_stride;
+      if constexpr (Pack) packed += kAvx512Columns;
 #pragma GCC unroll 8
       for (unsigned g = 0; g < kGroups; ++g) group[g] += a_k_stride;
     }
   }
   for (; k < k_rows; ++k, w += w_row_stride) {
-    avx512_step<Rows, Vectors, Masked, kFloat ? Load::kFloat : Load::kBFloat16Word>(acc, group, a_row_stride, w, last);
+    avx512_step<Rows, Vectors, Masked, Pack, kFloat ? Load::kFloat : Load::kBFloat16Word>(acc, group, a_row_stride, w,
+                                                                                         last, packed);
+    if constexpr (Pack) packed += kAvx512Columns;
 #pragma GCC unroll 8
     for (unsigned g = 0; g < kGroups; ++g) group[g] += a_k_stride;
   }
@@ -138,18 +153,26 @@ template <unsigned Rows, unsigned Vectors, bool Masked, class In>
   _mm256_zeroupper();  // leave no dirty upper halves: later SSE code (libm) would pay for them
 }
 
-// One instantiation per row count; full panels without masks in the k loop, partial ones with.
+__mmask16 last_columns(unsigned columns) {
+  return static_cast<__mmask16>(columns % 16 == 0 ? 0xffffu : (1u << (columns % 16)) - 1);
+}
+
+// One block of Rows rows; one instantiation per row count, full panels without masks in the k
+// loop, partial ones with.
 template <unsigned Rows, class In>
 [[gnu::target("avx512f")]] void avx512_rows(const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
                                             int64_t w_row_stride, unsigned k_rows, unsigned columns, float* c,
                                             int64_t c_row_stride, bool accumulate) {
-  const __mmask16 last = static_cast<__mmask16>(columns % 16 == 0 ? 0xffffu : (1u << (columns % 16)) - 1);
+  const __mmask16 last = last_columns(columns);
   if (columns == 32)
-    avx512_block<Rows, 2, false>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride, accumulate);
+    avx512_block<Rows, 2, false, false>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride,
+                                        accumulate, nullptr);
   else if (columns > 16)
-    avx512_block<Rows, 2, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride, accumulate);
+    avx512_block<Rows, 2, true, false>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride,
+                                       accumulate, nullptr);
   else
-    avx512_block<Rows, 1, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride, accumulate);
+    avx512_block<Rows, 1, true, false>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride,
+                                       accumulate, nullptr);
 }
 
 template <class In>
@@ -176,22 +199,84 @@ constexpr BlockFunction<In> kAvx512Blocks[] = {
 static_assert(kAvx512Rows <= kMaxKernelRows && kAvx512Rows <= kMaxPackedKStride &&
               kAvx512Rows < sizeof kAvx512Blocks<float> / sizeof kAvx512Blocks<float>[0]);
 
+// `count` blocks of 12 rows, one after another in one loop (no call per block); with `packed`, the
+// first stores the weights it reads there and the others read them from it.
+template <unsigned Vectors, bool Masked, class In>
+[[gnu::target("avx512f"), gnu::always_inline]] inline void avx512_full_blocks(
+    const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, int64_t w_row_stride, unsigned k_rows,
+    unsigned count, __mmask16 last, float* c, int64_t c_row_stride, bool accumulate, float* packed) {
+  unsigned block = 0;
+  if (packed != nullptr) {
+    avx512_block<kAvx512Rows, Vectors, Masked, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c,
+                                                     c_row_stride, accumulate, packed);
+    w = packed;
+    w_row_stride = kAvx512Columns;
+    block = 1;
+  }
+  for (; block < count; ++block)
+    avx512_block<kAvx512Rows, Vectors, Masked, false>(a + block * kAvx512Rows * a_row_stride, a_row_stride, a_k_stride,
+                                                      w, w_row_stride, k_rows, last,
+                                                      c + block * kAvx512Rows * c_row_stride, c_row_stride, accumulate,
+                                                      nullptr);
+}
+
+// Weight rows copied into a packed panel (kAvx512Columns floats a row) by themselves: for a
+// request to pack with fewer rows than a full block (rare: matmul packs with many rows).
+void copy_weights(const float* w, int64_t w_row_stride, unsigned k_rows, unsigned columns, float* packed) {
+  for (unsigned k = 0; k < k_rows; ++k)
+    for (unsigned j = 0; j < columns; ++j) packed[k * kAvx512Columns + j] = w[k * w_row_stride + j];
+}
+
+// The block entries: full blocks of 12 rows in one loop, then the rest (fewer than 12) in one
+// block of its own row count.
+template <class In>
+[[gnu::target("avx512f")]] void avx512_blocks(const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
+                                              int64_t w_row_stride, unsigned k_rows, unsigned rows, unsigned columns,
+                                              float* c, int64_t c_row_stride, bool accumulate, float* packed) {
+  const unsigned full = rows / kAvx512Rows, rest = rows % kAvx512Rows;
+  if (full > 0) {
+    const __mmask16 last = last_columns(columns);
+    if (columns == 32)
+      avx512_full_blocks<2, false>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, full, last, c, c_row_stride,
+                                   accumulate, packed);
+    else if (columns > 16)
+      avx512_full_blocks<2, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, full, last, c, c_row_stride,
+                                  accumulate, packed);
+    else
+      avx512_full_blocks<1, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, full, last, c, c_row_stride,
+                                  accumulate, packed);
+  } else if (packed != nullptr) {
+    copy_weights(w, w_row_stride, k_rows, columns, packed);
+  }
+  if (rest == 0) return;
+  if (packed != nullptr) {
+    w = packed;
+    w_row_stride = kAvx512Columns;
+  }
+  const int64_t done = int64_t{full} * kAvx512Rows;
+  kAvx512Blocks<In>[rest](a + done * a_row_stride, a_row_stride, a_k_stride, w, w_row_stride, k_rows, columns,
+                          c + done * c_row_stride, c_row_stride, accumulate);
+}
+
 void run_block_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, int64_t w_row_stride,
-                      unsigned k_rows, unsigned rows, unsigned columns, float* c, int64_t c_row_stride, bool accumulate) {
-  kAvx512Blocks<float>[rows](a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, columns, c, c_row_stride, accumulate);
+                      unsigned k_rows, unsigned rows, unsigned columns, float* c, int64_t c_row_stride, bool accumulate,
+                      float* packed) {
+  avx512_blocks<float>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, rows, columns, c, c_row_stride, accumulate,
+                       packed);
 }
 
 void run_block_bf16_avx512(const uint16_t* a, int64_t a_row_stride, const float* w, int64_t w_row_stride,
                            unsigned k_rows, unsigned rows, unsigned columns, float* c, int64_t c_row_stride,
-                           bool accumulate) {
-  kAvx512Blocks<uint16_t>[rows](a, a_row_stride, 1, w, w_row_stride, k_rows, columns, c, c_row_stride, accumulate);
+                           bool accumulate, float* packed) {
+  avx512_blocks<uint16_t>(a, a_row_stride, 1, w, w_row_stride, k_rows, rows, columns, c, c_row_stride, accumulate,
+                          packed);
 }
 
 // The full-block entry (FloatKernel::run): packed panels, kAvx512Rows rows, all 32 columns.
 [[gnu::target("avx512f")]] void run_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
                                            unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
-  avx512_block<kAvx512Rows, 2, false>(a, a_row_stride, a_k_stride, w, kAvx512Columns, k_rows, 0xffff, c, c_row_stride,
-                                      accumulate);
+  avx512_block<kAvx512Rows, 2, false, false>(a, a_row_stride, a_k_stride, w, kAvx512Columns, k_rows, 0xffff, c,
+                                             c_row_stride, accumulate, nullptr);
 }
 
 __attribute__((target("avx2,fma"))) void run_avx2(const float* a, int64_t a_row_stride, int64_t a_k_stride,
