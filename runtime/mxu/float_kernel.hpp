@@ -17,6 +17,15 @@
 
 namespace rt {
 
+// The weights a block kernel reads (FloatKernel::run_block): w[k][j] at data[k * row_stride + j],
+// float32, or bfloat16 bits widened exactly as they are read. bfloat16 weights come with a
+// pack_to: the kernel widens them once, into the packed panel.
+struct BlockWeights {
+  const void* data;
+  int64_t row_stride;
+  bool bfloat16 = false;
+};
+
 struct FloatKernel {
   const char* name;
   unsigned rows;     // activation rows per call
@@ -29,25 +38,24 @@ struct FloatKernel {
               int64_t c_row_stride, bool accumulate);
   // Optional (null: the MXU calls `run` on packed panels, padding partial blocks through buffers):
   // the same product for any number of rows (the kernel walks them `rows` at a time) and
-  // 1 .. `columns` columns, weights read with any row stride, w[k][j] at w[k * w_row_stride + j],
-  // and activations with any strides. Only the block is read (nothing of w past column cols - 1,
-  // of a past row rows - 1) and written (c[r][j] for r < rows, j < cols): the MXU runs weight
-  // tiles and ragged edges in place. Every NaN it stores is the canonical quiet NaN 0x7fc00000, so
-  // matmul needs no pass over C for them.
-  // pack_to (may be null): the weights are also copied there as a packed panel, w[k][j] at
-  // pack_to[k * columns + j] for j < cols (later floats of a row unspecified), while the first
+  // 1 .. `columns` columns, weights read with any row stride (BlockWeights) and activations with
+  // any strides. Only the block is read (nothing of w past column cols - 1, of a past row rows - 1)
+  // and written (c[r][j] for r < rows, j < cols): the MXU runs weight tiles and ragged edges in
+  // place. Every NaN it stores is the canonical quiet NaN 0x7fc00000, so matmul needs no pass over
+  // C for them.
+  // pack_to (may be null): the weights are also copied there as a packed float32 panel, w[k][j]
+  // at pack_to[k * columns + j] for j < cols (later floats of a row unspecified), while the first
   // rows are multiplied; the other rows then read the panel. So a caller with many rows gets its
-  // weights packed without a pass of its own. pack_to holds k_rows * columns floats and overlaps
-  // nothing else.
-  void (*run_block)(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, int64_t w_row_stride,
-                    unsigned k_rows, unsigned rows, unsigned cols, float* c, int64_t c_row_stride, bool accumulate,
+  // weights packed (bfloat16 ones widened) without a pass of its own. pack_to holds
+  // k_rows * columns floats and overlaps nothing else.
+  void (*run_block)(const float* a, int64_t a_row_stride, int64_t a_k_stride, BlockWeights w, unsigned k_rows,
+                    unsigned rows, unsigned cols, float* c, int64_t c_row_stride, bool accumulate,
                     float* pack_to) = nullptr;
   // Optional, with run_block: the same with bfloat16 activations, read in place and widened exactly
   // (their bits as the top half of a float32), rows with unit k stride: a[r][k] at
   // a[r * a_row_stride + k]. Reads nothing outside the block's rows (k = 0 .. k_rows - 1).
-  void (*run_block_bf16)(const uint16_t* a, int64_t a_row_stride, const float* w, int64_t w_row_stride, unsigned k_rows,
-                         unsigned rows, unsigned cols, float* c, int64_t c_row_stride, bool accumulate,
-                         float* pack_to) = nullptr;
+  void (*run_block_bf16)(const uint16_t* a, int64_t a_row_stride, BlockWeights w, unsigned k_rows, unsigned rows,
+                         unsigned cols, float* c, int64_t c_row_stride, bool accumulate, float* pack_to) = nullptr;
 };
 
 inline constexpr unsigned kMaxKernelRows = 16;

@@ -150,7 +150,7 @@ void stream_blocks(const FloatKernel& kernel, const Tensor& activations, unsigne
       const uint16_t* a = reinterpret_cast<const uint16_t*>(activations.data) + m0 * activations.strides[0];
       for (unsigned n0 = 0; n0 < n_cols; n0 += kernel.columns, panel += panel_stride) {
         const unsigned width = n_cols - n0 < kernel.columns ? n_cols - n0 : kernel.columns;
-        kernel.run_block_bf16(a, activations.strides[0], panel, w_row_stride, k_rows, block, width, c_block + n0,
+        kernel.run_block_bf16(a, activations.strides[0], {panel, w_row_stride}, k_rows, block, width, c_block + n0,
                               c_row_stride, accumulate, nullptr);
       }
       continue;
@@ -158,7 +158,7 @@ void stream_blocks(const FloatKernel& kernel, const Tensor& activations, unsigne
     const ActivationRows a = activation_rows(activations, m0, block, k_rows, scratch);
     for (unsigned n0 = 0; n0 < n_cols; n0 += kernel.columns, panel += panel_stride) {
       const unsigned width = n_cols - n0 < kernel.columns ? n_cols - n0 : kernel.columns;
-      kernel.run_block(a.a, a.row_stride, a.k_stride, panel, w_row_stride, k_rows, block, width, c_block + n0,
+      kernel.run_block(a.a, a.row_stride, a.k_stride, {panel, w_row_stride}, k_rows, block, width, c_block + n0,
                        c_row_stride, accumulate, nullptr);
     }
   }
@@ -359,9 +359,9 @@ unsigned Mxu::deep_panel_rows(int64_t k_rows) const {
 
 // For every deep slice of k (ascending), every kernel-wide panel of columns is packed once and all
 // activation rows stream through it in one kernel call, the first slice overwriting c and the
-// others adding to it: per element of c the same fmas in the same order as tile by tile. float32
-// weight rows are packed by the kernel itself as its first block reads them (FloatKernel::run_block's
-// pack_to); others (bfloat16, strided) are widened into the panel first.
+// others adding to it: per element of c the same fmas in the same order as tile by tile. Weight
+// rows with unit column stride (float32, or bfloat16 widened) are packed by the kernel itself as
+// its first block reads them (FloatKernel::run_block's pack_to); others are packed first.
 void Mxu::matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c) {
   const FloatKernel& kernel = *kernel_;
   const int64_t m = a.shape.dims[0], k = a.shape.dims[1], n = b.shape.dims[1];
@@ -373,25 +373,22 @@ void Mxu::matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c) 
     for (int64_t n0 = 0; n0 < n; n0 += width) {
       const unsigned valid = static_cast<unsigned>(n - n0 < width ? n - n0 : width);
       const Tensor weights = *b.slice(0, k0, k0 + rows)->slice(1, n0, n0 + valid);  // one panel: `rows` x `valid`
-      const float* w = float_panels_;
-      int64_t w_row_stride = width;
+      BlockWeights w{float_panels_, width};
       float* pack_to = nullptr;
-      if (contiguous_rows(weights, DType::kF32)) {
-        w = reinterpret_cast<const float*>(weights.data);
-        w_row_stride = weights.strides[0];
+      if (contiguous_rows(weights, DType::kF32) || contiguous_rows(weights, DType::kBF16)) {
+        w = {weights.data, weights.strides[0], weights.dtype == DType::kBF16};
         pack_to = float_panels_;
       } else {
         pack_float_weights(weights);
       }
       float* c_panel = reinterpret_cast<float*>(c.data) + n0;
       if (bf16_rows)
-        kernel.run_block_bf16(reinterpret_cast<const uint16_t*>(activations.data), activations.strides[0], w,
-                              w_row_stride, rows, static_cast<unsigned>(m), valid, c_panel, c.strides[0], k0 != 0,
-                              pack_to);
+        kernel.run_block_bf16(reinterpret_cast<const uint16_t*>(activations.data), activations.strides[0], w, rows,
+                              static_cast<unsigned>(m), valid, c_panel, c.strides[0], k0 != 0, pack_to);
       else
         kernel.run_block(reinterpret_cast<const float*>(activations.data), activations.strides[0],
-                         activations.strides[1], w, w_row_stride, rows, static_cast<unsigned>(m), valid, c_panel,
-                         c.strides[0], k0 != 0, pack_to);
+                         activations.strides[1], w, rows, static_cast<unsigned>(m), valid, c_panel, c.strides[0],
+                         k0 != 0, pack_to);
     }
   }
 }

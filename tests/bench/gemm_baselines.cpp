@@ -54,6 +54,13 @@
 
 #include "runtime/dtype/half.hpp"
 #include "runtime/mxu/mxu.hpp"
+#include "runtime/support/panic.hpp"
+
+// The runtime's panic in this hosted program: a programming error in the MXU stops the benchmark.
+void rt::panic(const char* message) {
+  std::fprintf(stderr, "gemm_baselines: *** PANIC: %s\n", message);
+  std::abort();
+}
 
 namespace {
 

@@ -145,7 +145,7 @@ void check_block_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned r
       expected[r * c_row_stride + j] = acc;
     }
   PackedPanel packed(pack, kernel, k_rows);
-  kernel.run_block(a.data(), row_stride, k_stride, w.data(), w_row_stride, k_rows, rows, cols, c.data(), c_row_stride,
+  kernel.run_block(a.data(), row_stride, k_stride, {w.data(), w_row_stride}, k_rows, rows, cols, c.data(), c_row_stride,
                    accumulate, packed.data());
   check_block_result(c, expected, rows, cols, c_row_stride);
   packed.check(kernel, w, k_rows, cols, w_row_stride);
@@ -178,8 +178,50 @@ void check_block_bf16_call(const rt::FloatKernel& kernel, unsigned k_rows, unsig
       expected[r * c_row_stride + j] = acc;
     }
   PackedPanel packed(pack, kernel, k_rows);
-  kernel.run_block_bf16(a.data(), row_stride, w.data(), w_row_stride, k_rows, rows, cols, c.data(), c_row_stride,
+  kernel.run_block_bf16(a.data(), row_stride, {w.data(), w_row_stride}, k_rows, rows, cols, c.data(), c_row_stride,
                         accumulate, packed.data());
+  check_block_result(c, expected, rows, cols, c_row_stride);
+  packed.check(kernel, w, k_rows, cols, w_row_stride);
+}
+
+// bfloat16 weights (row stride w_row_stride, the buffer exactly as large as they are) widened by
+// the kernel into its packed panel while it runs `rows` rows of float32 activations (rows in
+// place) or, with bf16_activations, bfloat16 ones: c against the naive loop on the widened values,
+// the panel against the widened weights.
+void check_bf16_weights_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned rows, unsigned cols,
+                             int64_t w_row_stride, int64_t c_row_stride, bool accumulate, bool specials,
+                             bool bf16_activations, std::mt19937& random) {
+  INFO("kernel " << kernel.name << " bf16 weights, " << (bf16_activations ? "bf16" : "f32") << " activations, " << rows
+                 << "x" << cols << " K " << k_rows << " w row stride " << w_row_stride << " c row stride "
+                 << c_row_stride << (accumulate ? " accumulate" : " overwrite") << (specials ? " specials" : ""));
+  const int64_t a_row_stride = k_rows + 1;
+  std::vector<float> a(static_cast<size_t>((rows - 1) * a_row_stride + k_rows + 1));
+  for (float& x : a) x = rt::to_float(rt::to_bfloat16(random_value(random, specials)));  // exact in bfloat16
+  std::vector<uint16_t> a_bits(a.size());
+  for (size_t i = 0; i < a.size(); ++i) a_bits[i] = rt::to_bfloat16(a[i]).bits;
+  std::vector<uint16_t> w_bits(k_rows == 0 ? 1 : static_cast<size_t>((k_rows - 1) * w_row_stride + cols));
+  std::vector<float> w(w_bits.size());
+  for (size_t i = 0; i < w_bits.size(); ++i) {
+    w_bits[i] = rt::to_bfloat16(random_value(random, specials)).bits;
+    w[i] = rt::to_float(rt::BFloat16{w_bits[i]});
+  }
+  std::vector<float> c(static_cast<size_t>((std::max(rows, kernel.rows) + 1) * c_row_stride));
+  for (float& x : c) x = random_value(random, specials);
+  std::vector<float> expected = c;
+  for (unsigned r = 0; r < rows; ++r)
+    for (unsigned j = 0; j < cols; ++j) {
+      float acc = accumulate ? expected[r * c_row_stride + j] : 0.0f;
+      for (unsigned k = 0; k < k_rows; ++k) acc = std::fma(a[r * a_row_stride + k], w[k * w_row_stride + j], acc);
+      expected[r * c_row_stride + j] = acc;
+    }
+  PackedPanel packed(true, kernel, k_rows);
+  const rt::BlockWeights weights{w_bits.data(), w_row_stride, true};
+  if (bf16_activations)
+    kernel.run_block_bf16(a_bits.data(), a_row_stride, weights, k_rows, rows, cols, c.data(), c_row_stride, accumulate,
+                          packed.data());
+  else
+    kernel.run_block(a.data(), a_row_stride, 1, weights, k_rows, rows, cols, c.data(), c_row_stride, accumulate,
+                     packed.data());
   check_block_result(c, expected, rows, cols, c_row_stride);
   packed.check(kernel, w, k_rows, cols, w_row_stride);
 }
@@ -234,7 +276,7 @@ TEST_CASE("every bfloat16 block kernel equals the naive fma loop on the widened 
   }
 }
 
-TEST_CASE("block kernels walk any number of rows and pack the weights they read when asked", "[mxu]") {
+TEST_CASE("block kernels walk any number of rows and pack (and widen) the weights they read when asked", "[mxu]") {
   std::mt19937 random(1319);
   for (const rt::FloatKernel* kernel : rt::float_kernels_for_this_cpu()) {
     if (kernel->run_block == nullptr) continue;
@@ -252,6 +294,11 @@ TEST_CASE("block kernels walk any number of rows and pack the weights they read 
             if (kernel->run_block_bf16 != nullptr)
               check_block_bf16_call(*kernel, k, rows, cols, k + 2, max_cols + 1, c_row_stride, accumulate, !specials,
                                     random, pack);
+            if (pack)  // bfloat16 weights are widened into the panel as they are packed
+              for (bool bf16_activations : {false, true})
+                if (!bf16_activations || kernel->run_block_bf16 != nullptr)
+                  check_bf16_weights_call(*kernel, k, rows, cols, cols + rows % 5, c_row_stride, !accumulate,
+                                          specials, bf16_activations, random);
           }
   }
 }

@@ -24,6 +24,7 @@
 #include <immintrin.h>
 
 #include "runtime/mxu/float_kernel.hpp"
+#include "runtime/support/panic.hpp"
 
 namespace rt {
 namespace {
@@ -40,7 +41,7 @@ constexpr unsigned kAvx2Rows = 6, kAvx2Columns = 16;
 enum class Load { kFloat, kBFloat16Alone, kBFloat16Word };
 
 template <Load How, class In>
-[[gnu::target("avx512f"), gnu::always_inline]] inline __m512 broadcast(const In* p) {
+[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline __m512 broadcast(const In* p) {
   if constexpr (How == Load::kFloat) {
     return _mm512_set1_ps(*p);
   } else if constexpr (How == Load::kBFloat16Alone) {
@@ -53,18 +54,31 @@ template <Load How, class In>
   }
 }
 
+// 16 weights of a row from w (float32, or bfloat16 widened exactly: zero-extended to 32 bits and
+// shifted into the top half), under `mask` when Masked: lanes past it are zero and not read.
+template <bool Masked, class W>
+[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline __m512 load_weights(const W* w,
+                                                                                          __mmask16 mask) {
+  if constexpr (sizeof(W) == sizeof(float)) {
+    return Masked ? _mm512_maskz_loadu_ps(mask, w) : _mm512_loadu_ps(w);
+  } else {
+    const __m256i bits = Masked ? _mm256_maskz_loadu_epi16(mask, w) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
+  }
+}
+
 // One k step: the panel's weights for it (with Pack, also stored to `packed`), then Rows x Vectors
 // fmas. Activation row r is addressed from one pointer per three rows plus 0, 1 or 2 row strides
 // (x86 scaled-index addressing), so the k loop keeps every address in a register: the pointers,
 // the row stride, weights, counter.
-template <unsigned Rows, unsigned Vectors, bool Masked, bool Pack, Load How, class In>
-[[gnu::target("avx512f"), gnu::always_inline]] inline void avx512_step(__m512 (&acc)[Rows][Vectors],
-                                                                       const In* const* group, int64_t a_row_stride,
-                                                                       const float* w, __mmask16 last, float* packed) {
+template <unsigned Rows, unsigned Vectors, bool Masked, bool Pack, Load How, class In, class W>
+[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline void avx512_step(
+    __m512 (&acc)[Rows][Vectors], const In* const* group, int64_t a_row_stride, const W* w, __mmask16 last,
+    float* packed) {
   __m512 weights[Vectors];
 #pragma GCC unroll 4
   for (unsigned v = 0; v < Vectors; ++v)
-    weights[v] = Masked && v + 1 == Vectors ? _mm512_maskz_loadu_ps(last, w + 16 * v) : _mm512_loadu_ps(w + 16 * v);
+    weights[v] = Masked && v + 1 == Vectors ? load_weights<true>(w + 16 * v, last) : load_weights<false>(w + 16 * v, 0);
   if constexpr (Pack) {
 #pragma GCC unroll 4
     for (unsigned v = 0; v < Vectors; ++v) _mm512_storeu_ps(packed + 16 * v, weights[v]);
@@ -83,7 +97,7 @@ template <unsigned Rows, unsigned Vectors, bool Masked, bool Pack, Load How, cla
 // is found does each accumulator get compared and blended. Measured on Zen 5 over 42 blocks of a
 // 512-deep panel: 0.3% faster than a sum of all accumulators in four chains of vaddps.
 template <unsigned Rows, unsigned Vectors>
-[[gnu::target("avx512f"), gnu::always_inline]] inline void canonicalise_nans(__m512 (&acc)[Rows][Vectors]) {
+[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline void canonicalise_nans(__m512 (&acc)[Rows][Vectors]) {
   constexpr unsigned kCount = Rows * Vectors;
   unsigned any_nan = 0;
 #pragma GCC unroll 64
@@ -103,14 +117,13 @@ template <unsigned Rows, unsigned Vectors>
 // c[r][0 .. 16 * Vectors) (+)= a[r][k] * w[k][..] for r < Rows, the accumulators in registers for
 // the whole k loop. Masked: the last vector of each row covers only the columns in `last` (a lane
 // mask; weights past them are not read, c past them not written); otherwise every vector covers
-// 16 columns. In: float (any strides) or uint16_t (bfloat16 bits, a_k_stride 1). Pack: weight row
-// k is also stored at packed[k * kAvx512Columns], 16 * Vectors floats (zero past the mask).
-template <unsigned Rows, unsigned Vectors, bool Masked, bool Pack, class In>
-[[gnu::target("avx512f"), gnu::always_inline]] inline void avx512_block(const In* a, int64_t a_row_stride,
-                                                                        int64_t a_k_stride, const float* w,
-                                                                        int64_t w_row_stride, unsigned k_rows,
-                                                                        __mmask16 last, float* c, int64_t c_row_stride,
-                                                                        bool accumulate, float* packed) {
+// 16 columns. In: float (any strides) or uint16_t (bfloat16 bits, a_k_stride 1); W likewise for
+// the weights (bfloat16 only when packing them). Pack: weight row k is also stored at
+// packed[k * kAvx512Columns], 16 * Vectors floats (zero past the mask).
+template <unsigned Rows, unsigned Vectors, bool Masked, bool Pack, class In, class W = float>
+[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline void avx512_block(
+    const In* a, int64_t a_row_stride, int64_t a_k_stride, const W* w, int64_t w_row_stride, unsigned k_rows,
+    __mmask16 last, float* c, int64_t c_row_stride, bool accumulate, float* packed) {
   constexpr unsigned kGroups = (Rows + 2) / 3;
   constexpr bool kFloat = sizeof(In) == sizeof(float);
   __m512 acc[Rows][Vectors];
@@ -159,7 +172,7 @@ __mmask16 last_columns(unsigned columns) {
 // One block of Rows rows; one instantiation per row count, full panels without masks in the k
 // loop, partial ones with.
 template <unsigned Rows, class In>
-[[gnu::target("avx512f")]] void avx512_rows(const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void avx512_rows(const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
                                             int64_t w_row_stride, unsigned k_rows, unsigned columns, float* c,
                                             int64_t c_row_stride, bool accumulate) {
   const __mmask16 last = last_columns(columns);
@@ -199,15 +212,22 @@ static_assert(kAvx512Rows <= kMaxKernelRows && kAvx512Rows <= kMaxPackedKStride 
               kAvx512Rows < sizeof kAvx512Blocks<float> / sizeof kAvx512Blocks<float>[0]);
 
 // `count` blocks of 12 rows, one after another in one loop (no call per block); with `packed`, the
-// first stores the weights it reads there and the others read them from it.
+// first stores the weights it reads there (widened, if bfloat16) and the others read them from it.
 template <unsigned Vectors, bool Masked, class In>
-[[gnu::target("avx512f"), gnu::always_inline]] inline void avx512_full_blocks(
-    const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, int64_t w_row_stride, unsigned k_rows,
-    unsigned count, __mmask16 last, float* c, int64_t c_row_stride, bool accumulate, float* packed) {
+[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline void avx512_full_blocks(
+    const In* a, int64_t a_row_stride, int64_t a_k_stride, BlockWeights weights, unsigned k_rows, unsigned count,
+    __mmask16 last, float* c, int64_t c_row_stride, bool accumulate, float* packed) {
+  const float* w = static_cast<const float*>(weights.data);
+  int64_t w_row_stride = weights.row_stride;
   unsigned block = 0;
   if (packed != nullptr) {
-    avx512_block<kAvx512Rows, Vectors, Masked, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c,
-                                                     c_row_stride, accumulate, packed);
+    if (weights.bfloat16)
+      avx512_block<kAvx512Rows, Vectors, Masked, true>(a, a_row_stride, a_k_stride,
+                                                       static_cast<const uint16_t*>(weights.data), w_row_stride, k_rows,
+                                                       last, c, c_row_stride, accumulate, packed);
+    else
+      avx512_block<kAvx512Rows, Vectors, Masked, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c,
+                                                       c_row_stride, accumulate, packed);
     w = packed;
     w_row_stride = kAvx512Columns;
     block = 1;
@@ -219,60 +239,63 @@ template <unsigned Vectors, bool Masked, class In>
                                                       nullptr);
 }
 
-// Weight rows copied into a packed panel (kAvx512Columns floats a row) by themselves: for a
-// request to pack with fewer rows than a full block (rare: matmul packs with many rows).
-void copy_weights(const float* w, int64_t w_row_stride, unsigned k_rows, unsigned columns, float* packed) {
+// Weight rows copied (bfloat16 ones widened) into a packed panel (kAvx512Columns floats a row) by
+// themselves: for a request to pack with fewer rows than a full block (rare: matmul packs with
+// many rows).
+void copy_weights(BlockWeights weights, unsigned k_rows, unsigned columns, float* packed) {
   for (unsigned k = 0; k < k_rows; ++k)
-    for (unsigned j = 0; j < columns; ++j) packed[k * kAvx512Columns + j] = w[k * w_row_stride + j];
+    for (unsigned j = 0; j < columns; ++j) {
+      const int64_t at = k * weights.row_stride + j;
+      packed[k * kAvx512Columns + j] =
+          weights.bfloat16 ? __builtin_bit_cast(float, uint32_t{static_cast<const uint16_t*>(weights.data)[at]} << 16)
+                           : static_cast<const float*>(weights.data)[at];
+    }
 }
 
 // The block entries: full blocks of 12 rows in one loop, then the rest (fewer than 12) in one
 // block of its own row count.
 template <class In>
-[[gnu::target("avx512f")]] void avx512_blocks(const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
-                                              int64_t w_row_stride, unsigned k_rows, unsigned rows, unsigned columns,
-                                              float* c, int64_t c_row_stride, bool accumulate, float* packed) {
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void avx512_blocks(const In* a, int64_t a_row_stride, int64_t a_k_stride,
+                                                                BlockWeights weights, unsigned k_rows, unsigned rows,
+                                                                unsigned columns, float* c, int64_t c_row_stride,
+                                                                bool accumulate, float* packed) {
+  if (weights.bfloat16 && packed == nullptr)
+    panic("AVX-512 block kernel: bfloat16 weights need pack_to (they are widened into the packed panel)");
   const unsigned full = rows / kAvx512Rows, rest = rows % kAvx512Rows;
   if (full > 0) {
     const __mmask16 last = last_columns(columns);
     if (columns == 32)
-      avx512_full_blocks<2, false>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, full, last, c, c_row_stride,
+      avx512_full_blocks<2, false>(a, a_row_stride, a_k_stride, weights, k_rows, full, last, c, c_row_stride,
                                    accumulate, packed);
     else if (columns > 16)
-      avx512_full_blocks<2, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, full, last, c, c_row_stride,
+      avx512_full_blocks<2, true>(a, a_row_stride, a_k_stride, weights, k_rows, full, last, c, c_row_stride,
                                   accumulate, packed);
     else
-      avx512_full_blocks<1, true>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, full, last, c, c_row_stride,
+      avx512_full_blocks<1, true>(a, a_row_stride, a_k_stride, weights, k_rows, full, last, c, c_row_stride,
                                   accumulate, packed);
   } else if (packed != nullptr) {
-    copy_weights(w, w_row_stride, k_rows, columns, packed);
+    copy_weights(weights, k_rows, columns, packed);
   }
   if (rest == 0) return;
-  if (packed != nullptr) {
-    w = packed;
-    w_row_stride = kAvx512Columns;
-  }
+  const float* w = packed != nullptr ? packed : static_cast<const float*>(weights.data);
+  const int64_t w_row_stride = packed != nullptr ? int64_t{kAvx512Columns} : weights.row_stride;
   const int64_t done = int64_t{full} * kAvx512Rows;
   kAvx512Blocks<In>[rest](a + done * a_row_stride, a_row_stride, a_k_stride, w, w_row_stride, k_rows, columns,
                           c + done * c_row_stride, c_row_stride, accumulate);
 }
 
-void run_block_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, int64_t w_row_stride,
-                      unsigned k_rows, unsigned rows, unsigned columns, float* c, int64_t c_row_stride, bool accumulate,
-                      float* packed) {
-  avx512_blocks<float>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, rows, columns, c, c_row_stride, accumulate,
-                       packed);
+void run_block_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, BlockWeights w, unsigned k_rows,
+                      unsigned rows, unsigned columns, float* c, int64_t c_row_stride, bool accumulate, float* packed) {
+  avx512_blocks<float>(a, a_row_stride, a_k_stride, w, k_rows, rows, columns, c, c_row_stride, accumulate, packed);
 }
 
-void run_block_bf16_avx512(const uint16_t* a, int64_t a_row_stride, const float* w, int64_t w_row_stride,
-                           unsigned k_rows, unsigned rows, unsigned columns, float* c, int64_t c_row_stride,
-                           bool accumulate, float* packed) {
-  avx512_blocks<uint16_t>(a, a_row_stride, 1, w, w_row_stride, k_rows, rows, columns, c, c_row_stride, accumulate,
-                          packed);
+void run_block_bf16_avx512(const uint16_t* a, int64_t a_row_stride, BlockWeights w, unsigned k_rows, unsigned rows,
+                           unsigned columns, float* c, int64_t c_row_stride, bool accumulate, float* packed) {
+  avx512_blocks<uint16_t>(a, a_row_stride, 1, w, k_rows, rows, columns, c, c_row_stride, accumulate, packed);
 }
 
 // The full-block entry (FloatKernel::run): packed panels, kAvx512Rows rows, all 32 columns.
-[[gnu::target("avx512f")]] void run_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void run_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
                                            unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
   avx512_block<kAvx512Rows, 2, false, false>(a, a_row_stride, a_k_stride, w, kAvx512Columns, k_rows, 0xffff, c,
                                              c_row_stride, accumulate, nullptr);
@@ -317,7 +340,9 @@ Span<const FloatKernel* const> float_kernels_for_this_cpu() {
   static const FloatKernel* const kernels[] = {&kAvx512, &kAvx2, &kPortableFloatKernel};
   size_t first = 2;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) first = 1;
-  if (first == 1 && __builtin_cpu_supports("avx512f")) first = 0;
+  if (first == 1 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    first = 0;
   return Span<const FloatKernel* const>(kernels + first, 3 - first);
 }
 
