@@ -2,8 +2,9 @@
 // FMA3 (6 rows x 16 columns: 12 ymm accumulators). Per k step a kernel loads the panel's row of
 // weights once, broadcasts each activation and issues one vfmadd per accumulator vector: the same
 // fma-per-step arithmetic as the portable kernel, so the same bits. Compiled with per-function
-// target attributes and chosen at run time from CPUID, so one host binary uses AVX-512 where the
-// CPU has it (the host board itself requires AVX2/FMA).
+// target attributes and chosen at run time from CPUID, so one host binary uses AVX-512 (F, BW and
+// VL: every AVX-512 CPU since Skylake-SP) where the CPU has it (the host board itself requires
+// AVX2/FMA).
 //
 // The AVX-512 kernel also has the block entries (FloatKernel::run_block, run_block_bf16): any
 // number of rows, walked 12 at a time (the last few with one instantiation per row count, so the
@@ -62,7 +63,8 @@ template <bool Masked, class W>
   if constexpr (sizeof(W) == sizeof(float)) {
     return Masked ? _mm512_maskz_loadu_ps(mask, w) : _mm512_loadu_ps(w);
   } else {
-    const __m256i bits = Masked ? _mm256_maskz_loadu_epi16(mask, w) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+    const __m256i bits =
+        Masked ? _mm256_maskz_loadu_epi16(mask, w) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
   }
 }
@@ -97,7 +99,8 @@ template <unsigned Rows, unsigned Vectors, bool Masked, bool Pack, Load How, cla
 // is found does each accumulator get compared and blended. Measured on Zen 5 over 42 blocks of a
 // 512-deep panel: 0.3% faster than a sum of all accumulators in four chains of vaddps.
 template <unsigned Rows, unsigned Vectors>
-[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline void canonicalise_nans(__m512 (&acc)[Rows][Vectors]) {
+[[gnu::target("avx512f,avx512bw,avx512vl"), gnu::always_inline]] inline void canonicalise_nans(
+    __m512 (&acc)[Rows][Vectors]) {
   constexpr unsigned kCount = Rows * Vectors;
   unsigned any_nan = 0;
 #pragma GCC unroll 64
@@ -172,9 +175,10 @@ __mmask16 last_columns(unsigned columns) {
 // One block of Rows rows; one instantiation per row count, full panels without masks in the k
 // loop, partial ones with.
 template <unsigned Rows, class In>
-[[gnu::target("avx512f,avx512bw,avx512vl")]] void avx512_rows(const In* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
-                                            int64_t w_row_stride, unsigned k_rows, unsigned columns, float* c,
-                                            int64_t c_row_stride, bool accumulate) {
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void avx512_rows(const In* a, int64_t a_row_stride, int64_t a_k_stride,
+                                                              const float* w, int64_t w_row_stride, unsigned k_rows,
+                                                              unsigned columns, float* c, int64_t c_row_stride,
+                                                              bool accumulate) {
   const __mmask16 last = last_columns(columns);
   if (columns == 32)
     avx512_block<Rows, 2, false, false>(a, a_row_stride, a_k_stride, w, w_row_stride, k_rows, last, c, c_row_stride,
@@ -295,8 +299,9 @@ void run_block_bf16_avx512(const uint16_t* a, int64_t a_row_stride, BlockWeights
 }
 
 // The full-block entry (FloatKernel::run): packed panels, kAvx512Rows rows, all 32 columns.
-[[gnu::target("avx512f,avx512bw,avx512vl")]] void run_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
-                                           unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void run_avx512(const float* a, int64_t a_row_stride, int64_t a_k_stride,
+                                                             const float* w, unsigned k_rows, float* c,
+                                                             int64_t c_row_stride, bool accumulate) {
   avx512_block<kAvx512Rows, 2, false, false>(a, a_row_stride, a_k_stride, w, kAvx512Columns, k_rows, 0xffff, c,
                                              c_row_stride, accumulate, nullptr);
 }
