@@ -8,7 +8,7 @@
 //   loader: "raspi3b-chainboot: receiving <size> bytes\n"  (or "... ERROR: <why>\n", back to idle)
 //   host:   the image bytes (only after that line: the mini UART's receive FIFO holds 8 bytes)
 //   loader: "raspi3b-chainboot: OK, starting the image\n", then jumps to 0x80000 at EL2 with the
-//           firmware's x0; or "... ERROR: <why>\n" (CRC mismatch, a gap over 2 s) and back to idle.
+//           firmware's x0; or "... ERROR: <why>\n" (CRC mismatch, a gap over 10 s) and back to idle.
 // Runs with MMU and caches off (every access is Device memory: built with -mstrict-align).
 #include <stddef.h>
 #include <stdint.h>
@@ -109,10 +109,15 @@ bool read_u32(uint32_t& value, uint64_t gap) {
   return true;
 }
 
+constexpr uint64_t kLongestGapSeconds = 10;
+
 // One transfer: true once a complete image with the right CRC is at kImageBase.
 bool receive_image() {
   wait_for_magic();
-  const uint64_t gap = 2 * ticks_per_second();
+  // The longest pause between two bytes before the transfer counts as broken: long enough for a
+  // busy host (QEMU's emulated UART on a loaded machine stalled a transfer for over 2 s), short
+  // enough to report a pulled cable promptly.
+  const uint64_t gap = kLongestGapSeconds * ticks_per_second();
   uint32_t size = 0, expected_crc = 0;
   if (!read_u32(size, gap) || !read_u32(expected_crc, gap)) {
     say("ERROR: the header (size, CRC) stopped arriving\n");
@@ -136,7 +141,7 @@ bool receive_image() {
   for (uint32_t i = 0; i < size; ++i) {
     const int byte = read_byte_until(ticks() + gap);
     if (byte < 0) {
-      say("ERROR: no byte for 2 s after ");
+      say("ERROR: no byte for 10 s after ");
       say_number(i);
       for (const char* p = " bytes\n"; *p; ++p) uarts.write_byte(static_cast<uint8_t>(*p));
       return false;
