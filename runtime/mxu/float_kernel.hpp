@@ -10,7 +10,8 @@
 //
 // Layouts: activation element (r, k) is at a[r * a_row_stride + k * a_k_stride] (row-major rows
 // straight from a tensor, or packed k-major when the kernel asks for it); the weight panel is packed
-// k-major, w[k * columns + j], zero beyond the tile's last column; c[r][j] is at c[r * c_row_stride + j].
+// k-major, w[k * columns + j], zero beyond the tile's last column (a panel run_block packed has
+// unspecified floats there: it is for run_block only); c[r][j] is at c[r * c_row_stride + j].
 #pragma once
 #include "runtime/support/span.hpp"
 #include "runtime/support/types.hpp"
@@ -18,8 +19,9 @@
 namespace rt {
 
 // The weights a block kernel reads (FloatKernel::run_block): w[k][j] at data[k * row_stride + j],
-// float32, or bfloat16 bits widened exactly as they are read. bfloat16 weights come with a
-// pack_to: the kernel widens them once, into the packed panel.
+// float32 (aligned to 4 bytes), or bfloat16 bits (aligned to 2) widened exactly as they are read.
+// bfloat16 weights come with a pack_to: the kernel widens them once, into the packed panel
+// (without one it is a programming error, and the kernel panics).
 struct BlockWeights {
   const void* data;
   int64_t row_stride;
@@ -28,7 +30,7 @@ struct BlockWeights {
 
 struct FloatKernel {
   const char* name;
-  unsigned rows;     // activation rows per call
+  unsigned rows;     // activation rows per block (`run` takes exactly this many)
   unsigned columns;  // weight panel width
   // Non-zero when the kernel reads activations packed k-major: packed_k_stride floats per k step
   // (a_row_stride 1, a_k_stride packed_k_stride; slots past `rows` are zero, so a step's
@@ -47,7 +49,7 @@ struct FloatKernel {
   // at pack_to[k * columns + j] for j < cols (later floats of a row unspecified), while the first
   // rows are multiplied; the other rows then read the panel. So a caller with many rows gets its
   // weights packed (bfloat16 ones widened) without a pass of its own. pack_to holds
-  // k_rows * columns floats and overlaps nothing else.
+  // k_rows * columns floats and overlaps nothing else. With rows = 0 the weights are only packed.
   void (*run_block)(const float* a, int64_t a_row_stride, int64_t a_k_stride, BlockWeights w, unsigned k_rows,
                     unsigned rows, unsigned cols, float* c, int64_t c_row_stride, bool accumulate,
                     float* pack_to) = nullptr;

@@ -187,12 +187,13 @@ bool weights_read_in_place(const FloatKernel& kernel, const Tensor& a, const Ten
 }
 
 // True when matmul(a, b, c) goes through deep panels (Mxu::matmul_deep_panels): a block kernel
-// writing c in place, K deeper than one tile, more rows than reading weights in place suits, and
-// activations the kernel reads in place (stream_blocks then needs no scratch: a deep panel's rows
-// would not fit the unit's activation buffer).
+// writing c in place, K deeper than one tile, more rows than reading weights in place suits (and
+// no more than one kernel call takes), and activations the kernel reads in place (a deep panel's
+// rows would not fit the unit's activation buffer).
 bool deep_panels_fit(const FloatKernel& kernel, unsigned tile, const Tensor& a, const Tensor& b, const Tensor& c) {
-  return block_kernel_fits(kernel, c) && b.shape.dims[0] > tile && a.shape.dims[0] > kMaxRowsForWeightsInPlace &&
-         (float32_in_place(a) || bfloat16_rows_in_place(kernel, a));
+  const int64_t rows = a.shape.dims[0];
+  return block_kernel_fits(kernel, c) && b.shape.dims[0] > tile && rows > kMaxRowsForWeightsInPlace &&
+         rows <= int64_t{UINT32_MAX} && (float32_in_place(a) || bfloat16_rows_in_place(kernel, a));
 }
 
 // Activation rows m0 .. m0 + block widened to int16 in the int kernel's layout (int_kernel.hpp):
@@ -357,11 +358,11 @@ unsigned Mxu::deep_panel_rows(int64_t k_rows) const {
   return static_cast<unsigned>((k_rows + slices - 1) / slices);
 }
 
-// For every deep slice of k (ascending), every kernel-wide panel of columns is packed once and all
-// activation rows stream through it in one kernel call, the first slice overwriting c and the
-// others adding to it: per element of c the same fmas in the same order as tile by tile. Weight
-// rows with unit column stride (float32, or bfloat16 widened) are packed by the kernel itself as
-// its first block reads them (FloatKernel::run_block's pack_to); others are packed first.
+// For every deep slice of k (ascending), all activation rows go through every kernel-wide panel of
+// columns in one kernel call, the first slice overwriting c and the others adding to it: per
+// element of c the same fmas in the same order as tile by tile. Weight rows with unit column
+// stride (float32, or bfloat16 widened) are packed by the kernel itself as its first block reads
+// them (FloatKernel::run_block's pack_to); others are packed into the panel first.
 void Mxu::matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c) {
   const FloatKernel& kernel = *kernel_;
   const int64_t m = a.shape.dims[0], k = a.shape.dims[1], n = b.shape.dims[1];
@@ -373,14 +374,11 @@ void Mxu::matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c) 
     for (int64_t n0 = 0; n0 < n; n0 += width) {
       const unsigned valid = static_cast<unsigned>(n - n0 < width ? n - n0 : width);
       const Tensor weights = *b.slice(0, k0, k0 + rows)->slice(1, n0, n0 + valid);  // one panel: `rows` x `valid`
-      BlockWeights w{float_panels_, width};
-      float* pack_to = nullptr;
-      if (contiguous_rows(weights, DType::kF32) || contiguous_rows(weights, DType::kBF16)) {
-        w = {weights.data, weights.strides[0], weights.dtype == DType::kBF16};
-        pack_to = float_panels_;
-      } else {
-        pack_float_weights(weights);
-      }
+      const bool kernel_packs = contiguous_rows(weights, DType::kF32) || contiguous_rows(weights, DType::kBF16);
+      if (!kernel_packs) pack_float_weights(weights);
+      const BlockWeights w = kernel_packs ? BlockWeights{weights.data, weights.strides[0], weights.dtype == DType::kBF16}
+                                          : BlockWeights{float_panels_, width};
+      float* pack_to = kernel_packs ? float_panels_ : nullptr;
       float* c_panel = reinterpret_cast<float*>(c.data) + n0;
       if (bf16_rows)
         kernel.run_block_bf16(reinterpret_cast<const uint16_t*>(activations.data), activations.strides[0], w, rows,

@@ -26,8 +26,8 @@
 // up to kMaxDeepPanelRows k rows at a time into the unit's weight buffer (deep panels; K split into
 // equal slices when deeper), so each block keeps its accumulators in registers across all of
 // them: the same chain of fmas, far fewer loads and stores of C. One kernel call runs every row
-// through a panel, and packs the weights itself (bfloat16 ones widened) while its first block
-// reads them.
+// through a panel, and packs weight rows with unit column stride itself (bfloat16 ones widened)
+// while its first block reads them; other weights are packed first.
 #pragma once
 #include "float_kernel.hpp"
 #include "int_kernel.hpp"

@@ -317,12 +317,14 @@ TEST_CASE("matmul NaN results are the canonical quiet NaN", "[mxu]") {
 
 // Deep panels with everything strided: A a transposed view (k stride M), C rows padded, K at and
 // just past a slice edge (1024, 1025 = 513 + 512, 2048 = 2 x 1024), and NaNs made in one slice
-// (inf x 0 in the second half of k; a negative NaN input in the first): the naive fma loop's bits,
-// NaNs canonical, and nothing written in C's padding.
+// (inf x 0 in the second half of k; a negative NaN input in the first), in each kind of block the
+// kernel runs (40 rows: the block that packs the panel, rows 0-11; plain 12-row blocks; the last
+// 4 rows): the naive fma loop's bits, NaNs canonical, and nothing written in C's padding.
 TEST_CASE("matmul on deep panels with strided A and C and K at slice edges and NaNs", "[mxu]") {
   std::mt19937 random(1025);
   std::uniform_real_distribution<float> real(-2.0f, 2.0f);
-  const int64_t m = 20, n = 40, c_stride = n + 3;
+  const int64_t m = 40, n = 40, c_stride = n + 3;
+  const int64_t nan_rows[] = {3, 7, 17, 26, 38};  // inf x 0 in rows 3, 17, 38; a NaN input in 7 and 26
   uint32_t negative_nan_bits = 0xffc12345u;
   float negative_nan;
   std::memcpy(&negative_nan, &negative_nan_bits, 4);
@@ -332,9 +334,10 @@ TEST_CASE("matmul on deep panels with strided A and C and K at slice edges and N
     for (float& x : a_t) x = real(random);
     for (float& x : b) x = real(random);
     const auto a_at = [&](int64_t row, int64_t col) -> float& { return a_t[static_cast<size_t>(col * m + row)]; };
-    a_at(3, k - 2) = std::numeric_limits<float>::infinity();
+    for (int64_t row : {3, 17, 38}) a_at(row, k - 2) = std::numeric_limits<float>::infinity();
     for (int64_t j = 0; j < n; ++j) b[static_cast<size_t>((k - 2) * n + j)] = 0.0f;  // inf x 0 in the last slice
     a_at(7, 5) = negative_nan;
+    a_at(26, 600) = negative_nan;
     std::vector<uint32_t> c(static_cast<size_t>(m * c_stride), 0xdeadbeefu);
     const int64_t at_dims[] = {k, m}, b_dims[] = {k, n}, c_dims[] = {m, c_stride};
     const unsigned swap[] = {1, 0};
@@ -360,10 +363,9 @@ TEST_CASE("matmul on deep panels with strided A and C and K at slice edges and N
       }
       for (int64_t col = n; col < c_stride; ++col) REQUIRE(c[static_cast<size_t>(row * c_stride + col)] == 0xdeadbeefu);
     }
-    uint32_t nan_rows[2];
-    std::memcpy(&nan_rows[0], &c[static_cast<size_t>(3 * c_stride)], 4);
-    std::memcpy(&nan_rows[1], &c[static_cast<size_t>(7 * c_stride)], 4);
-    CHECK(nan_rows[0] == 0x7fc00000u);  // the reference made them NaN, so the test covers what it says
-    CHECK(nan_rows[1] == 0x7fc00000u);
+    for (int64_t row : nan_rows) {  // the reference made them NaN, so the test covers what it says
+      INFO("NaN row " << row);
+      CHECK(c[static_cast<size_t>(row * c_stride)] == 0x7fc00000u);
+    }
   }
 }

@@ -294,6 +294,13 @@ TEST_CASE("block kernels walk any number of rows and pack (and widen) the weight
             if (kernel->run_block_bf16 != nullptr)
               check_block_bf16_call(*kernel, k, rows, cols, k + 2, max_cols + 1, c_row_stride, accumulate, !specials,
                                     random, pack);
+            if (pack && rows == 1) {  // no rows at all: the weights are only packed
+              std::vector<float> w(static_cast<size_t>(k) * max_cols + 1);
+              for (float& x : w) x = random_value(random, specials);
+              PackedPanel packed(true, *kernel, k);
+              kernel->run_block(nullptr, 0, 1, {w.data(), max_cols}, k, 0, cols, nullptr, 0, accumulate, packed.data());
+              packed.check(*kernel, w, k, cols, max_cols);
+            }
             if (pack)  // bfloat16 weights are widened into the panel as they are packed
               for (bool bf16_activations : {false, true})
                 if (!bf16_activations || kernel->run_block_bf16 != nullptr)
