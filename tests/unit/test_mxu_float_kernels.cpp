@@ -47,6 +47,29 @@ float random_value(std::mt19937& random, bool specials) {
   return real(random) * static_cast<float>(1 << (random() % 8));
 }
 
+// `size` random floats (with specials: zeros, infinities, denormals).
+std::vector<float> random_floats(size_t size, bool specials, std::mt19937& random) {
+  std::vector<float> values(size);
+  for (float& x : values) x = random_value(random, specials);
+  return values;
+}
+
+// The reference every kernel is checked against: c after the naive loop of std::fma in ascending k
+// over rows x cols, c[r][j] = fma(a_at(r, k), w[k * w_row_stride + j], ...) starting from c[r][j]
+// (accumulate) or +0; everything else in c as it was.
+template <class ActivationAt>
+std::vector<float> naive_result(std::vector<float> c, unsigned rows, unsigned cols, unsigned k_rows, ActivationAt a_at,
+                                const std::vector<float>& w, int64_t w_row_stride, int64_t c_row_stride,
+                                bool accumulate) {
+  for (unsigned r = 0; r < rows; ++r)
+    for (unsigned j = 0; j < cols; ++j) {
+      float acc = accumulate ? c[r * c_row_stride + j] : 0.0f;
+      for (unsigned k = 0; k < k_rows; ++k) acc = std::fma(a_at(r, k), w[k * w_row_stride + j], acc);
+      c[r * c_row_stride + j] = acc;
+    }
+  return c;
+}
+
 // One call of kernel.run on an activation layout given by its strides (element (r, k) at
 // a[r * row_stride + k * k_stride]), compared with the naive loop over the whole c buffer.
 void check_kernel_call(const rt::FloatKernel& kernel, unsigned k_rows, int64_t row_stride, int64_t k_stride,
@@ -62,15 +85,10 @@ void check_kernel_call(const rt::FloatKernel& kernel, unsigned k_rows, int64_t r
   if (kernel.packed_k_stride != 0)  // packed slots past `rows` are zero (float_kernel.hpp)
     for (unsigned k = 0; k < k_rows; ++k)
       for (unsigned r = rows; r < kernel.packed_k_stride; ++r) a[k * kernel.packed_k_stride + r] = 0.0f;
-  std::vector<float> c(static_cast<size_t>(rows * c_row_stride) + 7);
-  for (float& x : c) x = random_value(random, specials);
-  std::vector<float> expected = c;
-  for (unsigned r = 0; r < rows; ++r)
-    for (unsigned j = 0; j < columns; ++j) {
-      float acc = accumulate ? expected[r * c_row_stride + j] : 0.0f;
-      for (unsigned k = 0; k < k_rows; ++k) acc = std::fma(a[r * row_stride + k * k_stride], w[k * columns + j], acc);
-      expected[r * c_row_stride + j] = acc;
-    }
+  std::vector<float> c = random_floats(static_cast<size_t>(rows * c_row_stride) + 7, specials, random);
+  const std::vector<float> expected = naive_result(
+      c, rows, columns, k_rows, [&](unsigned r, unsigned k) { return a[r * row_stride + k * k_stride]; }, w, columns,
+      c_row_stride, accumulate);
   kernel.run(a.data(), row_stride, k_stride, w.data(), k_rows, c.data(), c_row_stride, accumulate);
   for (size_t i = 0; i < c.size(); ++i) {
     INFO("c[" << i / c_row_stride << "][" << i % c_row_stride << "]: " << c[i] << ", the naive loop gives " << expected[i]);
@@ -92,6 +110,13 @@ void check_block_result(const std::vector<float>& c, const std::vector<float>& e
     else
       REQUIRE(bits(c[i]) == bits(expected[i]));
   }
+}
+
+// c for a block kernel call: rows past the block (at least one past the kernel's block) so that a
+// write past the block shows, all random.
+std::vector<float> random_block_c(const rt::FloatKernel& kernel, unsigned rows, int64_t c_row_stride, bool specials,
+                                  std::mt19937& random) {
+  return random_floats(static_cast<size_t>((std::max(rows, kernel.rows) + 1) * c_row_stride), specials, random);
 }
 
 // A buffer for run_block's pack_to (k_rows panel rows of kernel.columns floats) with a guard after
@@ -132,18 +157,11 @@ void check_block_call(const rt::FloatKernel& kernel, unsigned k_rows, unsigned r
   // under the sanitizers.
   const size_t a_size = static_cast<size_t>((rows - 1) * row_stride + (k_rows == 0 ? 0 : (k_rows - 1) * k_stride) + 1);
   const size_t w_size = k_rows == 0 ? 1 : static_cast<size_t>((k_rows - 1) * w_row_stride + cols);
-  std::vector<float> a(a_size), w(w_size);
-  for (float& x : a) x = random_value(random, specials);
-  for (float& x : w) x = random_value(random, specials);
-  std::vector<float> c(static_cast<size_t>((std::max(rows, kernel.rows) + 1) * c_row_stride));
-  for (float& x : c) x = random_value(random, specials);
-  std::vector<float> expected = c;
-  for (unsigned r = 0; r < rows; ++r)
-    for (unsigned j = 0; j < cols; ++j) {
-      float acc = accumulate ? expected[r * c_row_stride + j] : 0.0f;
-      for (unsigned k = 0; k < k_rows; ++k) acc = std::fma(a[r * row_stride + k * k_stride], w[k * w_row_stride + j], acc);
-      expected[r * c_row_stride + j] = acc;
-    }
+  const std::vector<float> a = random_floats(a_size, specials, random), w = random_floats(w_size, specials, random);
+  std::vector<float> c = random_block_c(kernel, rows, c_row_stride, specials, random);
+  const std::vector<float> expected = naive_result(
+      c, rows, cols, k_rows, [&](unsigned r, unsigned k) { return a[r * row_stride + k * k_stride]; }, w, w_row_stride,
+      c_row_stride, accumulate);
   PackedPanel packed(pack, kernel, k_rows);
   kernel.run_block(a.data(), row_stride, k_stride, {w.data(), w_row_stride}, k_rows, rows, cols, c.data(), c_row_stride,
                    accumulate, packed.data());
@@ -164,19 +182,12 @@ void check_block_bf16_call(const rt::FloatKernel& kernel, unsigned k_rows, unsig
   const size_t a_size = static_cast<size_t>((rows - 1) * row_stride + k_rows) + (k_rows == 0 ? 1 : 0);
   const size_t w_size = k_rows == 0 ? 1 : static_cast<size_t>((k_rows - 1) * w_row_stride + cols);
   std::vector<uint16_t> a(a_size);
-  std::vector<float> w(w_size);
   for (uint16_t& x : a) x = rt::to_bfloat16(random_value(random, specials)).bits;
-  for (float& x : w) x = random_value(random, specials);
-  std::vector<float> c(static_cast<size_t>((std::max(rows, kernel.rows) + 1) * c_row_stride));
-  for (float& x : c) x = random_value(random, specials);
-  std::vector<float> expected = c;
-  for (unsigned r = 0; r < rows; ++r)
-    for (unsigned j = 0; j < cols; ++j) {
-      float acc = accumulate ? expected[r * c_row_stride + j] : 0.0f;
-      for (unsigned k = 0; k < k_rows; ++k)
-        acc = std::fma(rt::to_float(rt::BFloat16{a[r * row_stride + k]}), w[k * w_row_stride + j], acc);
-      expected[r * c_row_stride + j] = acc;
-    }
+  const std::vector<float> w = random_floats(w_size, specials, random);
+  std::vector<float> c = random_block_c(kernel, rows, c_row_stride, specials, random);
+  const std::vector<float> expected = naive_result(
+      c, rows, cols, k_rows, [&](unsigned r, unsigned k) { return rt::to_float(rt::BFloat16{a[r * row_stride + k]}); },
+      w, w_row_stride, c_row_stride, accumulate);
   PackedPanel packed(pack, kernel, k_rows);
   kernel.run_block_bf16(a.data(), row_stride, {w.data(), w_row_stride}, k_rows, rows, cols, c.data(), c_row_stride,
                         accumulate, packed.data());
@@ -205,15 +216,10 @@ void check_bf16_weights_call(const rt::FloatKernel& kernel, unsigned k_rows, uns
     w_bits[i] = rt::to_bfloat16(random_value(random, specials)).bits;
     w[i] = rt::to_float(rt::BFloat16{w_bits[i]});
   }
-  std::vector<float> c(static_cast<size_t>((std::max(rows, kernel.rows) + 1) * c_row_stride));
-  for (float& x : c) x = random_value(random, specials);
-  std::vector<float> expected = c;
-  for (unsigned r = 0; r < rows; ++r)
-    for (unsigned j = 0; j < cols; ++j) {
-      float acc = accumulate ? expected[r * c_row_stride + j] : 0.0f;
-      for (unsigned k = 0; k < k_rows; ++k) acc = std::fma(a[r * a_row_stride + k], w[k * w_row_stride + j], acc);
-      expected[r * c_row_stride + j] = acc;
-    }
+  std::vector<float> c = random_block_c(kernel, rows, c_row_stride, specials, random);
+  const std::vector<float> expected = naive_result(
+      c, rows, cols, k_rows, [&](unsigned r, unsigned k) { return a[r * a_row_stride + k]; }, w, w_row_stride,
+      c_row_stride, accumulate);
   PackedPanel packed(true, kernel, k_rows);
   const rt::BlockWeights weights{w_bits.data(), w_row_stride, true};
   if (bf16_activations)
@@ -295,8 +301,7 @@ TEST_CASE("block kernels walk any number of rows and pack (and widen) the weight
               check_block_bf16_call(*kernel, k, rows, cols, k + 2, max_cols + 1, c_row_stride, accumulate, !specials,
                                     random, pack);
             if (pack && rows == 1) {  // no rows at all: the weights are only packed
-              std::vector<float> w(static_cast<size_t>(k) * max_cols + 1);
-              for (float& x : w) x = random_value(random, specials);
+              const std::vector<float> w = random_floats(size_t{k} * max_cols + 1, specials, random);
               PackedPanel packed(true, *kernel, k);
               kernel->run_block(nullptr, 0, 1, {w.data(), max_cols}, k, 0, cols, nullptr, 0, accumulate, packed.data());
               packed.check(*kernel, w, k, cols, max_cols);
