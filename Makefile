@@ -360,13 +360,13 @@ test: setup-all
 SOAK_RUNS ?= 120
 .PHONY: soak
 soak: setup-all
-	python3 tests/soak.py --runs $(SOAK_RUNS)
+	/usr/bin/python3 tests/soak.py --runs $(SOAK_RUNS)
 
 # Benchmarks: one JSON object per line, also written to build/bench/results.jsonl.
 BENCH_PACKAGES := openmpi-bin libopenmpi-dev libopenblas-dev libdnnl-dev
 bench: setup-all
 	$(call install_missing,$(BENCH_PACKAGES))
-	python3 tests/benchmarks.py
+	/usr/bin/python3 tests/benchmarks.py
 
 # ---------------------------------------------------------------- real boards
 # `make sdcard` (boot folder for the SD card) and `make chainboot` (send the image to the board's

@@ -1,36 +1,46 @@
-#!/usr/bin/env python3
-"""`make bench`: runs every benchmark, prints one JSON object per line and writes them all to
-build/bench/results.jsonl.
+#!/usr/bin/python3
+"""`make bench`: runs every benchmark part and records one JSON object per result line.
 
 Each line is {"bench", "metric", "value", "unit", "baseline", "ratio"}: the ratio compares the value
 with a baseline measured in the same run (these machines are noisy, absolute numbers are not).
 
-  host, 2 cores (threads): all-reduce f32 algbw/busbw (NCCL's busbw = algbw x 2(n-1)/n), 4 KiB .. 64 MiB,
-                           vs the concurrent copy bound (every core copying N bytes at once: the bytes an
-                           optimal shared-memory all-reduce moves per core) and vs Open MPI MPI_Allreduce
-                           (2 ranks, shared memory); also 4 and 8 cores/ranks where the machine has the CPUs
-                           (--allreduce-threads to force). Medians of many short batches pooled over
-                           --rounds runs interleaved with MPI's (ours+copies, MPI, MPI, ours+copies, ...),
-                           min/max = fastest/slowest batch, per-round ratios, a machine line (CPU,
-                           CPUs, load before and after); a table on stderr. Host cores pin themselves
-                           one per CPU where there are enough, as mpirun binds its ranks
-                           mailbox round trip vs raw atomic ping-pongs (one line; one line per direction),
-                           batches interleaved, medians pooled over --rounds runs
-  host, 1 thread:          the core's peak (tests/bench/fma_peak.cpp: independent vfmadd231ps zmm/ymm,
-                           vdpbf16ps, vpdpbusd zmm/ymm, vpdpwssd chains; GFLOP/s and GOP/s)
-                           MXU GEMM (tests/bench/gemm_baselines.cpp) float32, int8, bfloat16 vs OpenBLAS
-                           cblas_sgemm (its "Core:" kernel from OPENBLAS_VERBOSE=2 as "openblas_core"),
-                           oneDNN dnnl_sgemm / dnnl_gemm_u8s8s32 / dnnl_gemm_s8s8s32 / matmul, each
-                           line with "best_library", "peak" and "ratio_to_peak"; a "machine" line
-  QEMU -icount shift=0,sleep=off (deterministic): instructions per reduced f32 element, 8 and 16 cores,
-                           and MXU instructions per MAC (256^3, 1 core, f32/bf16/int8), both QEMU boards
-  host link (tests/bench/link_throughput.py) and training (tests/bench/training.py: the digits
-                           classifier's samples/s and scaling on host and qemu-virt-a53, step-time shares)
+How results are kept (nothing measured is lost to a later failure):
+  - every line is printed and appended to build/bench/results.jsonl (flushed) as soon as it is
+    measured; the previous run's file is kept as results.previous.jsonl;
+  - each part runs under its own guard: a part that fails (an exception, a command's non-zero exit
+    or timeout, a missing tool) is reported on stderr as one line "bench: part P FAILED: why" and
+    recorded as {"bench": P, "metric": "failed", "error": why, ...}; the other parts still run, and
+    the exit status is 1 once all parts ran if any failed;
+  - Python that needs NumPy/sklearn always runs as /usr/bin/python3 (Debian's, where python3-numpy
+    and python3-sklearn are: tests/bench/*.py start it so), never as whichever python3 is first on
+    PATH. This script itself needs only the standard library.
 
-`--only PART` (repeatable; allreduce, mailbox, peak, gemm, qemu, link, training) runs just those parts
-and writes build/bench/results-only-<parts>.jsonl instead; gemm includes peak (its lines need it):
-  python3 tests/benchmarks.py --only gemm
-  python3 tests/benchmarks.py --only allreduce --only mailbox [--rounds 7] [--allreduce-threads 2,4]
+The parts (--only PART, repeatable, runs just those and writes build/bench/results-only-<parts>.jsonl;
+gemm includes peak: its lines need it):
+  allreduce  host, 2 cores (threads): all-reduce f32 algbw/busbw (NCCL's busbw = algbw x 2(n-1)/n),
+             4 KiB .. 64 MiB, vs the concurrent copy bound (every core copying N bytes at once: the
+             bytes an optimal shared-memory all-reduce moves per core) and vs Open MPI MPI_Allreduce
+             (2 ranks, shared memory); also 4 and 8 cores/ranks where the machine has the CPUs
+             (--allreduce-threads to force). Medians of many short batches pooled over --rounds runs
+             interleaved with MPI's (ours+copies, MPI, MPI, ours+copies, ...), min/max = fastest/slowest
+             batch, per-round ratios, a machine line (CPU, CPUs, load before and after); a table on
+             stderr. Host cores pin themselves one per CPU where there are enough, as mpirun binds ranks
+  mailbox    host: mailbox round trip vs raw atomic ping-pongs (one line; one line per direction),
+             batches interleaved, medians pooled over --rounds runs
+  peak       host, 1 thread: the core's peak (tests/bench/fma_peak.cpp: independent vfmadd231ps
+             zmm/ymm, vdpbf16ps, vpdpbusd zmm/ymm, vpdpwssd chains; GFLOP/s and GOP/s)
+  gemm       host, 1 thread: MXU GEMM (tests/bench/gemm_baselines.cpp) float32, int8, bfloat16 vs
+             OpenBLAS cblas_sgemm (its "Core:" kernel from OPENBLAS_VERBOSE=2 as "openblas_core"),
+             oneDNN dnnl_sgemm / dnnl_gemm_u8s8s32 / dnnl_gemm_s8s8s32 / matmul, each line with
+             "best_library", "peak" and "ratio_to_peak"; a "machine" line
+  qemu       QEMU -icount shift=0,sleep=off (deterministic): instructions per reduced f32 element, 8
+             and 16 cores, and MXU instructions per MAC (256^3, 1 core, f32/bf16/int8), both QEMU boards
+  link       the host link (tests/bench/link_throughput.py)
+  training   the digits classifier's samples/s and scaling on host and qemu-virt-a53, step-time
+             shares (tests/bench/training.py)
+
+  /usr/bin/python3 tests/benchmarks.py --only gemm
+  /usr/bin/python3 tests/benchmarks.py --only allreduce --only mailbox [--rounds 7] [--allreduce-threads 2,4]
 """
 from __future__ import annotations
 
@@ -39,23 +49,41 @@ import json
 import os
 import platform
 import re
+import shlex
 import subprocess
 import sys
+import time
+import traceback
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "build" / "bench" / "results.jsonl"
 BENCH_LINE = re.compile(r"BENCH (\{.*\})\s*$")
 SIZE_IN_NAME = re.compile(r"/(\d+)KiB$")
+sys.path.insert(0, str(ROOT / "tests" / "bench"))  # link_throughput.py, training.py
+
+
+class BenchError(Exception):
+    """A benchmark part that cannot go on; the message says why (it ends that part only)."""
+
+
+def last_line(text: str | bytes | None) -> str:
+    """The last non-empty line of a command's output (what usually says why it failed)."""
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
 
 
 def run(command: list[str], timeout_s: int) -> str:
-    """Runs a command from the repository root; fails loudly with its output on error."""
+    """Runs a command from the repository root; its output, or BenchError with its last lines."""
     result = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, text=True, errors="replace", timeout=timeout_s)
     if result.returncode != 0:
         sys.stderr.write(result.stdout[-4000:])
-        raise SystemExit(f"benchmark command failed ({result.returncode}): {' '.join(command)}")
+        raise BenchError(f"{shlex.join(command)} exited with status {result.returncode}: {last_line(result.stdout)}")
     return result.stdout
 
 
@@ -71,7 +99,8 @@ def device_results(board: str, app: str, cores: int, extra_qemu: tuple[str, ...]
     output = device_output(board, app, cores, extra_qemu, timeout_s)
     lines = [json.loads(m.group(1)) for m in map(BENCH_LINE.search, output.splitlines()) if m]
     if not lines:
-        raise SystemExit(f"{app} on {board} printed no BENCH lines:\n{output[-2000:]}")
+        sys.stderr.write(output[-2000:])
+        raise BenchError(f"{app} on {board} printed no BENCH lines")
     return lines
 
 
@@ -114,7 +143,6 @@ def cpu_busy_percent(seconds: float = 1.0) -> float:
         fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
         idle = fields[3] + fields[4]
         return sum(fields[:8]) - idle, sum(fields[:8])
-    import time
     busy1, total1 = snapshot()
     time.sleep(seconds)
     busy2, total2 = snapshot()
@@ -278,14 +306,6 @@ def print_host_table(lines: list[dict]) -> None:
               file=sys.stderr)
 
 
-def host_part(part: str, body, *args) -> list[dict]:
-    """Runs a host benchmark part with a machine line (CPU, and the load before and after) first."""
-    load_before = [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
-    busy = cpu_busy_percent()
-    lines = body(*args)
-    return [machine_line(part, busy, load_before), *lines]
-
-
 GEMM_SOURCES = ["tests/bench/gemm_baselines.cpp", "runtime/mxu/mxu.cpp", "runtime/tensor/shape.cpp",
                 "runtime/tensor/tensor.cpp", "runtime/dtype/dtype.cpp", "runtime/dtype/half.cpp",
                 "runtime/support/format.cpp", "runtime/support/status.cpp",
@@ -326,7 +346,7 @@ def gemm_results(peaks: list[dict]) -> list[dict]:
                             env={**os.environ, **ONE_THREAD, "OPENBLAS_VERBOSE": "2"})
     if result.returncode != 0:
         sys.stderr.write(result.stdout[-2000:] + result.stderr[-4000:])
-        raise SystemExit(f"benchmark command failed ({result.returncode}): {binary}")
+        raise BenchError(f"{binary} exited with status {result.returncode}: {last_line(result.stderr)}")
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     core = OPENBLAS_CORE.search(result.stderr)
     machine = next(entry for entry in lines if entry["bench"] == "machine")
@@ -337,7 +357,7 @@ def gemm_results(peaks: list[dict]) -> list[dict]:
     machine["peaks"] = {dtype: {"value": entry["value"], "unit": entry["unit"], "instruction": entry["instruction"]}
                         for dtype, entry in best.items()}
     for entry in lines:
-        if entry["bench"] != "gemm":
+        if entry["bench"] != "gemm" or entry.get("value") is None:  # (a library excluded as wrong here)
             continue
         entry["openblas_core"] = openblas_core
         peak = best.get(entry["peak_dtype"])
@@ -354,68 +374,164 @@ def gemm_results(peaks: list[dict]) -> list[dict]:
     return lines
 
 
-def link_throughput_results() -> list[dict]:
+# ---------------------------------------------------------------- recording and the parts' guards
+class Results:
+    """The run's result lines: each is printed and appended to the results file (flushed) at once."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():  # a new run starts its own file; the last one's stays beside it
+            path.replace(path.with_name(path.name.replace(".jsonl", ".previous.jsonl")))
+        self.path = path
+        self.file = path.open("a")
+        self.count = 0
+        self.failed: dict[str, str] = {}
+
+    def record(self, entry: dict) -> None:
+        line = json.dumps(entry)
+        print(line, flush=True)
+        self.file.write(line + "\n")
+        self.file.flush()
+        self.count += 1
+
+    def fail(self, part: str, why: str) -> None:
+        self.failed[part] = why
+        print(f"bench: part {part} FAILED: {why}", file=sys.stderr, flush=True)
+        self.record({"bench": part, "metric": "failed", "value": None, "unit": None, "baseline": None,
+                     "ratio": None, "error": why})
+
+
+@dataclass
+class Options:
+    """What the parts need: the recorder, the command line, and the peaks the gemm part relates to."""
+    record: Callable[[dict], None]
+    rounds: int
+    allreduce_threads: list[int] | None
+    peaks: list[dict] = field(default_factory=list)
+
+
+def why_it_failed(error: BaseException) -> str:
+    """One line: which command or tool failed and how."""
+    if isinstance(error, subprocess.CalledProcessError):
+        command = error.cmd if isinstance(error.cmd, str) else shlex.join(map(str, error.cmd))
+        detail = last_line(error.stderr) or last_line(error.stdout)
+        return f"{command} exited with status {error.returncode}" + (f": {detail}" if detail else "")
+    if isinstance(error, subprocess.TimeoutExpired):
+        command = error.cmd if isinstance(error.cmd, str) else shlex.join(map(str, error.cmd))
+        return f"{command} did not finish within {error.timeout:g} s (killed)"
+    if isinstance(error, FileNotFoundError) and error.filename:
+        return f"{error.filename}: not found ({error.strerror})"
+    if isinstance(error, BenchError):
+        return str(error)
+    return f"{type(error).__name__}: {error}".splitlines()[0]
+
+
+def run_part(part: str, body: Callable[[Options], None], options: Options, results: Results) -> None:
+    """Runs one part; a failure is reported and recorded, and the run goes on with the next part."""
+    print(f"bench: part {part} ...", file=sys.stderr, flush=True)
+    start = time.monotonic()
+    try:
+        body(options)
+    except (Exception, SystemExit) as error:  # SystemExit too: a helper calling sys.exit ends its part only
+        if not isinstance(error, (BenchError, RuntimeError, subprocess.SubprocessError, OSError)):
+            traceback.print_exc()  # unexpected (a bug?): the stack helps
+        results.fail(part, why_it_failed(error))
+        return
+    print(f"bench: part {part} done in {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- the parts
+def record_host_part(options: Options, part: str, body, *args) -> None:
+    """A host part with a machine line (CPU, and the load before and after) first, and its table."""
+    load_before = [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
+    busy = cpu_busy_percent()
+    lines = [machine_line(part, busy, load_before), *body(*args)]
+    for entry in lines:
+        options.record(entry)
+    print_host_table(lines)
+
+
+def allreduce_part(options: Options) -> None:
+    cpus = os.cpu_count() or 1
+    threads = options.allreduce_threads or [2, *(t for t in (4, 8) if t <= cpus)]
+    for skipped in sorted({4, 8} - set(threads)) if options.allreduce_threads is None else []:
+        options.record({"bench": f"allreduce_f32/host/{skipped}cores", "metric": "skipped",
+                        "reason": f"the machine has {cpus} CPUs: {skipped} busy threads and {skipped} MPI ranks "
+                                  "would time-share them (--allreduce-threads forces it)"})
+    for count in threads:
+        record_host_part(options, f"allreduce/{count}cores", allreduce_results, count, options.rounds)
+
+
+def mailbox_part(options: Options) -> None:
+    record_host_part(options, "mailbox", mailbox_results, options.rounds)
+
+
+def peak_part(options: Options) -> None:
+    options.peaks = peak_results()
+    for entry in options.peaks:
+        options.record(entry)
+
+
+def gemm_part(options: Options) -> None:
+    for entry in gemm_results(options.peaks):
+        options.record(entry)
+
+
+def qemu_part(options: Options) -> None:
+    icount = ("-icount", "shift=0,sleep=off")
+    for board in ("qemu-virt-a53", "qemu-virt-rv64"):
+        for entry in device_results(board, "bench-mxu", 1, icount):
+            options.record(entry)
+        for cores in (8, 16):
+            for entry in device_results(board, "bench-instructions", cores, icount):
+                options.record(entry)
+
+
+def link_part(options: Options) -> None:
     """Host link throughput, round trips and end-to-end figures on both transports (tests/bench/link_throughput.py)."""
-    sys.path.insert(0, str(ROOT / "tests" / "bench"))
     import link_throughput
-    return link_throughput.link_results()
+    link_throughput.link_results(options.record)
 
 
-def training_results() -> list[dict]:
+def training_part(options: Options) -> None:
     """The train-digits app's samples/s, scaling and step-time shares (tests/bench/training.py)."""
-    sys.path.insert(0, str(ROOT / "tests" / "bench"))
     import training
-    return training.training_results()
+    training.training_results(options.record)
 
 
-PARTS = ("allreduce", "mailbox", "peak", "gemm", "qemu", "link", "training")
+PARTS: dict[str, Callable[[Options], None]] = {
+    "allreduce": allreduce_part, "mailbox": mailbox_part, "peak": peak_part, "gemm": gemm_part,
+    "qemu": qemu_part, "link": link_part, "training": training_part,
+}
 
 
-def main() -> int:
+def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="make bench: every benchmark, JSON lines")
-    parser.add_argument("--only", action="append", choices=PARTS, help="run only this part (repeatable)")
+    parser.add_argument("--only", action="append", choices=list(PARTS), help="run only this part (repeatable)")
     parser.add_argument("--rounds", type=int, default=ROUNDS,
                         help=f"allreduce/mailbox: interleaved runs whose batches are pooled (default {ROUNDS})")
     parser.add_argument("--allreduce-threads", type=lambda text: [int(t) for t in text.split(",")], default=None,
                         help="allreduce: host core (thread) counts, e.g. 2,4,8 (default: 2, plus 4 and 8 where the "
                              "machine has that many CPUs)")
-    arguments = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> int:
+    arguments = parse_arguments()
     only = set(arguments.only or PARTS)
-    results: list[dict] = []
-    if "allreduce" in only:
-        cpus = os.cpu_count() or 1
-        threads = arguments.allreduce_threads or [2, *(t for t in (4, 8) if t <= cpus)]
-        for skipped in sorted({4, 8} - set(threads)) if arguments.allreduce_threads is None else []:
-            results.append({"bench": f"allreduce_f32/host/{skipped}cores", "metric": "skipped",
-                            "reason": f"the machine has {cpus} CPUs: {skipped} busy threads and {skipped} MPI ranks "
-                                      "would time-share them (--allreduce-threads forces it)"})
-        for count in threads:
-            results += host_part(f"allreduce/{count}cores", allreduce_results, count, arguments.rounds)
-    if "mailbox" in only:
-        results += host_part("mailbox", mailbox_results, arguments.rounds)
-    print_host_table(results)
-    if only & {"peak", "gemm"}:
-        peaks = peak_results()
-        results += peaks
-        if "gemm" in only:
-            results += gemm_results(peaks)
-    if "qemu" in only:
-        for board in ("qemu-virt-a53", "qemu-virt-rv64"):
-            results += device_results(board, "bench-mxu", 1, ("-icount", "shift=0,sleep=off"))
-            for cores in (8, 16):
-                results += device_results(board, "bench-instructions", cores, ("-icount", "shift=0,sleep=off"))
-    if "link" in only:
-        results += link_throughput_results()
-    if "training" in only:
-        results += training_results()
-    path = RESULTS if only == set(PARTS) else RESULTS.with_name(f"results-only-{'-'.join(p for p in PARTS if p in only)}.jsonl")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as out:
-        for entry in results:
-            line = json.dumps(entry)
-            print(line)
-            out.write(line + "\n")
-    print(f"{len(results)} results written to {path.relative_to(ROOT)}", file=sys.stderr)
+    named = "-".join(part for part in PARTS if part in only)
+    path = RESULTS if len(only) == len(PARTS) else RESULTS.with_name(f"results-only-{named}.jsonl")
+    selected = [part for part in PARTS if part in only or (part == "peak" and "gemm" in only)]
+    results = Results(path)
+    options = Options(results.record, arguments.rounds, arguments.allreduce_threads)
+    for part in selected:
+        run_part(part, PARTS[part], options, results)
+    where = path.relative_to(ROOT)
+    if results.failed:
+        print(f"bench: {results.count} lines in {where}; {len(results.failed)} of {len(selected)} parts FAILED: "
+              + "; ".join(f"{part}: {why}" for part, why in results.failed.items()), file=sys.stderr)
+        return 1
+    print(f"bench: {results.count} lines in {where}; every part ran ({', '.join(selected)})", file=sys.stderr)
     return 0
 
 

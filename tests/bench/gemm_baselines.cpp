@@ -197,6 +197,7 @@ struct Contender {
   Output out;
   std::function<void()> call;
   std::vector<double> seconds;  // per call, one entry per repetition
+  bool wrong = false;             // a library that computed a wrong result: reported as excluded, not timed
 };
 
 // A deque: contenders never move once added (their calls point at their own output buffers).
@@ -327,9 +328,11 @@ using Clock = std::chrono::steady_clock;
 // Every contender, kRepetitions times, round-robin; each repetition calls it until
 // kRepetitionSeconds have passed and records seconds per call. One warm-up call each first.
 void time_round_robin(Contenders& list) {
-  for (auto& c : list) c.call();
+  for (auto& c : list)
+    if (!c.wrong) c.call();
   for (int repetition = 0; repetition < kRepetitions; ++repetition) {
     for (auto& c : list) {
+      if (c.wrong) continue;
       long calls = 0;
       double elapsed = 0;
       const auto start = Clock::now();
@@ -343,16 +346,38 @@ void time_round_robin(Contenders& list) {
   }
 }
 
-// Checks every element (small shapes) or kProbes sampled ones; fails loudly on a mismatch.
+// Library contenders that computed a wrong result on this machine: left out of every later case.
+std::vector<std::string> excluded_libraries;
+
+// A library that is wrong here is excluded (one JSON line and a note say so) and the run goes on:
+// the other contenders still count. The MXU being wrong ends the run (exit 1).
+void wrong_result(Contender& c, const std::string& message) {
+  if (c.mxu) fail(message);
+  c.wrong = true;
+  excluded_libraries.push_back(c.name);
+  std::fprintf(stderr, "gemm_baselines: %s; %s is left out of this run\n", message.c_str(), c.name.c_str());
+  Json line;
+  line.text("bench", "gemm").text("metric", c.name + " excluded").raw("value", "null").text("unit", "")
+      .raw("baseline", "null").raw("ratio", "null").text("error", message);
+  std::printf("%s\n", line.str().c_str());
+}
+
+bool excluded(const std::string& name) {
+  return std::find(excluded_libraries.begin(), excluded_libraries.end(), name) != excluded_libraries.end();
+}
+
+// Checks every element (small shapes) or kProbes sampled ones; a mismatch is wrong_result's.
 void verify(const Operands& ops, Contenders& list, bool every_element, const char* when) {
   std::mt19937 random(12345);
   for (auto& c : list) {
+    if (c.wrong) continue;
     if (c.seconds.empty()) c.call();  // not timed yet: compute once
     const auto check = [&](int64_t row, int64_t col) {
+      if (c.wrong) return;
       const std::string problem = check_element(ops, c.out, row, col);
       if (!problem.empty())
-        fail(std::string(kind_name(ops.kind)) + " " + std::to_string(ops.m) + "x" + std::to_string(ops.k) + "x" +
-             std::to_string(ops.n) + " " + c.name + " (" + c.detail + ") wrong " + when + ": " + problem);
+        wrong_result(c, std::string(kind_name(ops.kind)) + " " + std::to_string(ops.m) + "x" + std::to_string(ops.k) +
+                            "x" + std::to_string(ops.n) + " " + c.name + " (" + c.detail + ") wrong " + when + ": " + problem);
     };
     if (every_element) {
       for (int64_t row = 0; row < ops.m; ++row)
@@ -388,19 +413,20 @@ void report(const Operands& ops, const Contenders& list) {
   const Contender* best = nullptr;
   Json libraries;
   for (const auto& c : list) {
-    if (c.mxu) continue;
+    if (c.mxu || c.wrong) continue;
     libraries.value(c.name.c_str(), rate(c));
     if (!best || rate(c) > rate(*best)) best = &c;
   }
   const std::string shape_json = "[" + std::to_string(ops.m) + ", " + std::to_string(ops.k) + ", " + std::to_string(ops.n) + "]";
   for (const auto& c : list) {
+    if (c.wrong) continue;
     const std::string metric = std::string(shape) + " " + c.name;
     Json line;
     line.text("bench", "gemm").text("metric", metric).value("value", rate(c)).text("unit", unit);
     if (c.mxu && best) {
       Json ratio_to;
       for (const auto& other : list)
-        if (!other.mxu) ratio_to.value(other.name.c_str(), rate(c) / rate(other));
+        if (!other.mxu && !other.wrong) ratio_to.value(other.name.c_str(), rate(c) / rate(other));
       line.text("baseline", best->name).value("ratio", rate(c) / rate(*best)).text("best_library", best->name)
           .value("best_library_value", rate(*best)).raw("libraries", libraries.str()).raw("ratio_to", ratio_to.str());
       if (ops.kind == Kind::kBF16) {  // the MXU's float32 path on the same (widened) values
@@ -443,6 +469,7 @@ Contenders contenders(const Operands& ops, bool kernel_variants) {
       }
     }
   }
+  const size_t mxu_contenders = list.size();
   switch (ops.kind) {
     case Kind::kF32:
       add_openblas_sgemm(list, ops, "");
@@ -460,6 +487,7 @@ Contenders contenders(const Operands& ops, bool kernel_variants) {
       add_openblas_sgemm(list, ops, ", on the bf16 values widened to f32");
       break;
   }
+  for (size_t i = mxu_contenders; i < list.size(); ++i) list[i].wrong = excluded(list[i].name);
   return list;
 }
 

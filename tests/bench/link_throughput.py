@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Host link benchmarks (make bench): what moving data between the PC and a QEMU board costs, on the
 shared-memory transport and on the UART, against what the same machine does without a board.
 
@@ -12,7 +12,9 @@ Baselines from tests/bench/link_baselines.cpp in the same run: a Unix socketpair
 (256 KiB writes) and a memcpy of the same bytes for throughput, a socketpair ping-pong for the round
 trip. Also end to end: `tpu exec matmul` with 64 MiB of input on qemu-virt-a53 (wall clock, target
 < 10 s), and the infeed step rate of the infeed app at 8 replicas (tpu run's rate line).
-Prints and returns {"bench", "metric", "value", "unit", "baseline", "ratio"} lines.
+Hands each {"bench", "metric", "value", "unit", "baseline", "ratio"} line to `record` as soon as it
+is measured (run alone: prints them). tests/infeed_check.py (NumPy) runs as PYTHON, Debian's
+/usr/bin/python3, whichever python3 comes first on PATH.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TPU = ROOT / "build" / "host-tools" / "tpu"
@@ -31,6 +34,14 @@ BASELINES = ROOT / "build" / "bench" / "link_baselines"
 SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
 BOARDS = ("qemu-virt-a53", "qemu-virt-rv64")
 TRANSPORTS = ("shm", "uart")
+PYTHON = "/usr/bin/python3"  # Debian's, with python3-numpy (never the first python3 on PATH)
+
+
+def failed(command: list[str], how: str, output: str) -> None:
+    """Shows the end of a failed command's output on stderr and raises a one-line RuntimeError."""
+    sys.stderr.write(output[-3000:])
+    last = [text for text in output.splitlines() if text.strip()][-1:]
+    raise RuntimeError(f"link benchmark: {' '.join(command)} {how}" + (f": {last[0].strip()}" if last else ""))
 
 
 def size_name(size: int) -> str:
@@ -54,7 +65,7 @@ def link_bench(board: str, transport: str) -> list[dict]:
     command = [str(TPU), "run", "--board", board, "--cores", "1", "--link", transport, "--timeout", "900", "link-bench"]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=1200)
     if result.returncode != 0:
-        raise SystemExit(f"link benchmark: {' '.join(command)} failed:\n{(result.stdout + result.stderr)[-3000:]}")
+        failed(command, f"exited with status {result.returncode}", result.stdout + result.stderr)
     return [json.loads(match) for match in re.findall(r"LINK-BENCH (\{.*\})", result.stdout)]
 
 
@@ -110,7 +121,7 @@ def exec_64mib_line(work: Path) -> dict:
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
-        raise SystemExit(f"link benchmark: {' '.join(command)} failed:\n{(result.stdout + result.stderr)[-3000:]}")
+        failed(command, f"exited with status {result.returncode}", result.stdout + result.stderr)
     return {"bench": "link/tpu-exec-matmul-64MiB/qemu-virt-a53/shm", "metric": "wall time", "value": round(elapsed, 2),
             "unit": "s", "baseline": "target: under 10 s end to end (build excluded)", "ratio": round(elapsed / 10, 3)}
 
@@ -118,12 +129,12 @@ def exec_64mib_line(work: Path) -> dict:
 def infeed_rate_lines() -> list[dict]:
     results = []
     for transport in TRANSPORTS:
-        command = ["/usr/bin/python3", str(ROOT / "tests/infeed_check.py"), "--board", "qemu-virt-a53", "--cores", "8",
+        command = [PYTHON, str(ROOT / "tests/infeed_check.py"), "--board", "qemu-virt-a53", "--cores", "8",
                    "--steps", "200", "--link", transport, "--timeout", "600"]
         output = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900).stdout
         rate = re.search(r"tuples sent, \d+ consumed, .*?([\d.]+) tuples/s", output)
         if "PASS infeed" not in output or not rate:
-            raise SystemExit(f"link benchmark: {' '.join(command)} did not pass:\n{output[-3000:]}")
+            failed(command, "did not pass", output)
         results.append({"bench": f"link/infeed-steps/qemu-virt-a53/8-replicas/{transport}", "metric": "step rate",
                         "value": float(rate.group(1)), "unit": "tuples/s",
                         "baseline": "the same run over the UART" if transport == "shm" else "none (the UART itself)",
@@ -133,22 +144,31 @@ def infeed_rate_lines() -> list[dict]:
     return results
 
 
-def link_results() -> list[dict]:
+def print_line(entry: dict) -> None:
+    print(json.dumps(entry), flush=True)
+
+
+def link_results(record: Callable[[dict], None] = print_line) -> list[dict]:
+    """Every link figure; each board/transport's lines go to `record` as soon as they are measured."""
     subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, timeout=900)
     build_baselines()
     base, ping = baselines()
     results = []
+
+    def keep(lines: list[dict]) -> None:
+        for entry in lines:
+            record(entry)
+        results.extend(lines)
+
     for board in BOARDS:
         for transport in TRANSPORTS:
             figures = link_bench(board, transport)
-            results += throughput_lines(board, transport, figures, base)
-            results += round_trip_lines(board, transport, figures, ping)
+            keep(throughput_lines(board, transport, figures, base) + round_trip_lines(board, transport, figures, ping))
     with tempfile.TemporaryDirectory() as directory:
-        results.append(exec_64mib_line(Path(directory)))
-    results += infeed_rate_lines()
+        keep([exec_64mib_line(Path(directory))])
+    keep(infeed_rate_lines())
     return results
 
 
 if __name__ == "__main__":
-    for entry in link_results():
-        print(json.dumps(entry))
+    link_results()

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Training benchmark (make bench): the train-digits app's throughput and where its step time goes.
 
 For the host board at 1, 2 and 8 cores and qemu-virt-a53 at 1, 2, 4 and 8 cores, one run each of
@@ -13,7 +13,9 @@ STEPS steps of the MLP (global batch 32) through `tpu run --trace`:
                         softmax, the update), from the board's exact per-category trace totals
 Boards with more cores than this machine has share its CPUs (QEMU's vCPUs are threads), so scaling
 there measures oversubscription, not the runtime: the lines say how many CPUs the machine has.
-Prints and returns {"bench", "metric", "value", "unit", "baseline", "ratio"} lines.
+Hands each {"bench", "metric", "value", "unit", "baseline", "ratio"} line to `record` as soon as its
+run is measured (run alone: prints them). The data is prepared by prepare_digits.py run with PYTHON,
+Debian's /usr/bin/python3 (NumPy, sklearn's digits), whichever python3 comes first on PATH.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TPU = ROOT / "build" / "host-tools" / "tpu"
@@ -30,15 +33,14 @@ APP = ROOT / "firmware" / "apps" / "train-digits"
 STEPS = 176  # 4 epochs
 RUNS = {"host": (1, 2, 8), "qemu-virt-a53": (1, 2, 4, 8)}
 CATEGORIES = ("compute", "collective", "infeed_wait", "host_call")
+PYTHON = "/usr/bin/python3"  # Debian's, with python3-numpy and python3-sklearn (never the first on PATH)
 
 
 def line(bench: str, metric: str, value: float, unit: str, baseline: float | None) -> dict:
     ratio = value / baseline if baseline else None
-    entry = {"bench": bench, "metric": metric, "value": round(value, 4), "unit": unit,
-             "baseline": round(baseline, 4) if baseline is not None else None,
-             "ratio": round(ratio, 4) if ratio is not None else None}
-    print(json.dumps(entry), flush=True)
-    return entry
+    return {"bench": bench, "metric": metric, "value": round(value, 4), "unit": unit,
+            "baseline": round(baseline, 4) if baseline is not None else None,
+            "ratio": round(ratio, 4) if ratio is not None else None}
 
 
 def train(board: str, cores: int, data: Path) -> tuple[float, dict[str, float]]:
@@ -53,7 +55,9 @@ def train(board: str, cores: int, data: Path) -> tuple[float, dict[str, float]]:
     ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=1500)
     if ran.returncode != 0:
         sys.stderr.write(ran.stdout[-3000:] + ran.stderr[-3000:])
-        raise SystemExit(f"training benchmark: {' '.join(command)} failed ({ran.returncode})")
+        last = [text.strip() for text in (ran.stdout + ran.stderr).splitlines() if text.strip()][-1:]
+        raise RuntimeError(f"training benchmark: {' '.join(command)} exited with status {ran.returncode}"
+                           + (f": {last[0]}" if last else ""))
     with open(folder / "train.csv") as file:
         rows = list(csv.DictReader(file))
     first, last = rows[7], rows[-1]  # rows 0..7: the first launch, reported at its end
@@ -82,11 +86,22 @@ def time_shares(trace: Path) -> dict[str, float]:
     return {category: value / max(len(totals), 1) for category, value in shares.items()}
 
 
-def training_results() -> list[dict]:
-    subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, capture_output=True)
+def prepare_data() -> Path:
+    """Builds tpu and the batches of STEPS steps (prepare_digits.py under Debian's python3)."""
+    subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, capture_output=True, text=True, timeout=1200)
     data = ROOT / "build" / "bench" / "train-digits" / "data"
-    subprocess.run([sys.executable, str(APP / "prepare_digits.py"), str(data), "--epochs", "4", "--steps", str(STEPS)],
-                   check=True, capture_output=True)
+    subprocess.run([PYTHON, str(APP / "prepare_digits.py"), str(data), "--epochs", "4", "--steps", str(STEPS)],
+                   check=True, capture_output=True, text=True, timeout=300)
+    return data
+
+
+def print_line(entry: dict) -> None:
+    print(json.dumps(entry), flush=True)
+
+
+def training_results(record: Callable[[dict], None] = print_line) -> list[dict]:
+    """Every run of RUNS; each run's lines go to `record` as soon as it ends. Returns them all."""
+    data = prepare_data()
     cpus = os.cpu_count() or 1
     results = []
     for board, core_counts in RUNS.items():
@@ -95,10 +110,13 @@ def training_results() -> list[dict]:
             rate, shares = train(board, cores, data)
             one_core = one_core or rate
             bench = f"train-digits/mlp/{board}/{cores}cores/{cpus}cpus"
-            results.append(line(bench, "samples_per_s", rate, "samples/s", one_core))
-            results.append(line(bench, "scaling_efficiency", rate / one_core / cores, "fraction", None))
-            for category, share in shares.items():
-                results.append(line(bench, f"share_{category}", share, "fraction of run time", None))
+            lines = [line(bench, "samples_per_s", rate, "samples/s", one_core),
+                     line(bench, "scaling_efficiency", rate / one_core / cores, "fraction", None),
+                     *(line(bench, f"share_{category}", share, "fraction of run time", None)
+                       for category, share in shares.items())]
+            for entry in lines:
+                record(entry)
+            results += lines
     return results
 
 
