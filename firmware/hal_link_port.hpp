@@ -5,7 +5,8 @@
 // Waiting. Nothing interrupts a core when host bytes arrive (in the UART or in memory), so a waiting
 // core polls with growing sleeps (the board's timer-bounded doorbell wait: WFI until the timer or a
 // doorbell): a few microseconds of spinning first (a reply that comes at once is seen at once), then
-// sleeps doubling from kFirstSleepNs to kLongestSleepNs. A wait starts over (spinning) whenever the
+// sleeps of a quarter of the time waited so far, from kFirstSleepNs up to kLongestSleepNs (so a
+// reply is seen at most ~25% later than it came, with few wake-ups however long the wait). A wait starts over (spinning) whenever the
 // link moved something since the last pause, so back-to-back host calls never inherit a long sleep. Under QEMU this matters twice: a spinning
 // vCPU (WFE is only a yield in TCG) takes host CPU from the vCPUs doing work and from QEMU's I/O
 // thread that feeds the UART, and a long idle should cost next to nothing.
@@ -20,7 +21,7 @@ namespace firmware {
 // The output lock is the console lock (re-entrant, per core), so frames and log lines never interleave.
 class HalLinkPort : public rt::link::LinkPort {
  public:
-  static constexpr uint64_t kSpinNs = 20000;
+  static constexpr uint64_t kSpinNs = 100000;
   static constexpr uint64_t kFirstSleepNs = 5000;
   static constexpr uint64_t kLongestSleepNs = 500000;
 

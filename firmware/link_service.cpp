@@ -10,6 +10,7 @@
 #include "runtime/link/host_call.hpp"
 #include "runtime/log/log.hpp"
 #include "runtime/support/new.hpp"
+#include "runtime/trace/core_status.hpp"
 
 namespace firmware {
 namespace {
@@ -50,6 +51,7 @@ rt::link::LinkPort& choose_port() {
         shm_port = new (shm_port_storage) ShmLinkPort(window.base);
         const hal::FreeMemory tensors = hal::free_memory();  // where host-call results may be placed
         shm_port->transport().announce_memory(tensors.base, tensors.size);
+        shm_port->transport().announce_core_status(&rt::trace::core_status_table, sizeof rt::trace::core_status_table);
         shm_port->transport().set_board_state(rt::link::ShmBoardState::kAttached);
         rt::log_info("link: shared memory ({} KiB to the board, {} KiB to the host)", control.to_board.capacity / 1024,
                      control.to_host.capacity / 1024);

@@ -13,6 +13,7 @@
 #include "runtime/log/log.hpp"
 #include "runtime/support/atomic.hpp"
 #include "runtime/tensor/hbm.hpp"
+#include "runtime/trace/core_status.hpp"
 #include "runtime/trace/core_trace.hpp"
 #include "runtime/sync/wait.hpp"
 
@@ -35,7 +36,9 @@ rt::Status run_traced(unsigned core) {
 }
 
 void run_app(unsigned core) {
+  rt::trace::set_core_activity(core, rt::trace::running_activity());
   const rt::Status status = run_traced(core);
+  rt::trace::set_core_done(core, static_cast<uint32_t>(status.code()));
   if (status.is_ok())
     rt::log_info("PASS {}", kApp.name);
   else
@@ -93,6 +96,7 @@ extern "C" void firmware_main() {
   }
   rt::log_info("all {} cores up", hal::core_count());
   rt::hbm_init(hal::core_count());
+  rt::trace::set_core_status_cores(hal::core_count());
   rt::trace::start_core_trace();
   link_service_start(kApp.name);
   if (kApp.init != nullptr) kApp.init(hal::core_count());

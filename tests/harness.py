@@ -694,6 +694,8 @@ def tpu_cases() -> list[Case]:
         cases.append(Case(f"tpu-input/{name}", partial(check_hostile_input, name, code, pattern),
                           images=HOSTILE_IMAGES.get(name, (("qemu-virt-a53", "exec"),)), estimate_s=5))
     cases += fault_matrix_cases()
+    cases += host_fault_cases()
+    cases += hang_triage_cases()
     return cases
 
 
@@ -733,6 +735,126 @@ def fault_matrix_cases() -> list[Case]:
         [r"FAIL collective-hang: DEADLINE_EXCEEDED: core 0 timed out after 1000 ms in all_reduce #1: "
          r"receiving \d+ bytes from core 3", r"timed out after 8 s: .*core 3 had not reported a result"],
         extra=("--timeout", "8")), images=(("qemu-virt-a53", "collective-hang"),), estimate_s=12))
+    return cases
+
+
+# A user's host functions that misbehave (firmware/apps/host-function-faults, HOST_FAULT picks how):
+# tpu runs them in a worker process, so a crash or a hang ends the run with a message naming the
+# function, the call and the core (exit 6), a throw or a wrong shape reaches the replica as a status
+# (exit 1), and tpu's --timeout, SIGTERM and SIGKILL leave nothing running.
+HOST_FAULTS = {
+    "crash": (6, [r"host function 'misbehave' crashed with SIGSEGV \(Segmentation fault\) during call 1 to it, "
+                  r"from replica 1 on core 1 \(host call \d+\); stopped"]),
+    "abort": (6, [r"host function 'misbehave' crashed with SIGABRT \(Aborted\) during call 1 to it, from replica 1 on core 1"]),
+    "exit": (6, [r"host function 'misbehave' ended its worker with exit status 3 during call 1 to it, from replica 1 on core 1"]),
+    "hang": (6, [r"host function 'misbehave' did not return within its deadline of 3 s in call 1 to it, from replica 1 on core 1 "
+                 r"\(host call \d+\); tpu killed it; stopped"]),
+    "throw": (1, [r"count still answers after misbehave threw",
+                  r"FAIL host-function-faults: INTERNAL: host function 'misbehave' failed: misbehave threw on purpose"]),
+    "wrong-shape": (1, [r"FAIL host-function-faults: INVALID_ARGUMENT: host call \d+ 'misbehave': result 0 should be "
+                        r"float32\[2\], the host sent float32\[3\]"]),
+    "arena": (1, [r"FAIL host-function-faults: RESOURCE_EXHAUSTED: core 1 out of memory: 4 GiB on purpose needs "
+                  r"4294967296 bytes"]),
+}
+HOST_FAULT_BOARDS = ("host", "qemu-virt-a53")
+
+
+def host_fault_command(board: str, timeout_s: int, deadline_s: int) -> list[str]:
+    return [TPU_BINARY, "run", "--board", board, "--cores", "4", "--timeout", str(timeout_s),
+            "--host-call-deadline", str(deadline_s), "host-function-faults"]
+
+
+def check_host_fault(board: str, fault: str, expect_exit: int, patterns: list[str], timeout_s: int = 60,
+                     deadline_s: int = 3) -> Outcome:
+    """tpu run of host-function-faults with HOST_FAULT=`fault`: its exit status and messages."""
+    built = build_tpu_tool()
+    if not built.ok:
+        return Outcome(False, f"make tpu failed: {built.reason}", built.log)
+    command = host_fault_command(board, timeout_s, deadline_s)
+    result = run_image(command, TPU_TIMEOUT_S, env=runner.make_env() | {"HOST_FAULT": fault})
+    log = f"$ HOST_FAULT={fault} {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != expect_exit:
+        return Outcome(False, f"expected exit {expect_exit}, got {describe_exit(result)}", log)
+    missing = [pattern for pattern in patterns if not re.search(pattern, result.output, re.MULTILINE)]
+    if missing:
+        return Outcome(False, f"output lacks {missing[0]!r}", log)
+    return Outcome(True, "", log)
+
+
+def gone_or_dead(pid: str, grace_s: float = 5.0) -> bool:
+    """True once process `pid` has exited (gone, or a zombie waiting for init to reap it)."""
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def check_tpu_signalled_in_host_call(board: str, signal_number: int, expect_exit: int | None) -> Outcome:
+    """While a host function hangs (deadline 60 s), `signal_number` goes to tpu: it must end (with
+    `expect_exit`; None for SIGKILL), and its children (the board, the host-function worker) must end
+    too, even when tpu could do nothing (SIGKILL: PR_SET_PDEATHSIG), leaving no RAM file."""
+    built = build_tpu_tool()
+    if not built.ok:
+        return Outcome(False, f"make tpu failed: {built.reason}", built.log)
+    command = host_fault_command(board, 100, 60)
+    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True,
+                               env=runner.make_env() | {"HOST_FAULT": "hang"})
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+    log = lambda: f"$ HOST_FAULT=hang {shlex.join(command)}\n" + "".join(lines)  # noqa: E731
+    try:
+        deadline = time.monotonic() + 120
+        while not any("calls misbehave" in line for line in lines) and time.monotonic() < deadline:
+            if process.poll() is not None:
+                return Outcome(False, "tpu ended before the host function hung", log())
+            time.sleep(0.05)
+        time.sleep(0.5)  # the call is in the worker now
+        children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+        if len(children) < 2:
+            return Outcome(False, f"expected the board and the worker as tpu's children, found {children}", log())
+        process.send_signal(signal_number)
+        try:
+            code = process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            return Outcome(False, f"tpu did not end within 20 s of {signal.Signals(signal_number).name}", log())
+        reader.join(timeout=5)
+        if expect_exit is not None and code != expect_exit:
+            return Outcome(False, f"expected exit {expect_exit}, got {code}", log())
+        left = [child for child in children if not gone_or_dead(child)]
+        if left:
+            return Outcome(False, f"tpu's children {left} still run after {signal.Signals(signal_number).name}", log())
+        ours = re.search(r"mem-path=(\S+)/board-ram", "".join(lines))
+        if ours and Path(ours.group(1)).exists():
+            return Outcome(False, f"the RAM file folder was left behind: {ours.group(1)}", log())
+        return Outcome(True, "", log())
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def host_fault_cases() -> list[Case]:
+    cases = []
+    for board in HOST_FAULT_BOARDS:
+        images = ((board, "host-function-faults"),)
+        for fault, (code, patterns) in HOST_FAULTS.items():
+            cases.append(Case(f"tpu-host-fault/{board}/{fault}", partial(check_host_fault, board, fault, code, patterns),
+                              images=images, estimate_s=8))
+        for number, code in ((signal.SIGTERM, 130), (signal.SIGKILL, None)):
+            cases.append(Case(f"tpu-host-fault/{board}/tpu-{signal.Signals(number).name}-in-host-call",
+                              partial(check_tpu_signalled_in_host_call, board, number, code), images=images, estimate_s=8))
+    cases.append(Case("tpu-host-fault/host/timeout-in-host-call", partial(
+        check_host_fault, "host", "hang", 4,
+        [r"timed out after 6 s", r"the host function 'misbehave' had run for [\d.]+ s in call 1 to it, from replica 1 on core 1"],
+        6, 60), images=(("host", "host-function-faults"),), estimate_s=8))
     return cases
 
 
@@ -1036,6 +1158,33 @@ def main(argv: list[str]) -> int:
     print(f"(ran {len(cases)} cases in {time.monotonic() - start:.1f} s)")
     print(f"{passed} passed, {failed} failed", flush=True)
     return 0 if failed == 0 else 1
+
+
+# ---------------------------------------------------------------- hang triage (issue 25)
+# What tpu prints about every core when a run times out, read from board memory without the board's
+# help (host-tools/lib/core_triage.hpp): collective-hang must name the cores that waited, the
+# collective and its number, and the missing core, on both QEMU boards, also with --watch (its live
+# block); the host board's UART says plainly that it cannot; `tpu run --help` documents both.
+HANG_TRIAGE = (r"^tpu: hang triage: cores 0, 1, 2 (wait|gave up waiting) in all_reduce #1 for core 3"
+               r"(, which| and finished with DEADLINE_EXCEEDED; core 3) is running")
+
+
+def hang_triage_cases() -> list[Case]:
+    image = "collective-hang"
+    cases = [Case(f"tpu-triage/{image}/{board}/4", partial(
+        check_tpu_run, board, 4, image, 4, [HANG_TRIAGE, r"^tpu:   core 3: is running"], extra=("--timeout", "5")),
+        images=((board, image),), estimate_s=8) for board in ("qemu-virt-a53", "qemu-virt-rv64")]
+    cases.append(Case(f"tpu-triage/{image}/qemu-virt-a53/4/watch", partial(
+        check_tpu_run, "qemu-virt-a53", 4, image, 4,
+        [r"^tpu: watch: qemu-virt-a53, 4 cores", r"^tpu:   => cores 0, 1, 2 (wait|gave up waiting) in all_reduce #1 "
+         r"for core 3", HANG_TRIAGE], extra=("--timeout", "5", "--watch")),
+        images=(("qemu-virt-a53", image),), estimate_s=8))
+    cases.append(Case(f"tpu-triage/{image}/host/4", partial(
+        check_tpu_run, "host", 4, image, 4, [r"^tpu: hang triage: not possible on the uart link"],
+        extra=("--timeout", "4")), images=(("host", image),), estimate_s=6))
+    cases.append(Case("tpu-triage/run-help", partial(check_tpu_command, ["run", "--help"], 0,
+                                                     [r"--watch", r"Hang triage"])))
+    return cases
 
 
 if __name__ == "__main__":

@@ -10,12 +10,19 @@ namespace {
 struct Registered {
   std::string name;
   AppHostFunction function;
+  double deadline_s;
 };
 
 // A function-local static: registrations run during static initialisation, in any order.
 std::vector<Registered>& registry() {
   static std::vector<Registered> functions;
   return functions;
+}
+
+const Registered* find_registered(const std::string& name) {
+  for (const Registered& entry : registry())
+    if (entry.name == name) return &entry;
+  return nullptr;
 }
 
 HostCallOutcome call_app_function(AppHostFunction function, const HostCallRequest& request,
@@ -38,21 +45,53 @@ const HostTensor& HostCall::tensor(size_t index) const {
   return request_.tensors[index];
 }
 
-HostFunctionRegistration::HostFunctionRegistration(const char* name, AppHostFunction function) {
-  registry().push_back({name, function});
+HostFunctionRegistration::HostFunctionRegistration(const char* name, AppHostFunction function, double deadline_s) {
+  registry().push_back({name, function, deadline_s});
+}
+
+std::vector<AppHostFunctionInfo> app_host_functions() {
+  std::vector<AppHostFunctionInfo> infos;
+  for (const Registered& entry : registry()) infos.push_back({entry.name, entry.deadline_s});
+  return infos;
+}
+
+std::string app_host_function_clash(const HostFunctions& functions) {
+  for (size_t i = 0; i < registry().size(); ++i) {
+    const std::string& name = registry()[i].name;
+    const bool builtin = functions.is_builtin(name);
+    bool twice = functions.has(name);
+    for (size_t j = 0; j < i; ++j) twice = twice || registry()[j].name == name;
+    if (builtin || twice)
+      return "the app's host function '" + name + "' is already defined (" + (builtin ? "a built-in" : "twice in the app") +
+             "); rename it";
+  }
+  return "";
 }
 
 std::string add_app_host_functions(HostFunctions& functions) {
+  if (std::string clash = app_host_function_clash(functions); !clash.empty()) return clash;
   for (const Registered& entry : registry()) {
-    if (functions.has(entry.name) || functions.is_builtin(entry.name))
-      return "the app's host function '" + entry.name + "' is already defined (" +
-             (functions.is_builtin(entry.name) ? "a built-in" : "twice in the app") + "); rename it";
     AppHostFunction function = entry.function;
     functions.add(entry.name, [function](const HostCallRequest& request, const HostEnvironment& environment) {
       return call_app_function(function, request, environment);
     });
   }
   return "";
+}
+
+HostCallOutcome run_app_host_function(const HostCallRequest& request, const HostEnvironment& environment) {
+  const Registered* entry = find_registered(request.function);
+  if (entry == nullptr)
+    return HostCallOutcome::error(rt::StatusCode::kNotFound, "no host function named '" + request.function + "'");
+  try {
+    return call_app_function(entry->function, request, environment);
+  } catch (const std::exception& error) {
+    return HostCallOutcome::error(rt::StatusCode::kInternal,
+                                  "host function '" + request.function + "' failed: " + error.what());
+  } catch (...) {
+    return HostCallOutcome::error(rt::StatusCode::kInternal,
+                                  "host function '" + request.function + "' failed: it threw something that is not a std::exception");
+  }
 }
 
 std::string app_host_function_names() {

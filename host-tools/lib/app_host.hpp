@@ -14,6 +14,15 @@
 // sends that status code and message back to the replica that called; any other exception arrives
 // as INTERNAL naming the function. Names are unique: an app function named like a built-in (format,
 // to_number, print, summary_csv, infeed_steps) or defined twice stops tpu before the board starts.
+//
+// `tpu run` runs these functions in a worker process of its own (host_function_worker.hpp): one
+// that crashes (a fatal signal, abort, exit) or does not return within its deadline ends the run
+// with a message naming it, and cannot take tpu down. The deadline is tpu's --host-call-deadline
+// (default 20 s, below the board's own 30 s wait) unless the function declares its own:
+//
+//   TPU_HOST_FUNCTION_WITH_DEADLINE(slow_plot, 25, call) { ... }   // seconds
+//
+// The worker lives for the whole run, so a function's static state carries from call to call.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -40,6 +49,7 @@ class HostCall {
       : request_(request), environment_(environment) {}
 
   unsigned core() const { return request_.core; }  // the calling replica's core
+  std::optional<unsigned> replica() const { return request_.replica; }  // none outside a replicated computation
   const std::string& function() const { return request_.function; }
   const std::string& text() const { return request_.text; }  // the call's text argument ("" if none)
   size_t size() const { return request_.tensors.size(); }   // how many tensors came
@@ -68,21 +78,39 @@ struct HostReply {
 
 using AppHostFunction = HostReply (*)(const HostCall& call);
 
-// Records a host function at program start (what TPU_HOST_FUNCTION expands to).
+// Records a host function at program start (what TPU_HOST_FUNCTION expands to); a deadline of 0
+// seconds means tpu's default.
 struct HostFunctionRegistration {
-  HostFunctionRegistration(const char* name, AppHostFunction function);
+  HostFunctionRegistration(const char* name, AppHostFunction function, double deadline_s = 0);
 };
 
-// Adds every registered app function to `functions`; a name that is taken (a built-in, or one
-// registered twice) is the returned problem, "" otherwise.
+// One registered function as tpu sees it.
+struct AppHostFunctionInfo {
+  std::string name;
+  double deadline_s = 0;  // 0: tpu's default
+};
+std::vector<AppHostFunctionInfo> app_host_functions();
+
+// Adds every registered app function to `functions`, run in this process (the tests; `tpu run`
+// serves them from its worker instead); a name that is taken (a built-in, or one registered twice)
+// is the returned problem, "" otherwise.
 std::string add_app_host_functions(HostFunctions& functions);
+// The same check alone: "" if every registered name is free in `functions`.
+std::string app_host_function_clash(const HostFunctions& functions);
+
+// Runs the registered function request.function here and now: its outcome, with HostError and
+// dtype/shape mismatches as their statuses and any other exception as INTERNAL naming it.
+HostCallOutcome run_app_host_function(const HostCallRequest& request, const HostEnvironment& environment);
 
 // The registered names, "a, b" (for tpu's start-up note); "" if the program has none.
 std::string app_host_function_names();
 
 }  // namespace tpu
 
-#define TPU_HOST_FUNCTION(name, call)                                                               \
+#define TPU_HOST_FUNCTION_WITH_DEADLINE(name, deadline_s, call)                                     \
   static ::tpu::HostReply tpu_host_function_##name(const ::tpu::HostCall& call);                   \
-  static const ::tpu::HostFunctionRegistration tpu_host_registration_##name(#name, tpu_host_function_##name); \
+  static const ::tpu::HostFunctionRegistration tpu_host_registration_##name(#name, tpu_host_function_##name, \
+                                                                            deadline_s);           \
   static ::tpu::HostReply tpu_host_function_##name(const ::tpu::HostCall& call)
+
+#define TPU_HOST_FUNCTION(name, call) TPU_HOST_FUNCTION_WITH_DEADLINE(name, 0, call)

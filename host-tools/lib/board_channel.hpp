@@ -17,6 +17,13 @@
 
 namespace tpu {
 
+// Where a board's per-core status table (runtime/trace/core_status.hpp) lies in its memory, as the
+// board announced it (unchecked).
+struct CoreStatusPlace {
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+};
+
 class BoardChannel {
  public:
   virtual ~BoardChannel() = default;
@@ -62,6 +69,13 @@ class BoardChannel {
   }
   // Board memory the host reads directly (shared memory, inside the board's announced memory).
   virtual std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) {
+    (void)address, (void)bytes;
+    return std::nullopt;
+  }
+  // Hang triage (core_triage.hpp): where the board's per-core status table lies and a copy of any
+  // range of its RAM, on a transport that maps the board's RAM (shared memory); nothing elsewhere.
+  virtual std::optional<CoreStatusPlace> core_status_place() const { return std::nullopt; }
+  virtual std::optional<std::vector<uint8_t>> read_board_ram(uint64_t address, uint64_t bytes) const {
     (void)address, (void)bytes;
     return std::nullopt;
   }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,8 +24,10 @@ int decode_wait_status(int status) {
 }
 
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& directory, int stdin_fd,
-                             int stdout_fd) {
+                             int stdout_fd, pid_t parent) {
   setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);   // the board dies with tpu, even if tpu is killed with SIGKILL
+  if (getppid() != parent) _exit(127);  // tpu died before the line above took effect
   for (const int signal_number : {SIGPIPE, SIGINT, SIGTERM}) signal(signal_number, SIG_DFL);  // not ours to inherit
   dup2(stdin_fd, STDIN_FILENO);
   dup2(stdout_fd, STDOUT_FILENO);
@@ -51,12 +54,13 @@ std::optional<BoardProcess> BoardProcess::start(const std::vector<std::string>& 
     error = std::string("pipe: ") + std::strerror(errno);
     return std::nullopt;
   }
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     error = std::string("fork: ") + std::strerror(errno);
     return std::nullopt;
   }
-  if (pid == 0) exec_child(argv, directory, to_child[0], from_child[1]);
+  if (pid == 0) exec_child(argv, directory, to_child[0], from_child[1], parent);
   setpgid(pid, pid);  // also from the parent: no race with kill() before the child ran setpgid
   close(to_child[0]);
   close(from_child[1]);

@@ -1,7 +1,8 @@
 // A board run as a child process (QEMU, or the host board's binary) with its serial line on pipes:
 // the child's stdin carries what the host sends, its stdout what the board writes (console text
 // and frames); its stderr is left to the terminal. The child runs in its own process group, so
-// stopping it also stops anything it started. Writes to the child never block: they queue and go
+// stopping it also stops anything it started, and it dies with tpu (PR_SET_PDEATHSIG), even when
+// tpu itself is killed with SIGKILL. Writes to the child never block: they queue and go
 // out as the pipe takes them, so a board that stops reading cannot stall the host.
 #pragma once
 #include <sys/types.h>

@@ -121,6 +121,9 @@ bool HostFunctions::is_builtin(const std::string& name) const {
 
 HostCallOutcome HostFunctions::call(const HostCallRequest& request) const {
   const auto found = functions_.find(request.function);
+  if (found == functions_.end() && deferred_.count(request.function) != 0)
+    return HostCallOutcome::error(StatusCode::kInternal,
+                                  "host function '" + request.function + "' answers later; call it with a reply");
   if (found == functions_.end())
     return HostCallOutcome::error(StatusCode::kNotFound,
                                   "no host function named '" + request.function + "' (known: " + names() + ")");
@@ -132,9 +135,18 @@ HostCallOutcome HostFunctions::call(const HostCallRequest& request) const {
   }
 }
 
+void HostFunctions::call(HostCallRequest request, const Reply& reply) const {
+  const auto deferred = deferred_.find(request.function);
+  if (deferred == deferred_.end()) return reply(call(request));
+  deferred->second(std::move(request), reply);
+}
+
 std::string HostFunctions::names() const {
+  std::map<std::string, bool> all;
+  for (const auto& [name, function] : functions_) all[name] = true;
+  for (const auto& [name, function] : deferred_) all[name] = true;
   std::string list;
-  for (const auto& [name, function] : functions_) list += (list.empty() ? "" : ", ") + name;
+  for (const auto& [name, known] : all) list += (list.empty() ? "" : ", ") + name;
   return list;
 }
 

@@ -13,7 +13,8 @@
 //                                         outfeed dir the row is printed instead
 // Unknown names are NOT_FOUND naming the function and listing the known ones; a function that
 // throws is answered with INTERNAL naming it (tpu never dies of a host function). An app adds its
-// own functions in its host half (app_host.hpp).
+// own functions in its host half (app_host.hpp); `tpu run` serves those from a worker process
+// (host_function_worker.hpp), so their outcome arrives later: deferred functions.
 #pragma once
 #include <filesystem>
 #include <functional>
@@ -34,6 +35,7 @@ struct HostCallRequest {
   std::string function;
   std::string text;  // the text argument ("" if none)
   std::vector<HostTensor> tensors;
+  std::optional<unsigned> replica;  // the calling replica, if the call came from a replicated computation
 };
 
 struct HostCallOutcome {
@@ -53,17 +55,27 @@ struct HostEnvironment {
 class HostFunctions {
  public:
   using Function = std::function<HostCallOutcome(const HostCallRequest&, const HostEnvironment&)>;
+  // Where a call's outcome goes: called exactly once, at once or (deferred functions) later.
+  using Reply = std::function<void(HostCallOutcome)>;
+  // A function whose outcome arrives later; it must call `reply` once.
+  using DeferredFunction = std::function<void(HostCallRequest, Reply)>;
 
   explicit HostFunctions(HostEnvironment environment);  // with the built-in functions
   void add(const std::string& name, Function function) { functions_[name] = std::move(function); }
-  bool has(const std::string& name) const { return functions_.count(name) != 0; }
+  void add_deferred(const std::string& name, DeferredFunction function) { deferred_[name] = std::move(function); }
+  bool has(const std::string& name) const { return functions_.count(name) != 0 || deferred_.count(name) != 0; }
   bool is_builtin(const std::string& name) const;
+  // Runs a function that answers at once (a deferred one is INTERNAL here: it needs call(request, reply)).
   HostCallOutcome call(const HostCallRequest& request) const;
+  // Runs any function; `reply` gets the outcome at once or, for a deferred function, later.
+  void call(HostCallRequest request, const Reply& reply) const;
   std::string names() const;  // "format, print, ..."
+  const HostEnvironment& environment() const { return environment_; }
 
  private:
   HostEnvironment environment_;
   std::map<std::string, Function> functions_;
+  std::map<std::string, DeferredFunction> deferred_;
 };
 
 // The built-in functions, also callable directly (tests).

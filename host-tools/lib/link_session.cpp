@@ -204,6 +204,7 @@ void LinkSession::on_request_in_place(const FrameView& frame) {
   }
   rt::link::CallMessage request;
   request.id = argument->id;
+  request.replica = argument->replica;
   request.tensor_count = argument->tensor_count;
   request.tensor_index = argument->tensor_index;
   request.text = argument->text;
@@ -215,7 +216,7 @@ void LinkSession::on_request_in_place(const FrameView& frame) {
 }
 
 void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& request) {
-  if (request.tensor_count == 0) return serve(core, request.id, to_string(request.text), {});
+  if (request.tensor_count == 0) return serve(core, request.id, request.replica, to_string(request.text), {});
 
   const bool starts_call = request.tensor_index == 0 && request.chunk.offset == 0;
   auto pending = requests_.find(core);
@@ -223,7 +224,7 @@ void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& req
     if (pending != requests_.end())
       notes_ << "tpu: core " << core << " started host call " << request.id << " before call " << pending->second.id
              << " was complete (a frame was lost); the older call is dropped" << std::endl;
-    pending = requests_.insert_or_assign(core, PendingRequest{request.id, to_string(request.text),
+    pending = requests_.insert_or_assign(core, PendingRequest{request.id, request.replica, to_string(request.text),
                                                               ChunkAssembler(request.tensor_count)}).first;
   } else if (pending == requests_.end() || pending->second.id != request.id ||
              pending->second.arguments.tensor_count() != request.tensor_count) {
@@ -241,22 +242,22 @@ void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& req
   if (!pending->second.arguments.complete()) return;
   PendingRequest done = std::move(pending->second);
   requests_.erase(pending);
-  serve(core, done.id, done.text, done.arguments.take());
+  serve(core, done.id, done.replica, done.text, done.arguments.take());
 }
 
-void LinkSession::serve(unsigned core, uint32_t id, const std::string& text, std::vector<HostTensor> arguments) {
+void LinkSession::serve(unsigned core, uint32_t id, uint16_t replica, const std::string& text,
+                        std::vector<HostTensor> arguments) {
   const rt::link::CallText split = rt::link::split_call_text(view(text));
   if (to_string(split.function) == rt::link::kOutfeedFunction) return serve_outfeed(core, id, to_string(split.argument), arguments);
   ++counters_.host_calls;
   HostCallRequest request{core, id, to_string(split.function), to_string(split.argument), std::move(arguments)};
-  HostCallOutcome outcome;
-  try {
-    outcome = functions_.call(request);
+  if (replica != rt::link::kNoReplica) request.replica = replica;
+  const std::string function = request.function;
+  try {  // the reply comes now, or later for a function the host-function worker runs
+    functions_.call(std::move(request), [this, core, id](const HostCallOutcome& outcome) { send_reply(core, id, outcome); });
   } catch (const std::exception& error) {
-    outcome = HostCallOutcome::error(StatusCode::kInternal,
-                                     "host function '" + request.function + "' failed: " + error.what());
+    send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal, "host function '" + function + "' failed: " + error.what()));
   }
-  send_reply(core, id, outcome);
 }
 
 size_t LinkSession::max_send_payload() const {

@@ -118,6 +118,7 @@ class LinkSession final : private rt::link::FrameSink {
  private:
   struct PendingRequest {
     uint32_t id = 0;
+    uint16_t replica = rt::link::kNoReplica;
     std::string text;
     ChunkAssembler arguments{0};
   };
@@ -141,7 +142,7 @@ class LinkSession final : private rt::link::FrameSink {
   void on_board_error(const rt::link::FrameView& frame);
   void on_credits(const rt::link::FrameView& frame);
 
-  void serve(unsigned core, uint32_t id, const std::string& text, std::vector<HostTensor> arguments);
+  void serve(unsigned core, uint32_t id, uint16_t replica, const std::string& text, std::vector<HostTensor> arguments);
   void send_reply(unsigned core, uint32_t id, const HostCallOutcome& outcome);
   void send_unsendable(unsigned core, uint32_t id, size_t result, const rt::Status& why);
   void send_frame(rt::link::MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload);

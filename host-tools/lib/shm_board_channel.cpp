@@ -17,6 +17,7 @@ std::string ShmBoardChannel::transport_summary() const {
 
 bool ShmBoardChannel::send_frame(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) {
   link_->send(header, payload);  // a frame the link refuses ends it: link_failure() says why
+  last_activity_ = std::chrono::steady_clock::now();  // the board may answer at once (its next host call)
   return true;
 }
 

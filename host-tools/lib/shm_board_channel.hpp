@@ -37,6 +37,13 @@ class ShmBoardChannel final : public BoardChannel {
   std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) override {
     return link_->read_board_memory(address, bytes);
   }
+  std::optional<CoreStatusPlace> core_status_place() const override {
+    const auto place = link_->core_status_place();
+    return place ? std::optional<CoreStatusPlace>(CoreStatusPlace{place->first, place->second}) : std::nullopt;
+  }
+  std::optional<std::vector<uint8_t>> read_board_ram(uint64_t address, uint64_t bytes) const override {
+    return link_->read_board_ram(address, bytes);
+  }
   bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) override {
     return link_->place_infeed_tuple(queue, tuple, elements);
   }

@@ -220,6 +220,27 @@ std::optional<std::vector<uint8_t>> ShmLink::read_board_memory(uint64_t address,
   return std::vector<uint8_t>(source, source + bytes);
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> ShmLink::core_status_place() const {
+  if (control_ == nullptr || board_state() == rt::link::ShmBoardState::kNotSeen) return std::nullopt;
+  const uint64_t address = __atomic_load_n(&control_->core_status_address, __ATOMIC_RELAXED);
+  const uint64_t bytes = __atomic_load_n(&control_->core_status_bytes, __ATOMIC_RELAXED);
+  if (address == 0) return std::nullopt;
+  return std::make_pair(address, bytes);
+}
+
+std::optional<std::vector<uint8_t>> ShmLink::read_board_ram(uint64_t address, uint64_t bytes) const {
+  if (control_ == nullptr || bytes > kMaxRamRead) return std::nullopt;
+  // The RAM's first byte in the board's address space: the window's address (board-written, so
+  // checked) minus where the window lies in the file.
+  const uint64_t window_address = __atomic_load_n(&control_->window_address, __ATOMIC_RELAXED);
+  if (window_address < window_offset_) return std::nullopt;
+  const uint64_t ram_address = window_address - window_offset_;
+  if (address < ram_address || address - ram_address > ram_bytes_ || bytes > ram_bytes_ - (address - ram_address))
+    return std::nullopt;
+  const uint8_t* source = ram_ + (address - ram_address);
+  return std::vector<uint8_t>(source, source + bytes);
+}
+
 bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) {
   if (failure_) return false;
   for (const rt::link::ShmInfeedTarget& published : control_->infeed) {

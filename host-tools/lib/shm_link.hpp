@@ -25,6 +25,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/link/frame.hpp"
@@ -71,6 +72,15 @@ class ShmLink {
   // A copy of `bytes` of board memory at the board's `address`, if all of it lies in the announced
   // aperture (host-call arguments the board left in place); nothing otherwise.
   std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes);
+  // Where the board's per-core status table lies (runtime/trace/core_status.hpp), as the board
+  // announced it in the control block: {address, bytes}; nothing if it announced none (it has not
+  // attached yet, or an image without one).
+  std::optional<std::pair<uint64_t, uint64_t>> core_status_place() const;
+  // A copy of `bytes` (at most kMaxRamRead) of board RAM at the board's `address`, if all of it lies
+  // in the RAM file; nothing otherwise. For diagnostics (hang triage): any RAM, not only the
+  // aperture, read-only, and usable after the link failed or the board stopped.
+  static constexpr uint64_t kMaxRamRead = 1 << 20;
+  std::optional<std::vector<uint8_t>> read_board_ram(uint64_t address, uint64_t bytes) const;
   uint64_t bytes_placed() const { return bytes_placed_; }
   uint64_t bytes_read_in_place() const { return bytes_read_in_place_; }
 

@@ -58,6 +58,10 @@ void add_run_options(CLI::App& run, RunOptions& options) {
       ->check(non_empty());
   run.add_option("--timeout", options.timeout_s, "give up after S seconds (default 120), exit status 4")
       ->check(positive_seconds());
+  run.add_option("--host-call-deadline", options.host_call_deadline_s,
+                 "end the run if one of the app's host functions has not returned after S seconds (default 20; "
+                 "a function may declare its own), exit status 6")
+      ->check(positive_seconds());
   run.add_option_function<std::string>("--link", [&options](const std::string& text) {
     options.link = *parse_link_choice(text);
   }, "how frames travel: shm (shared memory, the QEMU boards' default) or uart (the serial line)")
@@ -80,10 +84,17 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
       "Builds the app for the board (make image) or takes an ELF image, boots it as `make run` would (QEMU,\n"
       "or the host board's process), prints its console, serves its host calls (the built-ins format,\n"
       "to_number, print, summary_csv, infeed_steps, and the app's own host functions), streams its infeed,\n"
-      "writes its outfeed, and exits with the board's status.");
+      "writes its outfeed, and exits with the board's status.\n"
+      "Hang triage: when the run times out (or Ctrl-C stops it), tpu reads every core's status record from\n"
+      "board memory and prints what each core was doing (the collective it waits in and its number, the\n"
+      "peer it waits for, the host call in flight, the infeed tuple it needs, its last trace events) and one\n"
+      "line following the wait chain; --watch shows the same live. Board memory is read through the\n"
+      "shared-memory link (the QEMU boards); on the UART (the host board, a real Pi) tpu says it cannot.");
   add_run_options(*run, options);
   run->add_option("--trace", options.trace_file, "write the cores' timeline as Chrome trace JSON (ui.perfetto.dev) and print utilisation")
       ->check(non_empty());
+  run->add_flag("--watch", options.watch,
+                "show what every core is doing, live (read from board memory once a second; shared-memory link only)");
   run->callback([&options, &actions] {
     if (options.target.empty() && !options.attach.any()) throw CLI::RequiredError("TARGET (an app, an app folder or an image)");
     set_command_status(actions.run(options));

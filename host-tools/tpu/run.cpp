@@ -13,6 +13,9 @@
 #include "host-tools/lib/channel_output.hpp"
 #include "host-tools/lib/cli_args.hpp"
 #include "host-tools/lib/console_printer.hpp"
+#include "host-tools/lib/core_triage.hpp"
+#include "host-tools/lib/core_watch.hpp"
+#include "host-tools/lib/host_function_worker.hpp"
 #include "host-tools/lib/infeed_host_function.hpp"
 #include "host-tools/lib/infeed_sender.hpp"
 #include "host-tools/lib/app_host.hpp"
@@ -29,9 +32,11 @@ constexpr int kExitBuildFailed = 2;
 constexpr int kExitTimeout = 4;
 constexpr int kExitInterrupted = 130;
 constexpr int kExitLinkFailed = 1;
+constexpr int kExitHostFunctionFailed = 6;
 constexpr auto kPumpInterval = std::chrono::milliseconds(100);
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 constexpr auto kAttachedQuiet = std::chrono::milliseconds(700);
+constexpr auto kWorkerWait = std::chrono::milliseconds(20);  // while a host function runs, the board is read this often
 
 struct Target {
   std::string board;
@@ -158,16 +163,48 @@ int finish(const LinkSession& session, const std::string& program, int exit_code
   return exit_code;
 }
 
-int time_out(BoardChannel& process, const LinkSession& session, const RunOptions& options, const std::string& program) {
+int time_out(BoardChannel& process, const LinkSession& session, const RunOptions& options, const std::string& program,
+             HostFunctionWorker* worker) {
   process.kill();
   std::cerr << "tpu: timed out after " << options.timeout_s << " s: " << program << " was still running";
   if (!session.board()) std::cerr << " and the board never said hello on the link";
   const std::string missing = cores_without_result(session);
   if (session.board() && !missing.empty()) std::cerr << "; " << named_cores(missing) << " had not reported a result";
   std::cerr << "; killed it" << std::endl;
+  report_core_triage(process, session, std::cerr);  // what every core was doing, from board memory
+  if (worker && worker->busy()) std::cerr << "tpu: the " << worker->describe_running() << std::endl;
   print_tail(session);
   report_counters(session);
   return kExitTimeout;
+}
+
+// One of the app's host functions crashed or missed its deadline: the run ends here.
+int host_function_failed(BoardChannel& process, const LinkSession& session, const std::string& failure,
+                         const std::string& program) {
+  process.kill();
+  std::cerr << "tpu: " << failure << "; stopped " << program << std::endl;
+  print_tail(session);
+  report_counters(session);
+  return kExitHostFunctionFailed;
+}
+
+// The app's own host functions, served by a worker process (host_function_worker.hpp) so that
+// they cannot take tpu down; nothing if the program has none. `error` says why it could not start.
+std::unique_ptr<HostFunctionWorker> start_worker(const RunOptions& options, HostFunctions& functions, std::string& error) {
+  if (app_host_functions().empty()) return nullptr;
+  if (std::string clash = app_host_function_clash(functions); !clash.empty()) {
+    error = clash;
+    return nullptr;
+  }
+  const auto deadline = std::chrono::milliseconds(static_cast<int64_t>(options.host_call_deadline_s * 1000));
+  std::unique_ptr<HostFunctionWorker> worker = HostFunctionWorker::start(functions.environment(), deadline, error);
+  if (!worker) {
+    error = "cannot start the host-function worker: " + error;
+    return nullptr;
+  }
+  error = worker->serve_app_functions(functions);
+  std::cerr << "tpu: the app's host functions: " << app_host_function_names() << " (in a worker process)" << std::endl;
+  return worker;
 }
 
 // The --infeed datasets, read and checked before the board starts.
@@ -251,17 +288,16 @@ int run_board(const RunOptions& options) {
       return kExitBuildFailed;
     }
   }
+  HostFunctions functions(HostEnvironment{options.outfeed_dir, &std::cout});
+  std::string worker_error;
+  std::unique_ptr<HostFunctionWorker> worker = start_worker(options, functions, worker_error);
+  if (!worker_error.empty()) {
+    std::cerr << "tpu: " << worker_error << std::endl;
+    return kExitBuildFailed;
+  }
   std::string program;
   std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(*root, options, target, program);
   if (!process) return kExitBuildFailed;
-  HostFunctions functions(HostEnvironment{options.outfeed_dir, &std::cout});
-  if (const std::string clash = add_app_host_functions(functions); !clash.empty()) {
-    process->kill();
-    std::cerr << "tpu: " << clash << std::endl;
-    return kExitBuildFailed;
-  }
-  if (const std::string names = app_host_function_names(); !names.empty())
-    std::cerr << "tpu: the app's host functions: " << names << std::endl;
   TraceCollector trace(options.trace_file.has_value());
   trace.serve_with(functions);
   OutfeedSink outfeed(options.outfeed_dir, std::cerr);
@@ -286,21 +322,27 @@ int run_board(const RunOptions& options) {
   session.send_hello();
 
   const auto deadline = deadline_after_seconds(options.timeout_s);
+  CoreWatch watch(options.watch, std::cerr);  // --watch: the cores live, from board memory
   std::vector<uint8_t> bytes;
   auto last_bytes_at = std::chrono::steady_clock::now();
   for (bool open = true; open;) {
     if (*interrupted) {
       console.flush();
       process->kill();
+      if (worker) worker->stop();
       std::cerr << "\ntpu: interrupted; stopped " << program << std::endl;
+      report_core_triage(*process, session, std::cerr);
       return kExitInterrupted;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       console.flush();
       infeed.report();
-      return time_out(*process, session, options, program);
+      const int status = time_out(*process, session, options, program, worker.get());
+      if (worker) worker->stop();
+      return status;
     }
-    open = process->pump(kPumpInterval, bytes);
+    const bool host_function_running = worker && worker->busy();
+    open = process->pump(host_function_running ? std::chrono::milliseconds(0) : kPumpInterval, bytes);
     const bool bytes_were_empty = bytes.empty();
     session.feed(bytes);
     bytes.clear();
@@ -312,8 +354,16 @@ int run_board(const RunOptions& options) {
       report_counters(session);
       return kExitLinkFailed;
     }
+    if (worker) {
+      worker->pump(worker->busy() ? kWorkerWait : std::chrono::milliseconds(0));
+      if (const std::optional<std::string>& failure = worker->failure()) {
+        console.flush();
+        return host_function_failed(*process, session, *failure, program);
+      }
+    }
     infeed.pump();
     console.flush_stale();
+    watch.tick(*process, session);
     infeed.progress(std::chrono::steady_clock::now());
     if (!bytes_were_empty) last_bytes_at = std::chrono::steady_clock::now();
     // An attached board keeps running: its run is over once every core reported and it went quiet.
@@ -322,6 +372,10 @@ int run_board(const RunOptions& options) {
   infeed.report();
   session.end_of_stream();
   console.flush();
+  if (worker && worker->busy()) {
+    std::cerr << "tpu: the board ended while the " << worker->describe_running() << "; stopped it" << std::endl;
+    worker->stop();
+  }
   if (const std::string summary = process->transport_summary(); !summary.empty()) std::cerr << "tpu: link: " << summary << std::endl;
   trace.report(options.trace_file, session.board() ? session.board()->board : target_board_name(options), std::cerr);
   if (!process->launched()) return finish(session, program, all_cores_reported(session) ? 0 : 1);

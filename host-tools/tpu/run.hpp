@@ -16,9 +16,11 @@ struct RunOptions {
   std::optional<std::string> board;  // default: from the ELF, else qemu-virt-a53
   unsigned cores = 0;  // --cores; 0: the board's default (8, raspi3b 4)
   double timeout_s = 120;
+  double host_call_deadline_s = 20;  // --host-call-deadline: for the app's host functions that declare none
   std::optional<std::filesystem::path> outfeed_dir;
   std::vector<InfeedSpec> infeed;  // --infeed QUEUE=FILE.npy[,FILE2.npy...], one per queue
   std::optional<std::filesystem::path> trace_file;  // --trace: Chrome trace JSON + utilisation table
+  bool watch = false;  // --watch: what every core does, live from board memory (host-tools/lib/core_watch.hpp)
   LinkChoice link = LinkChoice::kAuto;  // --link shm|uart: how frames travel (shm where the board has it)
   AttachTarget attach;  // --serial DEV [--baud B] / --socket PATH: a running board, not a launched one
   std::string target;  // an app name or folder (built with make image) or an image path (optional when attaching)
@@ -32,7 +34,8 @@ std::string add_infeed_option(RunOptions& options, const std::string& value);
 // The exit status of the run: the board process's own (0 pass, 1 fail, 3 fault, 4 timeout, ...),
 // 1 if it exited 0 although a core reported a failure, 4 if tpu's timeout struck, 2 if the image
 // could not be built or started, 5 if the board's process (QEMU) was killed by a signal (the message
-// names it; tpu never passes a child's 128 + signal on as its own), 130 after Ctrl-C.
+// names it; tpu never passes a child's 128 + signal on as its own), 6 if one of the app's host
+// functions crashed or missed its deadline (host_function_worker.hpp), 130 after Ctrl-C or SIGTERM.
 int run_board(const RunOptions& options);
 
 }  // namespace tpu

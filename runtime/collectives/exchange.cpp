@@ -9,6 +9,7 @@
 #include "runtime/support/new.hpp"
 #include "runtime/support/utility.hpp"
 #include "runtime/sync/stall_timer.hpp"
+#include "runtime/trace/core_status.hpp"
 
 namespace rt {
 namespace {
@@ -180,8 +181,18 @@ bool Exchange::anything_ready() const {
   return false;
 }
 
+// The first peer an unfinished receive (else send) still waits for; trace::kNoPeer if none.
+uint32_t Exchange::outstanding_peer() const {
+  for (unsigned i = 0; i < receive_count_; ++i)
+    if (!receives_.ops[i].finished && receives_.ops[i].peer != kLocal) return receives_.ops[i].peer;
+  for (unsigned i = 0; i < send_count_; ++i)
+    if (sends_.ops[i].done < sends_.ops[i].total) return sends_.ops[i].peer;
+  return trace::kNoPeer;
+}
+
 Status Exchange::run(uint64_t timeout_ns) {
   StallTimer stall(timeout_ns);  // bounds a stall, not the whole transfer
+  trace::WaitMark wait;  // marked in the core's status record only once it sleeps
   while (!everything_finished()) {
     bool progressed = false;
     for (unsigned i = 0; i < send_count_; ++i)
@@ -204,7 +215,12 @@ Status Exchange::run(uint64_t timeout_ns) {
       continue;
     }
     if (mailbox::poll_briefly([this] { return anything_ready(); })) continue;  // before the clock
-    if (stall.expired()) return timeout_error(timeout_ns);
+    if (stall.expired()) {
+      wait.gave_up();
+      return timeout_error(timeout_ns);
+    }
+    wait.mark(me_, trace::collective_activity(static_cast<uint32_t>(kind_), collective_kind_name(kind_), sequence_,
+                                              outstanding_peer()));
     mailbox::wait_for_progress([this] { return anything_ready(); }, stall.deadline_ns());
   }
   return Status::ok();

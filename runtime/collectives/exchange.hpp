@@ -73,6 +73,7 @@ class Exchange {
   Status progress_receive(ReceiveOp& op, bool& progressed);
   bool everything_finished() const;
   bool anything_ready() const;
+  uint32_t outstanding_peer() const;
   Status timeout_error(uint64_t timeout_ns) const;
 
   // Operation slots, constructed only as operations are queued (an Exchange lives on the stack

@@ -3,6 +3,7 @@
 #include "endpoint.hpp"
 
 #include "call_text.hpp"
+#include "runtime/trace/core_status.hpp"
 
 namespace rt::link {
 namespace {
@@ -151,15 +152,19 @@ size_t Endpoint::poll() {
 
 Status Endpoint::wait_for_host(uint64_t timeout_ns, StringView purpose) {
   const uint64_t deadline = deadline_after(port_.now_ns(), timeout_ns);
+  trace::WaitMark wait;  // in the core's status record: a host call with no id yet, named by its purpose
   for (;;) {
     const size_t received = poll();
     if (host_connected()) return Status::ok();
     RT_RETURN_IF_ERROR(link_failure());
-    if (port_.now_ns() >= deadline)
+    if (port_.now_ns() >= deadline) {
+      wait.gave_up();
       return deadline_exceeded(
           "core {} timed out after {} ms waiting for a host on the link to {} (no host hello arrived: is the "
           "board run by `tpu run`?)",
           port_.core(), timeout_ns / kNanosPerMilli, purpose);
+    }
+    if (!wait.marked()) wait.mark(port_.core(), trace::host_call_activity(purpose, 0));
     if (received == 0) port_.idle();
   }
 }
@@ -350,10 +355,11 @@ Status Endpoint::send_tensor_chunks(MessageKind kind, CallMessage& call, const T
   return Status::ok();
 }
 
-Status Endpoint::send_call_request(uint32_t id, StringView text, Span<const Tensor> arguments) {
+Status Endpoint::send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments) {
   if (arguments.size() > 255) return invalid_argument("a host call takes at most 255 tensors, got {}", arguments.size());
   CallMessage request;
   request.id = id;
+  request.replica = replica;
   request.text = text;
   request.tensor_count = static_cast<uint8_t>(arguments.size());
   if (arguments.empty()) {
@@ -376,9 +382,9 @@ Status Endpoint::send_call_request(uint32_t id, StringView text, Span<const Tens
 // The host reads the argument where it is; the caller keeps it unchanged until the reply (host_call
 // waits for it), so nothing is copied on the board.
 Status Endpoint::send_argument_in_place(const CallMessage& request, const Tensor& tensor) {
-  const InPlaceArgument argument{request.id,   request.tensor_count, request.tensor_index,
-                                 request.text, tensor.dtype,         tensor.shape,
-                                 reinterpret_cast<uintptr_t>(tensor.data)};
+  const InPlaceArgument argument{request.id,           request.replica, request.tensor_count,
+                                 request.tensor_index, request.text,    tensor.dtype,
+                                 tensor.shape,         reinterpret_cast<uintptr_t>(tensor.data)};
   Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
   Result<size_t> encoded = encode_in_place_argument(argument, payload);
   if (!encoded) return encoded.status();
@@ -395,6 +401,8 @@ bool Endpoint::cancel_call(PendingCall& call) {
 }
 
 Status Endpoint::wait_for_reply(PendingCall& call, uint64_t deadline_ns, uint64_t timeout_ns) {
+  trace::WaitMark wait;  // the call in the core's status record while the host has it
+  wait.mark(port_.core(), trace::host_call_activity(call.function, call.id));
   for (;;) {
     const size_t received = poll();
     if (call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kDone)) {
@@ -407,6 +415,7 @@ Status Endpoint::wait_for_reply(PendingCall& call, uint64_t deadline_ns, uint64_
     }
     if (port_.now_ns() >= deadline_ns) {
       if (cancel_call(call)) return call.outcome;  // the reply completed just now
+      wait.gave_up();
       return deadline_exceeded("core {} timed out after {} ms waiting for the host's reply to host call {} '{}'",
                                port_.core(), timeout_ns / kNanosPerMilli, call.id, call.function);
     }
@@ -415,7 +424,7 @@ Status Endpoint::wait_for_reply(PendingCall& call, uint64_t deadline_ns, uint64_
 }
 
 Status Endpoint::host_call(StringView function, StringView text_argument, Span<const Tensor> arguments,
-                           Span<const HostResult> results, uint64_t timeout_ns) {
+                           Span<const HostResult> results, uint64_t timeout_ns, uint16_t replica) {
   const unsigned core = port_.core();
   if (core >= kMaxLinkCores) return internal_error("core {} is beyond the link's {} cores", core, kMaxLinkCores);
   if (results.size() > 255) return invalid_argument("a host call returns at most 255 results, {} slots given", results.size());
@@ -439,7 +448,7 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
   call.next_offset = 0;
   call.state.store(static_cast<uint32_t>(CallState::kWaiting), MemoryOrder::kRelease);
   const bool armed = transport_ != nullptr && transport_->arm_reply_targets(core, call.id, results);
-  Status outcome = send_call_request(call.id, *text, arguments);
+  Status outcome = send_call_request(call.id, replica, *text, arguments);
   if (!outcome.is_ok()) cancel_call(call);
   else outcome = wait_for_reply(call, deadline, timeout_ns);
   if (armed) transport_->disarm_reply_targets(core);  // after this, the host writes nothing more for this call

@@ -74,8 +74,9 @@ class Endpoint final : private FrameSink {
   // Calls `function` on the host with a text argument and tensors (contiguous); the results land
   // in `results`, one slot per result the function returns. Errors: the host's status (unknown
   // function, the function failed), a reply that does not fit the slots, DEADLINE_EXCEEDED.
+  // `replica` (kNoReplica: none) travels with the request, so the host can name the caller.
   Status host_call(StringView function, StringView text_argument, Span<const Tensor> arguments,
-                   Span<const HostResult> results, uint64_t timeout_ns);
+                   Span<const HostResult> results, uint64_t timeout_ns, uint16_t replica = kNoReplica);
 
   // Sends one outfeed tuple (contiguous tensors, at most 255) on `queue`; channel = calling core.
   // Waits up to `timeout_ns` for a host to be connected.
@@ -150,7 +151,7 @@ class Endpoint final : private FrameSink {
   void finish_call(PendingCall& call, const Status& outcome);
 
   Result<StringView> build_call_text(StringView function, StringView argument, CoreBuffers& buffers);
-  Status send_call_request(uint32_t id, StringView text, Span<const Tensor> arguments);
+  Status send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments);
   Status send_tensor_chunks(MessageKind kind, CallMessage& call, const Tensor& tensor);
   Status send_argument_in_place(const CallMessage& request, const Tensor& tensor);
   bool outfeed_in_place_possible(Span<const Tensor> tuple);

@@ -16,10 +16,10 @@ void set_board_endpoint(Endpoint* endpoint) { registered.store(endpoint, MemoryO
 Endpoint* board_endpoint() { return registered.load(MemoryOrder::kAcquire); }
 
 Status host_call(StringView function, StringView text_argument, Span<const Tensor> arguments,
-                 Span<const HostResult> results, uint64_t timeout_ns) {
+                 Span<const HostResult> results, uint64_t timeout_ns, uint16_t replica) {
   Endpoint* endpoint = board_endpoint();
   if (endpoint == nullptr) return no_endpoint(function);
-  return endpoint->host_call(function, text_argument, arguments, results, timeout_ns);
+  return endpoint->host_call(function, text_argument, arguments, results, timeout_ns, replica);
 }
 
 Status outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t timeout_ns) {

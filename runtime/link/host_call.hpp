@@ -19,7 +19,8 @@ void set_board_endpoint(Endpoint* endpoint);
 Endpoint* board_endpoint();
 
 Status host_call(StringView function, StringView text_argument, Span<const Tensor> arguments,
-                 Span<const HostResult> results, uint64_t timeout_ns = kDefaultHostCallTimeoutNs);
+                 Span<const HostResult> results, uint64_t timeout_ns = kDefaultHostCallTimeoutNs,
+                 uint16_t replica = kNoReplica);
 
 Status outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t timeout_ns = kDefaultHostCallTimeoutNs);
 

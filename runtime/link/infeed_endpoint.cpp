@@ -2,6 +2,7 @@
 // infeed_buffer.hpp): attaching buffers, routing kInfeedData frames into them, granting credits and
 // waiting for a tuple.
 #include "endpoint.hpp"
+#include "runtime/trace/core_status.hpp"
 
 namespace rt::link {
 namespace {
@@ -109,13 +110,16 @@ void Endpoint::on_infeed_in_place(const FrameView& frame) {
 
 Status Endpoint::wait_for_infeed(InfeedBuffer& buffer, uint64_t tuple, uint64_t timeout_ns) {
   const uint64_t deadline = deadline_after(port_.now_ns(), timeout_ns);
+  trace::WaitMark wait;  // in the core's status record once the tuple is not there at once
   for (;;) {
     const size_t received = poll();
     if (buffer.failed()) return buffer.failure();
     if (buffer.complete_tuples() > tuple) return Status::ok();
     RT_RETURN_IF_ERROR(link_failure());
+    if (!wait.marked()) wait.mark(port_.core(), trace::infeed_activity(buffer.queue(), tuple, buffer.name()));
     const uint64_t now = port_.now_ns();
-    if (now >= deadline)
+    if (now >= deadline) {
+      wait.gave_up();
       return deadline_exceeded(
           "core {} timed out after {} ms waiting for tuple {} of infeed queue '{}' (link queue {}): {} tuples and {} "
           "bytes of the next arrived{}",
@@ -123,6 +127,7 @@ Status Endpoint::wait_for_infeed(InfeedBuffer& buffer, uint64_t tuple, uint64_t 
           buffer.partial_bytes(),
           host_connected() ? StringView(" (is `tpu run --infeed` feeding this queue?)")
                            : StringView(" (no host on the link: run the app with `tpu run --infeed`)"));
+    }
     if (host_connected() && buffer.claim_refresh(now, kInfeedCreditRefreshNs)) (void)grant_infeed_credits(buffer, true);
     if (received == 0) port_.idle();
   }

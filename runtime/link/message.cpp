@@ -22,7 +22,7 @@ constexpr size_t kStr16Max = 0xFFFF;
 
 // Header bytes before the chunk in queue data and call messages.
 constexpr size_t kQueueDataFixed = 2 + 1 + 1;
-constexpr size_t kCallFixed = 4 + 1 + 1 + 1 + 2;
+constexpr size_t kCallFixed = 4 + 2 + 1 + 1 + 1 + 2;
 
 Result<size_t> finish_encode(const WireWriter& writer, const char* what, size_t capacity) {
   if (writer.failed()) return invalid_argument("{} payload does not fit in the {} byte output", what, capacity);
@@ -267,6 +267,7 @@ Result<size_t> encode_call(MessageKind kind, const CallMessage& call, Span<uint8
   RT_RETURN_IF_ERROR(validate_call(kind, call));
   WireWriter writer(out);
   writer.u32(call.id);
+  writer.u16(call.replica);
   writer.u8(status_wire_code(call.status));
   writer.u8(call.tensor_count);
   writer.u8(call.tensor_index);
@@ -279,6 +280,7 @@ Result<CallMessage> parse_call(MessageKind kind, Span<const uint8_t> payload) {
   WireReader reader(payload);
   CallMessage call;
   call.id = reader.u32();
+  call.replica = reader.u16();
   const uint8_t status = reader.u8();
   call.tensor_count = reader.u8();
   call.tensor_index = reader.u8();
@@ -363,6 +365,7 @@ Result<size_t> encode_in_place_argument(const InPlaceArgument& argument, Span<ui
   if (argument.text.empty()) return invalid_argument("an in-place argument's call needs a function name");
   WireWriter writer(out);
   writer.u32(argument.id);
+  writer.u16(argument.replica);
   writer.u8(argument.tensor_count);
   writer.u8(argument.tensor_index);
   write_str16(writer, argument.text);
@@ -375,6 +378,7 @@ Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload) {
   WireReader reader(payload);
   InPlaceArgument argument;
   argument.id = reader.u32();
+  argument.replica = reader.u16();
   argument.tensor_count = reader.u8();
   argument.tensor_index = reader.u8();
   argument.text = read_str16(reader);

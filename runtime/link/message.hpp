@@ -25,7 +25,8 @@
 //   harm: the host may have sent at most that many tuples and tensor bytes on the queue.
 // kHostCallRequest (board -> host), kHostCallReply (host -> board), channel = the calling core;
 // kRun (host -> board, channel 0) and kResult (board -> host, channel = the core whose outputs):
-//   u32 id (call id / run id) | status (0 in requests and runs) | u8 tensor_count |
+//   u32 id (call id / run id) | u16 replica (requests: the calling replica; else kNoReplica) |
+//   status (0 in requests and runs) | u8 tensor_count |
 //   u8 tensor_index (< count; 0 if count is 0) | str16 text | chunk if tensor_count > 0
 //   text: the function or computation name (non-empty) in requests and runs; the error message in
 //   replies and results (empty if status is 0; a non-zero status carries no tensors). One message
@@ -36,7 +37,7 @@
 // kHostCallArgumentInPlace, board -> host, channel = the calling core (shared memory only: instead
 // of the argument's chunks; the host reads its bytes from board memory, which stays unchanged until
 // the call's reply):
-//   u32 id | u8 tensor_count | u8 tensor_index (< count) | str16 text (as in requests) | u8 dtype |
+//   u32 id | u16 replica | u8 tensor_count | u8 tensor_index (< count) | str16 text (as in requests) | u8 dtype |
 //   u8 rank | u64 dims[rank] | u64 address (in the board's address space)
 // Outfeed in place (shared memory): when every tensor of a large outfeed tuple lies in memory the
 // host can read, the board sends the tuple as a host call to the reserved function kOutfeedFunction with
@@ -97,9 +98,14 @@ struct InfeedCredits {
   uint64_t granted_bytes = 0;
 };
 
+// The replica a host call was made for, where the call names none (outside a replicated
+// computation, and in every reply).
+inline constexpr uint16_t kNoReplica = 0xFFFF;
+
 // kHostCallRequest, kHostCallReply, kRun and kResult.
 struct CallMessage {
   uint32_t id = 0;
+  uint16_t replica = kNoReplica;  // requests: the calling replica (tpu names it when a call fails)
   StatusCode status = StatusCode::kOk;
   uint8_t tensor_count = 0;
   uint8_t tensor_index = 0;
@@ -120,6 +126,7 @@ Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload);
 
 struct InPlaceArgument {
   uint32_t id = 0;
+  uint16_t replica = kNoReplica;
   uint8_t tensor_count = 0;
   uint8_t tensor_index = 0;
   StringView text;

@@ -138,6 +138,12 @@ struct ShmControl {
   uint64_t aperture_bytes;
   ShmReplyTarget targets[kShmMaxCores];  // one per core
   ShmInfeedTarget infeed[kShmMaxInfeedQueues];
+  // Written by the board before it sets board_state to attached (0: none): where its per-core status
+  // table lies (runtime/trace/core_status.hpp), for tpu's hang triage and `tpu run --watch`. Only
+  // read, never trusted: tpu checks the table's magic, version and sizes, and every address against
+  // the RAM it maps.
+  alignas(64) uint64_t core_status_address;
+  uint64_t core_status_bytes;
 };
 static_assert(sizeof(ShmControl) <= kShmControlBytes, "the control block fits its page");
 

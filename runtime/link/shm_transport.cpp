@@ -61,6 +61,11 @@ void ShmTransport::announce_memory(const uint8_t* aperture, size_t aperture_byte
   control_->aperture_bytes = aperture_bytes;
 }
 
+void ShmTransport::announce_core_status(const void* table, size_t table_bytes) {
+  control_->core_status_address = reinterpret_cast<uintptr_t>(table);
+  control_->core_status_bytes = table_bytes;
+}
+
 bool ShmTransport::arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) {
   if (core >= kShmMaxCores || results.empty() || results.size() > kShmMaxTargets || failed()) return false;
   ShmReplyTarget& target = control_->targets[core];

@@ -47,6 +47,9 @@ class ShmTransport final : public FrameTransport {
   // What the host may write results into (the board's tensor memory) and where the window is, in
   // the board's address space; written into the control block before the board says it attached.
   void announce_memory(const uint8_t* aperture, size_t aperture_bytes);
+  // Where the board's per-core status table lies (runtime/trace/core_status.hpp), for the host to
+  // read when the board hangs; written into the control block before the board says it attached.
+  void announce_core_status(const void* table, size_t table_bytes);
 
   // The board's state for the host to see (attached once the endpoint uses the window, finished at the end).
   void set_board_state(ShmBoardState state) { set_shm_board_state(*control_, state); }

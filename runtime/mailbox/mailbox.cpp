@@ -2,6 +2,7 @@
 #include "mailbox.hpp"
 
 #include "runtime/sync/stall_timer.hpp"
+#include "runtime/trace/core_status.hpp"
 
 namespace rt::mailbox {
 namespace {
@@ -67,10 +68,14 @@ namespace {
 // deadline restarts with every byte moved, so the timeout bounds a stall, not a long transfer.
 // A stalled transfer polls briefly (poll_briefly) before it reads the clock.
 template <class Step, class Ready>
-Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const char* verb, const char* preposition,
+Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, trace::MailboxDirection direction,
                 unsigned peer) {
+  const bool sending = direction == trace::MailboxDirection::kSend;
+  const char* verb = sending ? "send" : "receive";
+  const char* preposition = sending ? "to" : "from";
   size_t done = 0;
   StallTimer stall(timeout_ns);
+  trace::WaitMark wait;  // marked in the core's status record only once it sleeps
   while (done < bytes) {
     const size_t moved = step(done);
     if (moved != 0) {
@@ -79,9 +84,12 @@ Status transfer(Step step, Ready ready, size_t bytes, uint64_t timeout_ns, const
       continue;
     }
     if (poll_briefly(ready)) continue;
-    if (stall.expired())
+    if (stall.expired()) {
+      wait.gave_up();
       return deadline_exceeded("core {} timed out after {} ms waiting to {} {} bytes {} core {} ({} done)",
                                hal::core_id(), timeout_ns / hal::kNanosPerMilli, verb, bytes, preposition, peer, done);
+    }
+    if (!wait.marked()) wait.mark(hal::core_id(), trace::mailbox_activity(direction, peer));
     wait_for_progress(ready, stall.deadline_ns());
   }
   return Status::ok();
@@ -93,14 +101,14 @@ Status send(unsigned to, const void* data, size_t bytes, uint64_t timeout_ns) {
   const auto* source = static_cast<const uint8_t*>(data);
   SpscRing& wire = ring(hal::core_id(), to);
   return transfer([&](size_t done) { return send_some(wire, to, source + done, bytes - done); },
-                  [&] { return wire.writable(1) > 0; }, bytes, timeout_ns, "send", "to", to);
+                  [&] { return wire.writable(1) > 0; }, bytes, timeout_ns, trace::MailboxDirection::kSend, to);
 }
 
 Status receive(unsigned from, void* out, size_t bytes, uint64_t timeout_ns) {
   auto* destination = static_cast<uint8_t*>(out);
   SpscRing& wire = ring(from, hal::core_id());
   return transfer([&](size_t done) { return receive_some(wire, from, destination + done, bytes - done); },
-                  [&] { return wire.has_data(); }, bytes, timeout_ns, "receive", "from", from);
+                  [&] { return wire.has_data(); }, bytes, timeout_ns, trace::MailboxDirection::kReceive, from);
 }
 
 namespace detail {

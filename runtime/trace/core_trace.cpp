@@ -1,6 +1,7 @@
 // The board's trace recorder (core_trace.hpp) over hal::time_ns and hal::core_id.
 #include "core_trace.hpp"
 
+#include "core_status.hpp"
 #include "hal/core.hpp"
 #include "hal/time.hpp"
 
@@ -26,9 +27,23 @@ class BoardRecorder final : public Recorder {
 
 BoardRecorder board_recorder;
 
+static_assert(hal::kMaxCores <= kCoreStatusMaxCores, "every core has a status record");
+
+// The record layout core_status.hpp promises a reader outside the board.
+static_assert(sizeof(TraceRecord) == 32 && __builtin_offsetof(TraceRecord, end_ns) == 8 &&
+                  __builtin_offsetof(TraceRecord, name) == 16 && __builtin_offsetof(TraceRecord, category) == 24 &&
+                  sizeof(const char*) == 8 && sizeof(Category) == 1 && sizeof(Atomic<uint64_t>) == 8,
+              "trace records are laid out as TraceRingPlace describes them");
+
+TraceRingPlace place_of(const TraceRing& ring) {
+  return TraceRingPlace{reinterpret_cast<uintptr_t>(ring.records()), reinterpret_cast<uintptr_t>(&ring.written_count()),
+                        TraceRing::kCapacity, sizeof(TraceRecord)};
+}
+
 }  // namespace
 
 void start_core_trace() {
+  for (unsigned core = 0; core < hal::kMaxCores; ++core) set_trace_ring_place(core, place_of(rings[core].ring));
   enabled.store(true, MemoryOrder::kRelease);
   install(&board_recorder);
 }

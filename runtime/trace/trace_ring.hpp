@@ -30,6 +30,10 @@ class TraceRing {
   const TraceRecord& at(unsigned index) const;
   uint64_t dropped() const { return dropped_.load(MemoryOrder::kRelaxed); }
   CategoryTotals totals() const;
+  // Where the records and the count of records ever written lie, for a reader outside the board
+  // (core_status.hpp's TraceRingPlace).
+  const TraceRecord* records() const { return records_; }
+  const Atomic<uint64_t>& written_count() const { return written_; }
 
  private:
   TraceRecord records_[kCapacity];

@@ -338,7 +338,7 @@ TEST_CASE("Every message kind survives encode, frame, decode and parse", "[link]
   add(MessageKind::kHostCallReplyInPlace, encode_in_place_result({5, 1, 0, rt::DType::kF32, data.chunk.shape}, out));
   add(MessageKind::kInfeedInPlace, encode_infeed_in_place({2, 41}, out));
   add(MessageKind::kHostCallArgumentInPlace,
-      encode_in_place_argument({5, 1, 0, "to_number", rt::DType::kF32, data.chunk.shape, 0x40001000}, out));
+      encode_in_place_argument({5, 2, 1, 0, "to_number", rt::DType::kF32, data.chunk.shape, 0x40001000}, out));
 
   Bytes stream;
   for (const Bytes& part : stream_parts) stream.insert(stream.end(), part.begin(), part.end());

@@ -322,15 +322,19 @@ TEST_CASE("Host-call request, reply, run and result round-trip", "[link][message
   const Bytes data = {0, 0, 0x80, 0x3F};  // 1.0f
   CallMessage request;
   request.id = 77;
+  request.replica = 0x0102;
   request.tensor_count = 1;
   request.text = "computation_with_string_ops";
   request.chunk = chunk_of(DType::kF32, shape_of({}), data);
   for (MessageKind kind : {MessageKind::kHostCallRequest, MessageKind::kRun}) {
     const Bytes payload = encoded([&](rt::Span<uint8_t> out) { return encode_call(kind, request, out); });
-    CHECK(payload[4] == 0);  // status OK
+    CHECK(payload[4] == 2);  // the replica, little-endian
+    CHECK(payload[5] == 1);
+    CHECK(payload[6] == 0);  // status OK
     auto parsed = parse_call(kind, view(payload));
     REQUIRE(parsed.is_ok());
     CHECK(parsed->id == 77);
+    CHECK(parsed->replica == 0x0102);
     CHECK(parsed->tensor_count == 1);
     CHECK(text(parsed->text) == "computation_with_string_ops");
     check_same_chunk(parsed->chunk, request.chunk);
@@ -341,7 +345,7 @@ TEST_CASE("Host-call request, reply, run and result round-trip", "[link][message
   const Bytes big(kMaxPayload, 0x11);
   request.chunk = chunk_of(DType::kI8, shape_of({static_cast<int64_t>(big.size())}), big);
   const size_t room = max_chunk_data(request);
-  CHECK(room == kMaxPayload - 9 - request.text.size() - 18);
+  CHECK(room == kMaxPayload - 11 - request.text.size() - 18);
   request.chunk.data = rt::Span<const uint8_t>(big.data(), room);
   CHECK(encoded([&](rt::Span<uint8_t> out) {
           return encode_call(MessageKind::kHostCallRequest, request, out);
@@ -350,7 +354,7 @@ TEST_CASE("Host-call request, reply, run and result round-trip", "[link][message
   const Bytes huge(kMaxRecordPayload + 64, 0x11);
   request.chunk = chunk_of(DType::kI8, shape_of({static_cast<int64_t>(huge.size())}), huge);
   const size_t record_room = max_chunk_data(request, kMaxRecordPayload);
-  CHECK(record_room == kMaxRecordPayload - 9 - request.text.size() - 18);
+  CHECK(record_room == kMaxRecordPayload - 11 - request.text.size() - 18);
   Bytes roomy(2 * kMaxRecordPayload);
   request.chunk.data = rt::Span<const uint8_t>(huge.data(), record_room);
   auto largest = encode_call(MessageKind::kHostCallRequest, request, rt::Span<uint8_t>(roomy.data(), roomy.size()));
@@ -365,7 +369,8 @@ TEST_CASE("Host-call request, reply, run and result round-trip", "[link][message
   failed.text = "no host function named 'fmt'";
   for (MessageKind kind : {MessageKind::kHostCallReply, MessageKind::kResult}) {
     const Bytes payload = encoded([&](rt::Span<uint8_t> out) { return encode_call(kind, failed, out); });
-    CHECK(payload[4] == 5);  // NOT_FOUND
+    CHECK(payload[4] == 0xFF);  // no replica (kNoReplica)
+    CHECK(payload[6] == 5);     // NOT_FOUND
     auto parsed = parse_call(kind, view(payload));
     REQUIRE(parsed.is_ok());
     CHECK(parsed->tensor_count == 0);
@@ -378,7 +383,7 @@ TEST_CASE("Host-call request, reply, run and result round-trip", "[link][message
   no_tensors.id = 9;
   const Bytes payload =
       encoded([&](rt::Span<uint8_t> out) { return encode_call(MessageKind::kHostCallReply, no_tensors, out); });
-  CHECK(payload == Bytes({9, 0, 0, 0, 0, 0, 0, 0, 0}));
+  CHECK(payload == Bytes({9, 0, 0, 0, 0xFF, 0xFF, 0, 0, 0, 0, 0}));
   CHECK(parse_call(MessageKind::kHostCallReply, view(payload)).is_ok());
   CHECK_FALSE(parse_call(MessageKind::kHostCallRequest, view(payload)).is_ok());  // requests name a function
   CHECK_FALSE(parse_call(MessageKind::kLog, view(payload)).is_ok());
@@ -628,19 +633,20 @@ TEST_CASE("In-place host-call result round-trip and bad fields", "[link][message
 }
 
 TEST_CASE("In-place host-call argument round-trip and bad fields", "[link][message]") {
-  const InPlaceArgument argument{9, 2, 1, "link_sink", DType::kI8, shape_of({3}), 0x0000000140002000ull};
+  const InPlaceArgument argument{9, 5, 2, 1, "link_sink", DType::kI8, shape_of({3}), 0x0000000140002000ull};
   const Bytes payload = encoded([&](rt::Span<uint8_t> out) { return encode_in_place_argument(argument, out); });
-  // u32 id | u8 count | u8 index | str16 text | u8 dtype | u8 rank | u64 dims | u64 address
-  REQUIRE(payload.size() == 4 + 2 + 2 + 9 + 2 + 8 + 8);
-  CHECK(Bytes(payload.begin(), payload.begin() + 8) == Bytes({9, 0, 0, 0, 2, 1, 9, 0}));
-  CHECK(text(rt::StringView(reinterpret_cast<const char*>(payload.data() + 8), 9)) == "link_sink");
-  CHECK(payload[17] == 6);  // int8's link code
-  CHECK(payload[18] == 1);  // rank
-  CHECK(payload[19] == 3);  // dims[0]
+  // u32 id | u16 replica | u8 count | u8 index | str16 text | u8 dtype | u8 rank | u64 dims | u64 address
+  REQUIRE(payload.size() == 4 + 2 + 2 + 2 + 9 + 2 + 8 + 8);
+  CHECK(Bytes(payload.begin(), payload.begin() + 10) == Bytes({9, 0, 0, 0, 5, 0, 2, 1, 9, 0}));
+  CHECK(text(rt::StringView(reinterpret_cast<const char*>(payload.data() + 10), 9)) == "link_sink");
+  CHECK(payload[19] == 6);  // int8's link code
+  CHECK(payload[20] == 1);  // rank
+  CHECK(payload[21] == 3);  // dims[0]
   CHECK(Bytes(payload.end() - 8, payload.end()) == Bytes({0x00, 0x20, 0x00, 0x40, 0x01, 0, 0, 0}));
   auto parsed = parse_in_place_argument(view(payload));
   REQUIRE(parsed.is_ok());
   CHECK(parsed->id == 9);
+  CHECK(parsed->replica == 5);
   CHECK(parsed->tensor_index == 1);
   CHECK(text(parsed->text) == "link_sink");
   CHECK(parsed->dtype == DType::kI8);
@@ -652,6 +658,6 @@ TEST_CASE("In-place host-call argument round-trip and bad fields", "[link][messa
     named.text = "x";
     return encode_in_place_argument(named, out);
   });
-  no_name[6] = 0;  // text length 0, the name byte left as trailing garbage
+  no_name[8] = 0;  // text length 0, the name byte left as trailing garbage
   CHECK_FALSE(parse_in_place_argument(view(no_name)).is_ok());
 }

@@ -3,6 +3,7 @@
 
 #include "hal/time.hpp"
 #include "runtime/mailbox/mailbox.hpp"
+#include "runtime/trace/core_status.hpp"
 
 namespace rt::tpu {
 namespace {
@@ -25,11 +26,18 @@ bool idle(const LaunchSlot& slot) {
 }
 
 // Waits for ready() with the mailbox's spin-then-sleep, until deadline_ns. The caller's notifier
-// must call mailbox::notify after publishing what ready() reads.
+// must call mailbox::notify after publishing what ready() reads. While it sleeps, the core's status
+// record shows `activity`; a wait that times out stays there as the core's last given-up wait.
 template <class Ready>
-bool wait_ready(Ready ready, uint64_t deadline_ns) {
+bool wait_ready(Ready ready, uint64_t deadline_ns, const trace::CoreActivity& activity) {
+  trace::WaitMark wait;
   while (!ready()) {
-    if (hal::time_ns() >= deadline_ns) return ready();
+    if (hal::time_ns() >= deadline_ns) {
+      if (ready()) return true;
+      wait.gave_up();
+      return false;
+    }
+    if (!wait.marked()) wait.mark(hal::core_id(), activity);
     mailbox::wait_for_progress(ready, deadline_ns);
   }
   return true;
@@ -52,11 +60,13 @@ Result<Launch*> acquire_launch(unsigned core, uint64_t timeout_ns) {
   LaunchSlot& slot = slots[core];
   if (core == 0) return &slot.launch;
   const uint64_t deadline = hal::deadline_after(timeout_ns);
-  if (!wait_ready([&] { return slot.serving.load(MemoryOrder::kAcquire) != 0; }, deadline))
+  if (!wait_ready([&] { return slot.serving.load(MemoryOrder::kAcquire) != 0; }, deadline,
+                  trace::await_core_activity(core, 0, "")))
     return deadline_exceeded("core {} timed out after {} ms waiting for core {} to serve launches (every core must "
                              "call rt::tpu::run_program)",
                              hal::core_id(), milliseconds(timeout_ns), core);
-  if (!wait_ready([&] { return idle(slot); }, deadline))
+  if (!wait_ready([&] { return idle(slot); }, deadline,
+                  trace::await_core_activity(core, slot.launch.placement.replica, slot.launch.computation.name)))
     return deadline_exceeded("core {} timed out after {} ms waiting for core {} to finish its previous launch ({} of "
                              "'{}')",
                              hal::core_id(), milliseconds(timeout_ns), core, task_name(slot.launch).view(),
@@ -72,7 +82,8 @@ void publish_launch(unsigned core) {
 
 Status await_completion(unsigned core, ReplicaOutputs& outputs, uint64_t deadline_ns, uint64_t timeout_ns) {
   LaunchSlot& slot = slots[core];
-  if (!wait_ready([&] { return idle(slot); }, deadline_ns))
+  if (!wait_ready([&] { return idle(slot); }, deadline_ns,
+                  trace::await_core_activity(core, slot.launch.placement.replica, slot.launch.computation.name)))
     return deadline_exceeded("core {} timed out after {} ms waiting for core {} to complete {} of '{}'",
                              hal::core_id(), milliseconds(timeout_ns), core, task_name(slot.launch).view(),
                              slot.launch.computation.name);
@@ -92,7 +103,8 @@ Status serve(uint64_t idle_timeout_ns) {
   slot.serving.store(1, MemoryOrder::kRelease);
   mailbox::notify(0);
   for (;;) {
-    if (!wait_ready([&] { return launched() || stopped(); }, hal::deadline_after(idle_timeout_ns))) {
+    if (!wait_ready([&] { return launched() || stopped(); }, hal::deadline_after(idle_timeout_ns),
+                    trace::idle_activity(0))) {
       slot.serving.store(0, MemoryOrder::kSeqCst);
       // Core 0 may have published a launch just before seeing serving == 0: run it rather than
       // leave it behind for a later program (its views would be stale by then).
@@ -121,7 +133,9 @@ Status stop_serving(unsigned cores, uint64_t timeout_ns) {
   Status first_error;
   for (unsigned core = 1; core < cores; ++core) {
     LaunchSlot& slot = slots[core];
-    if (!wait_ready([&] { return idle(slot); }, hal::deadline_after(timeout_ns)) && first_error.is_ok())
+    if (!wait_ready([&] { return idle(slot); }, hal::deadline_after(timeout_ns),
+                    trace::await_core_activity(core, slot.launch.placement.replica, slot.launch.computation.name)) &&
+        first_error.is_ok())
       first_error = deadline_exceeded("core {} timed out after {} ms waiting for core {} to finish {} of '{}' "
                                       "before stopping it",
                                       hal::core_id(), milliseconds(timeout_ns), core, task_name(slot.launch).view(),

@@ -49,11 +49,12 @@ Status host_function(StringView name, StringView text_argument, Span<const Tenso
                      Span<const link::HostResult> results, uint64_t timeout_ns) {
   RT_TRACE_SCOPE("host_call", trace::Category::kHostCall);
   const unsigned core = hal::core_id();
-  const bool replicated = current_replica_context() != nullptr;
+  const ReplicaContext* replica = current_replica_context();
   if (in_cluster[core]) return Status::error(StatusCode::kUnimplemented, "Cannot nest outside_compilation clusters");
   in_cluster[core] = true;
-  if (replicated) ++host_calls[core];
-  const Status status = link::host_call(name, text_argument, arguments, results, timeout_ns);
+  if (replica != nullptr) ++host_calls[core];
+  const uint16_t caller = replica != nullptr ? static_cast<uint16_t>(replica->replica_id()) : link::kNoReplica;
+  const Status status = link::host_call(name, text_argument, arguments, results, timeout_ns, caller);
   in_cluster[core] = false;
   return status;
 }

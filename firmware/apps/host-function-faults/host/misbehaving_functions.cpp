@@ -1,0 +1,45 @@
+// host-function-faults' host half: functions that misbehave as the environment variable HOST_FAULT
+// says (see the device half). tpu runs them in its host-function worker, so none of this can take
+// tpu down: a crash or a hang ends the run with a message naming the function.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "host-tools/lib/app_host.hpp"
+
+namespace {
+
+std::string fault() {
+  const char* value = std::getenv("HOST_FAULT");
+  return value ? value : "";
+}
+
+}  // namespace
+
+TPU_HOST_FUNCTION(fault_mode, call) {
+  (void)call;
+  return tpu::HostTensor::text(fault());
+}
+
+TPU_HOST_FUNCTION(count, call) {
+  static std::map<unsigned, int32_t> calls;  // per calling core: state the worker keeps for the run
+  return tpu::HostTensor::scalar<int32_t>(++calls[call.core()]);
+}
+
+TPU_HOST_FUNCTION(misbehave, call) {
+  const std::string what = fault();
+  if (what == "crash") {
+    volatile int* nowhere = nullptr;
+    *nowhere = 1;
+  }
+  if (what == "abort") std::abort();
+  if (what == "exit") std::exit(3);
+  if (what == "hang")
+    for (;;) pause();
+  if (what == "throw") throw std::runtime_error("misbehave threw on purpose");
+  if (what == "wrong-shape") return tpu::HostTensor::of<float>({3}, {1, 2, 3});
+  return call.tensor(0);
+}

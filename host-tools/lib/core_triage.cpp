@@ -1,0 +1,41 @@
+// Hang triage from board memory (core_triage.hpp).
+#include "core_triage.hpp"
+
+#include "core_diagnosis.hpp"
+
+namespace tpu {
+
+CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_hint) {
+  CoreStatusRead read;
+  if (channel.transport() != "shm") {
+    read.problem = "not possible on the " + channel.transport() +
+                   " link: tpu cannot read the board's memory there (only the shared-memory link of the QEMU "
+                   "boards maps it); the cores' own timeout errors are all the board reports";
+    return read;
+  }
+  const std::optional<CoreStatusPlace> place = channel.core_status_place();
+  if (!place) {
+    read.problem = "the board has announced no status table (it has not attached to the shared-memory link)";
+    return read;
+  }
+  const BoardRamReader reader = [&channel](uint64_t address, uint64_t bytes) {
+    return channel.read_board_ram(address, bytes);
+  };
+  return read_core_statuses(reader, place->address, place->bytes, cores_hint);
+}
+
+void print_core_triage(const CoreStatusRead& read, std::ostream& out) {
+  if (!read.problem.empty()) {
+    out << "tpu: hang triage: " << read.problem << std::endl;
+    return;
+  }
+  out << "tpu: hang triage: " << diagnose(read.cores) << std::endl;
+  for (const CoreSnapshot& core : read.cores)
+    out << "tpu:   " << describe_core(core, static_cast<unsigned>(read.cores.size())) << std::endl;
+}
+
+void report_core_triage(const BoardChannel& channel, const LinkSession& session, std::ostream& out) {
+  print_core_triage(read_board_statuses(channel, session.board() ? session.board()->cores : 0), out);
+}
+
+}  // namespace tpu
