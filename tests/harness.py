@@ -279,6 +279,16 @@ def build_tpu_tool() -> Outcome:
         return _tpu_build[0]
 
 
+def judge_exit_and_output(result: RunResult, log: str, expect_exit: int, patterns: list[str]) -> Outcome:
+    """A tool run passes with exit status `expect_exit` and every regex of `patterns` in its output."""
+    if result.timed_out or result.exit_code != expect_exit:
+        return Outcome(False, f"expected exit {expect_exit}, got {describe_exit(result)}", log)
+    missing = [pattern for pattern in patterns if not re.search(pattern, result.output, re.MULTILINE)]
+    if missing:
+        return Outcome(False, f"output lacks {missing[0]!r}", log)
+    return Outcome(True, "", log)
+
+
 def check_tpu_run(board: str, cores: int, app: str, expect_exit: int, patterns: list[str],
                   extra: tuple[str, ...] = (), outfeed_check: Path | None = None, link: str | None = None) -> Outcome:
     """Runs `tpu run` (build, boot, serve the link) and checks its exit status, output and outfeed."""
@@ -292,11 +302,9 @@ def check_tpu_run(board: str, cores: int, app: str, expect_exit: int, patterns: 
                "--outfeed-dir", str(outfeed_dir), *extra, app]
     result = run_image(command, TPU_TIMEOUT_S)
     log = f"$ {shlex.join(command)}\n{result.output}"
-    if result.timed_out or result.exit_code != expect_exit:
-        return Outcome(False, f"expected exit {expect_exit}, got {describe_exit(result)}", log)
-    missing = [pattern for pattern in patterns if not re.search(pattern, result.output, re.MULTILINE)]
-    if missing:
-        return Outcome(False, f"output lacks {missing[0]!r}", log)
+    judged = judge_exit_and_output(result, log, expect_exit, patterns)
+    if not judged.ok:
+        return judged
     if outfeed_check:
         checked = run_image(["/usr/bin/python3", str(outfeed_check), str(outfeed_dir), str(cores)], 60)
         if checked.exit_code != 0:
@@ -369,6 +377,17 @@ def fault_workload(workload: str, board: str, timeout_s: int, work: Path) -> tup
     raise ValueError(f"unknown fault workload {workload!r}")
 
 
+def start_collecting(command: list[str], stdin: int = subprocess.DEVNULL, env: dict[str, str] | None = None
+                     ) -> tuple[subprocess.Popen, list[str], threading.Thread]:
+    """Starts `command` in a session of its own; a thread appends its output lines to the list as they come."""
+    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace", start_new_session=True, env=env)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+    return process, lines, reader
+
+
 def check_tpu_fault(workload: str, board: str, victim: str, signal_number: int, expect_exit: int, pattern: str,
                     timeout_s: int = 120) -> Outcome:
     """Starts a workload (fault_workload) under tpu, waits for its start line (FAULT_POINTS) and then a
@@ -383,11 +402,7 @@ def check_tpu_fault(workload: str, board: str, victim: str, signal_number: int, 
     command, result_file = fault_workload(workload, board, timeout_s, work)
     started, earliest_s, latest_s = FAULT_POINTS[workload]
     delay = random.Random().uniform(earliest_s, latest_s)
-    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
-    reader.start()
+    process, lines, reader = start_collecting(command, stdin=subprocess.PIPE)
     log = lambda: f"$ {shlex.join(command)}\n(signal {delay:.2f} s after /{started}/)\n" + "".join(lines)  # noqa: E731
     try:
         deadline = time.monotonic() + 120
@@ -561,12 +576,7 @@ def check_tpu_command(arguments: list[str], expect_exit: int, patterns: list[str
     if "Sanitizer" in result.output:
         return Outcome(False, "the sanitizer reported a problem", f"$ {shlex.join(command)}\n{result.output}")
     log = f"$ {shlex.join(command)}\n{result.output}"
-    if result.timed_out or result.exit_code != expect_exit:
-        return Outcome(False, f"expected exit {expect_exit}, got {describe_exit(result)}", log)
-    missing = [pattern for pattern in patterns if not re.search(pattern, result.output, re.MULTILINE)]
-    if missing:
-        return Outcome(False, f"output lacks {missing[0]!r}", log)
-    return Outcome(True, "", log)
+    return judge_exit_and_output(result, log, expect_exit, patterns)
 
 
 def check_host_function_clash() -> Outcome:
@@ -618,9 +628,13 @@ CLI_CASES = {
 
 
 def tpu_cases() -> list[Case]:
+    # The Catch2 binaries are built in the build phase (one build at a time, BUILD_TIMEOUT_S): compiled
+    # under ASan beside other cases they took over 600 s from a clean clone.
     cases = [Case("tpu-tests/host", partial(check_command_succeeds, make_command("tpu-tests"), COMPILE_TIMEOUT_S),
-                  estimate_s=60),
-             Case("asan/tpu-tests/host", partial(check_sanitized_tool_tests), estimate_s=150)]
+                  images=(("tool", "build/host-tools/tpu-tests"),), estimate_s=60),
+             Case("asan/tpu-tests/host", partial(check_sanitized_tool_tests),
+                  images=(("sanitized-tool", f"build/host-tools-{SANITIZERS.replace(',', '-')}/tpu-tests"),),
+                  estimate_s=150)]
     cases += [Case(f"asan/tpu-cli/{name}", partial(check_tpu_command, *arguments, binary=SANITIZED_TPU_BINARY))
               for name, arguments in CLI_CASES.items() if arguments[0][:1] != ["exec"]]
     cases += [Case(f"tpu-cli/{name}", partial(check_tpu_command, *arguments)) for name, arguments in CLI_CASES.items()]
@@ -773,12 +787,7 @@ def check_host_fault(board: str, fault: str, expect_exit: int, patterns: list[st
     command = host_fault_command(board, timeout_s, deadline_s)
     result = run_image(command, TPU_TIMEOUT_S, env=runner.make_env() | {"HOST_FAULT": fault})
     log = f"$ HOST_FAULT={fault} {shlex.join(command)}\n{result.output}"
-    if result.timed_out or result.exit_code != expect_exit:
-        return Outcome(False, f"expected exit {expect_exit}, got {describe_exit(result)}", log)
-    missing = [pattern for pattern in patterns if not re.search(pattern, result.output, re.MULTILINE)]
-    if missing:
-        return Outcome(False, f"output lacks {missing[0]!r}", log)
-    return Outcome(True, "", log)
+    return judge_exit_and_output(result, log, expect_exit, patterns)
 
 
 def gone_or_dead(pid: str, grace_s: float = 5.0) -> bool:
@@ -803,12 +812,7 @@ def check_tpu_signalled_in_host_call(board: str, signal_number: int, expect_exit
     if not built.ok:
         return Outcome(False, f"make tpu failed: {built.reason}", built.log)
     command = host_fault_command(board, 100, 60)
-    process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True,
-                               env=runner.make_env() | {"HOST_FAULT": "hang"})
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
-    reader.start()
+    process, lines, reader = start_collecting(command, env=runner.make_env() | {"HOST_FAULT": "hang"})
     log = lambda: f"$ HOST_FAULT=hang {shlex.join(command)}\n" + "".join(lines)  # noqa: E731
     try:
         deadline = time.monotonic() + 120

@@ -2,11 +2,13 @@
 #include "shm_link.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -26,6 +28,29 @@ std::filesystem::path folder_base(uint64_t ram_bytes) {
 }
 
 std::string errno_text() { return std::strerror(errno); }
+
+constexpr std::string_view kFolderPrefix = "tpu-link-";
+
+// The pid in a folder name "tpu-link-<pid>-XXXXXX"; 0 for any other name.
+pid_t owner_of(const std::string& name) {
+  if (name.rfind(kFolderPrefix, 0) != 0) return 0;
+  const size_t dash = name.find('-', kFolderPrefix.size());
+  if (dash == std::string::npos) return 0;
+  pid_t pid = 0;
+  const char* first = name.data() + kFolderPrefix.size();
+  const auto parsed = std::from_chars(first, name.data() + dash, pid);
+  return parsed.ec == std::errc() && parsed.ptr == name.data() + dash && pid > 0 ? pid : 0;
+}
+
+// A tpu killed (SIGKILL) before its board attached could not remove its folder: the next tpu does,
+// for every folder whose owner is gone.
+void remove_abandoned_folders(const std::filesystem::path& base) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(base, error)) {
+    const pid_t owner = owner_of(entry.path().filename().string());
+    if (owner != 0 && ::kill(owner, 0) != 0 && errno == ESRCH) std::filesystem::remove_all(entry.path(), error);
+  }
+}
 
 // A window inside the RAM file (no wrap-around), page aligned, small enough for the control block's u32.
 bool layout_is_sound(const ShmLayout& layout) {
@@ -60,7 +85,9 @@ std::unique_ptr<ShmLink> ShmLink::create(const ShmLayout& layout, std::string& e
     return nullptr;
   }
   std::unique_ptr<ShmLink> link(new ShmLink());
-  std::string folder = (folder_base(layout.ram_bytes) / "tpu-link-XXXXXX").string();
+  const std::filesystem::path base = folder_base(layout.ram_bytes);
+  remove_abandoned_folders(base);
+  std::string folder = (base / (std::string(kFolderPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (::mkdtemp(folder.data()) == nullptr) {
     error = "cannot create a folder for the shared-memory link in " + folder + ": " + errno_text();
     return nullptr;

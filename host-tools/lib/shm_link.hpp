@@ -6,7 +6,9 @@
 // Lifetime of the file: created (sparse, so a 512 MiB RAM costs only what the guest touches) with
 // the control block written into the window before QEMU starts; unlinked, with its folder, as soon
 // as the board says it attached (QEMU has it mapped by then, so nothing is left behind even if this
-// tool is killed), and in any case when the ShmLink is destroyed (normal exit, Ctrl-C, errors).
+// tool is killed), and in any case when the ShmLink is destroyed (normal exit, Ctrl-C, errors). The
+// folder is named tpu-link-<pid>-XXXXXX: one left by a tpu killed before its board attached is
+// removed by the next tpu that makes a link (its owner is gone).
 //
 // The whole RAM file is mapped (address space only: pages cost nothing until touched), so host-call
 // results can be placed straight into the board's memory (place_results: only inside the aperture

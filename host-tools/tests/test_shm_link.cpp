@@ -445,6 +445,30 @@ TEST_CASE("shm link: the RAM file goes once the board left kNotSeen and receive(
   CHECK_FALSE(fs::exists(folder));
 }
 
+TEST_CASE("shm link: a folder left by a tpu that is gone is removed by the next link, a live one's is kept",
+          "[shm_link]") {
+  const pid_t gone = ::fork();  // a pid that was ours and is certainly not running any more
+  if (gone == 0) _exit(0);
+  REQUIRE(gone > 0);
+  REQUIRE(::waitpid(gone, nullptr, 0) == gone);
+  std::unique_ptr<tpu::ShmLink> first = make_link();
+  const fs::path base = first->ram_file().parent_path().parent_path();  // where tpu makes its folders
+  CHECK(first->ram_file().parent_path().filename().string().rfind("tpu-link-" + std::to_string(::getpid()) + "-", 0) == 0);
+  const fs::path abandoned = base / ("tpu-link-" + std::to_string(gone) + "-test01");
+  const fs::path alive = base / ("tpu-link-" + std::to_string(::getpid()) + "-test02");
+  const fs::path other = base / "tpu-link-not-a-pid";
+  for (const fs::path& folder : {abandoned, alive, other}) {
+    fs::create_directories(folder);
+    std::ofstream(folder / "board-ram") << "left behind";
+  }
+  std::unique_ptr<tpu::ShmLink> second = make_link();
+  CHECK_FALSE(fs::exists(abandoned));
+  CHECK(fs::exists(alive / "board-ram"));  // its owner (this process) still runs
+  CHECK(fs::exists(other / "board-ram"));  // not a name tpu makes
+  fs::remove_all(alive);
+  fs::remove_all(other);
+}
+
 // ------------------------------------------------------------------ frames
 
 TEST_CASE("shm link: host frames reach the board's transport whole, as reference records", "[shm_link]") {
