@@ -19,12 +19,6 @@ std::vector<Registered>& registry() {
   return functions;
 }
 
-const Registered* find_registered(const std::string& name) {
-  for (const Registered& entry : registry())
-    if (entry.name == name) return &entry;
-  return nullptr;
-}
-
 HostCallOutcome call_app_function(AppHostFunction function, const HostCallRequest& request,
                                   const HostEnvironment& environment) {
   try {
@@ -77,21 +71,6 @@ std::string add_app_host_functions(HostFunctions& functions) {
     });
   }
   return "";
-}
-
-HostCallOutcome run_app_host_function(const HostCallRequest& request, const HostEnvironment& environment) {
-  const Registered* entry = find_registered(request.function);
-  if (entry == nullptr)
-    return HostCallOutcome::error(rt::StatusCode::kNotFound, "no host function named '" + request.function + "'");
-  try {
-    return call_app_function(entry->function, request, environment);
-  } catch (const std::exception& error) {
-    return HostCallOutcome::error(rt::StatusCode::kInternal,
-                                  "host function '" + request.function + "' failed: " + error.what());
-  } catch (...) {
-    return HostCallOutcome::error(rt::StatusCode::kInternal,
-                                  "host function '" + request.function + "' failed: it threw something that is not a std::exception");
-  }
 }
 
 std::string app_host_function_names() {

@@ -91,16 +91,13 @@ struct AppHostFunctionInfo {
 };
 std::vector<AppHostFunctionInfo> app_host_functions();
 
-// Adds every registered app function to `functions`, run in this process (the tests; `tpu run`
-// serves them from its worker instead); a name that is taken (a built-in, or one registered twice)
+// Adds every registered app function to `functions`, run in this process (the tests, and the
+// worker process `tpu run` serves them from); a name that is taken (a built-in, or one registered twice)
 // is the returned problem, "" otherwise.
 std::string add_app_host_functions(HostFunctions& functions);
 // The same check alone: "" if every registered name is free in `functions`.
 std::string app_host_function_clash(const HostFunctions& functions);
 
-// Runs the registered function request.function here and now: its outcome, with HostError and
-// dtype/shape mismatches as their statuses and any other exception as INTERNAL naming it.
-HostCallOutcome run_app_host_function(const HostCallRequest& request, const HostEnvironment& environment);
 
 // The registered names, "a, b" (for tpu's start-up note); "" if the program has none.
 std::string app_host_function_names();

@@ -77,6 +77,8 @@ bool read_exactly(int fd, uint8_t* out, size_t size) {
 
 // The worker's side: one call at a time until tpu closes the socket (or dies).
 [[noreturn]] void serve_calls(int socket, const HostEnvironment& environment) {
+  HostFunctions functions(environment);  // the app's functions, run here (the built-ins stay in tpu)
+  add_app_host_functions(functions);     // (a name clash ends the run in tpu before any call)
   std::vector<uint8_t> body;
   for (;;) {
     uint64_t length = 0;
@@ -85,7 +87,7 @@ bool read_exactly(int fd, uint8_t* out, size_t size) {
     if (!read_exactly(socket, body.data(), body.size())) _exit(0);
     std::string error;
     std::optional<HostCallRequest> request = host_call_wire::decode_request(body.data(), body.size(), error);
-    const HostCallOutcome outcome = request ? run_app_host_function(*request, environment)
+    const HostCallOutcome outcome = request ? functions.call(*request)
                                             : HostCallOutcome::error(rt::StatusCode::kInternal, "host-function worker: " + error);
     std::cout.flush();
     std::cerr.flush();

@@ -132,6 +132,9 @@ HostCallOutcome HostFunctions::call(const HostCallRequest& request) const {
   } catch (const std::exception& error) {
     return HostCallOutcome::error(StatusCode::kInternal,
                                   "host function '" + request.function + "' failed: " + error.what());
+  } catch (...) {
+    return HostCallOutcome::error(StatusCode::kInternal, "host function '" + request.function +
+                                                             "' failed: it threw something that is not a std::exception");
   }
 }
 

@@ -192,17 +192,14 @@ int host_function_failed(BoardChannel& process, const LinkSession& session, cons
 // they cannot take tpu down; nothing if the program has none. `error` says why it could not start.
 std::unique_ptr<HostFunctionWorker> start_worker(const RunOptions& options, HostFunctions& functions, std::string& error) {
   if (app_host_functions().empty()) return nullptr;
-  if (std::string clash = app_host_function_clash(functions); !clash.empty()) {
-    error = clash;
-    return nullptr;
-  }
   const auto deadline = std::chrono::milliseconds(static_cast<int64_t>(options.host_call_deadline_s * 1000));
   std::unique_ptr<HostFunctionWorker> worker = HostFunctionWorker::start(functions.environment(), deadline, error);
   if (!worker) {
     error = "cannot start the host-function worker: " + error;
     return nullptr;
   }
-  error = worker->serve_app_functions(functions);
+  error = worker->serve_app_functions(functions);  // a name clash: the worker ends with it
+  if (!error.empty()) return nullptr;
   std::cerr << "tpu: the app's host functions: " << app_host_function_names() << " (in a worker process)" << std::endl;
   return worker;
 }
