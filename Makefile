@@ -15,16 +15,26 @@
 #   make clean
 #   V=1                print full command lines (quiet "CXX file" lines by default)
 #
-# APP is an app in firmware/apps/<name>, or the path of an app folder anywhere (absolute, or relative to
-# this directory): device/*.cpp is the device half, host/*.cpp the optional host
-# half (host functions), app.toml how `make test` runs it. Out-of-tree apps build into <app>/build/.
+# APP is an app of this repository by name, or the path of an app folder anywhere (absolute, or relative
+# to this directory): device/*.cpp is the device half, host/*.cpp the optional host half (host
+# functions), app.toml how `make test` runs it and which device libraries it links ([build]
+# libraries). Out-of-tree apps build into <app>/build/. The repository's apps, by purpose:
+#   firmware/examples/   what a user reads first (hello, readme-examples, infeed, ... train-digits)
+#   tests/device/        on-device test suites      tests/faults/   images that fail on purpose
+#   tests/bench/         benchmark images           host-tools/images/   the images of tpu's commands
 #
 # Board specifics (toolchain, QEMU command line, valid core counts, drivers) live in
 # boards/<board>/board.mk; nothing board-specific belongs in this file.
 
 comma := ,
 BOARDS := $(sort $(notdir $(patsubst %/board.mk,%,$(wildcard boards/*/board.mk))))
-APPS := $(sort $(notdir $(patsubst %/device/,%,$(dir $(wildcard firmware/apps/*/device/*.cpp)))))
+# The repository's apps: every folder with an app.toml under these roots (names are unique).
+APP_ROOTS := firmware/examples tests/device tests/faults tests/bench host-tools/images
+APP_FOLDERS := $(sort $(patsubst %/app.toml,%,$(wildcard $(APP_ROOTS:%=%/*/app.toml))))
+APPS := $(sort $(notdir $(APP_FOLDERS)))
+ifneq ($(words $(APPS)),$(words $(APP_FOLDERS)))
+$(error two apps of this repository share a name: $(APP_FOLDERS))
+endif
 
 BOARD ?= qemu-virt-a53
 APP ?= hello
@@ -33,15 +43,20 @@ ifeq ($(filter $(BOARD),$(BOARDS)),)
 $(error unknown BOARD '$(BOARD)'; valid boards: $(BOARDS))
 endif
 
-# The app's folder: firmware/apps/<APP> for an app of this repository, else APP itself as a path.
-APP_DIR := $(patsubst %/,%,$(if $(filter $(APP),$(APPS)),firmware/apps/$(APP),$(APP)))
+# The app's folder: the repository's app of that name, else APP itself as a path.
+APP_DIR := $(patsubst %/,%,$(if $(filter $(APP),$(APPS)),$(filter %/$(APP),$(APP_FOLDERS)),$(APP)))
 APP_DEVICE_SRCS := $(sort $(wildcard $(APP_DIR)/device/*.cpp))
+# Device libraries the app declares in app.toml (`libraries = ["../folder", ...]` under [build],
+# relative to the app): each folder's *.cpp are compiled into the app, like its own device half.
+APP_LIBRARIES := $(shell sed -n 's/^libraries *= *\[\(.*\)\]/\1/p' $(APP_DIR)/app.toml 2>/dev/null | tr -d '",')
+APP_LIBRARY_DIRS := $(foreach library,$(APP_LIBRARIES),$(patsubst $(CURDIR)/%,%,$(abspath $(APP_DIR)/$(library))))
+$(foreach library,$(APP_LIBRARY_DIRS),$(if $(wildcard $(library)/*.cpp),,$(error app $(APP): library '$(library)' (app.toml [build] libraries) has no *.cpp)))
 APP_HOST_SRCS := $(sort $(wildcard $(APP_DIR)/host/*.cpp))
 ifeq ($(APP_DEVICE_SRCS),)
 $(error unknown APP '$(APP)': neither an app of this repository nor a folder with device/*.cpp; valid apps: $(APPS) or a path to an app folder)
 endif
 APP_NAME := $(notdir $(APP_DIR))
-APP_IN_TREE := $(filter firmware/apps/$(APP_NAME),$(APP_DIR))
+APP_IN_TREE := $(filter $(APP_FOLDERS),$(APP_DIR))
 
 include boards/$(BOARD)/board.mk
 # Default core count: 8, or the board's own (BOARD_CORES_DEFAULT) where 8 is not valid (raspi3b: 4).
@@ -120,7 +135,10 @@ PLATFORM_SRCS := $(wildcard hal/arch/$(BOARD_ARCH)/*.cpp hal/arch/$(BOARD_ARCH)/
 LIB_FREESTANDING_OBJS := $(patsubst %,$(LIB_BUILD)/%.o,$(RUNTIME_SRCS) $(FIRMWARE_SRCS) $(HAL_COMMON_SRCS) $(HAL_DRIVER_SRCS))
 LIB_PLATFORM_OBJS := $(patsubst %,$(LIB_BUILD)/%.o,$(PLATFORM_SRCS))
 LIB_OBJS := $(LIB_FREESTANDING_OBJS) $(LIB_PLATFORM_OBJS)
-APP_OBJS := $(patsubst $(APP_DIR)/%,$(BUILD)/obj/%.o,$(APP_DEVICE_SRCS))
+# A library's objects: build/.../obj/lib/<library folder's name>/.
+library_objects = $(patsubst $(1)/%,$(BUILD)/obj/lib/$(notdir $(1))/%.o,$(sort $(wildcard $(1)/*.cpp)))
+APP_LIBRARY_OBJS := $(foreach library,$(APP_LIBRARY_DIRS),$(call library_objects,$(library)))
+APP_OBJS := $(patsubst $(APP_DIR)/%,$(BUILD)/obj/%.o,$(APP_DEVICE_SRCS)) $(APP_LIBRARY_OBJS)
 OBJS := $(LIB_OBJS) $(APP_OBJS)
 # The whole library goes in (its objects register nothing by reference; --gc-sections drops the unused).
 # A thin archive: it names the objects in place (several share a file name, which a plain one would merge).
@@ -145,7 +163,7 @@ endif
 into_place = && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 
 # ---------------------------------------------------------------- build rules
-.PHONY: all image boot-image runtime host-program run print-run-command print-link-layout print-board-cores debug test freestanding-check bench \
+.PHONY: all image boot-image runtime host-program run print-run-command print-app-folders print-link-layout print-board-cores debug test freestanding-check bench \
   setup setup-board setup-host-tools setup-debug setup-all clean help tpu tpu-tests print-host-program
 all: image
 image: $(APP_IMAGE) $(APP_BOOT_IMAGE)
@@ -157,9 +175,16 @@ $(LIB_FREESTANDING_OBJS): $(LIB_BUILD)/%.cpp.o: %.cpp $(LIB_FLAGS_STAMP) | setup
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)$(CXX_TARGET) $(CXXFLAGS) -c $< -o $@
 
-$(APP_OBJS): $(BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp $(FLAGS_STAMP) | setup-board
+$(filter-out $(APP_LIBRARY_OBJS),$(APP_OBJS)): $(BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp $(FLAGS_STAMP) | setup-board
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)$(CXX_TARGET) $(CXXFLAGS) -c $< -o $@
+
+define library_rule
+$(call library_objects,$(1)): $(BUILD)/obj/lib/$(notdir $(1))/%.cpp.o: $(1)/%.cpp $(FLAGS_STAMP) | setup-board
+	@mkdir -p $$(dir $$@)
+	$$(call say,CXX,$$<)$$(CXX_TARGET) $$(CXXFLAGS) -c $$< -o $$@
+endef
+$(foreach library,$(APP_LIBRARY_DIRS),$(eval $(call library_rule,$(library))))
 
 # Archives, images and programs are written under a temporary name (into_place). A thin archive
 # names its objects, which are compiled in place; concurrent tpu builds take turns instead
@@ -217,6 +242,10 @@ endif
 run: $(BOOT_IMAGE)
 	$(RUN_COMMAND)
 
+# Prints the repository's app folders (tests/app_tests.py asks; APP_ROOTS is the one list of them).
+print-app-folders:
+	@echo $(APP_FOLDERS)
+
 # Prints the board's valid core counts (tpu checks --cores against them before building).
 print-board-cores:
 	@echo $(BOARD_CORES_VALID)
@@ -273,7 +302,7 @@ HOST_LIB_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(HOST_LIB_SRCS))
 HOST_LIB := $(HOST_TOOLS_BUILD)/libtpu-host.a
 TPU_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tpu/*.cpp))
 # The tool's tests also test the host halves of this repository's apps (e.g. exec's job handling).
-TPU_TEST_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp firmware/apps/*/host/*.cpp))
+TPU_TEST_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp $(APP_FOLDERS:%=%/host/*.cpp)))
 # The repository the tools belong to, so an app's host program (built anywhere) finds the Makefile.
 $(HOST_TOOLS_BUILD)/obj/host-tools/lib/make_driver.cpp.o: HOST_TOOLS_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
 
@@ -366,7 +395,7 @@ soak: setup-all
 BENCH_PACKAGES := openmpi-bin libopenmpi-dev libopenblas-dev libdnnl-dev
 bench: setup-all
 	$(call install_missing,$(BENCH_PACKAGES))
-	/usr/bin/python3 tests/benchmarks.py
+	/usr/bin/python3 tests/bench/benchmarks.py
 
 # ---------------------------------------------------------------- real boards
 # `make sdcard` (boot folder for the SD card) and `make chainboot` (send the image to the board's

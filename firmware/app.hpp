@@ -24,7 +24,7 @@ struct App {
   uint32_t withheld_cores = 0;
 };
 
-// Each app defines exactly one of these (firmware/apps/<name>/).
+// Each app defines exactly one of these (an app folder: firmware/examples/<name>/, tests/device/<name>/, ...).
 extern const App kApp;
 
 }  // namespace firmware

@@ -41,7 +41,7 @@ inline void sort_samples(uint64_t* values, unsigned count) {
     }
 }
 
-// Prints the raw samples of one contender for tests/benchmarks.py, which pools them over runs:
+// Prints the raw samples of one contender for tests/bench/benchmarks.py, which pools them over runs:
 //   SAMPLES {"bench":"<name>","contender":"<contender>","ps":[v, ...]}
 // at most 16 values a line (a console line holds 400 characters); lines of one contender add up.
 inline void print_samples(rt::StringView name, rt::StringView contender, const uint64_t* values, unsigned count) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """What `make test` runs of each app: the app's own app.toml, read and checked.
 
-An app folder (firmware/apps/<name>, or anywhere for an out-of-tree app) may hold an app.toml that
-says how its tests run; the harness discovers the apps through these files instead of a list of
-its own. Every section and key is optional; an unknown key or a value of the wrong type is an
+Every app folder holds an app.toml (the repository's apps live by purpose: firmware/examples,
+tests/device, tests/faults, tests/bench, host-tools/images; `make print-app-folders` lists them; an
+out-of-tree app is a folder anywhere) that says how its tests run and what it builds with; the
+harness discovers the apps through these files instead of a list of its own. Every section and key is optional; an unknown key or a value of the wrong type is an
 error naming the file, so a typo never turns into a silently skipped test.
 
   [run]                      `make run` on each board, the console judged (tests/qemu_runner.py)
@@ -24,14 +25,21 @@ error naming the file, so a typo never turns into a silently skipped test.
   patterns = ['regex', ...]  besides "<n> of <n> cores reported a result, all OK"
   skip = ["raspi3b/uart"]    board/link pairs left out (the host board has only its byte stream)
   outfeed-check = "f.py"     run as `python3 <app>/f.py OUTFEED_DIR CORES`; must exit 0
+
+  [build]                    what the Makefile compiles into the app besides device/*.cpp
+  libraries = ["../lib"]     device libraries: folders of *.cpp, relative to the app's folder
 """
 from __future__ import annotations
 
+import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-BOARDS = ("qemu-virt-a53", "qemu-virt-rv64", "host", "raspi3b")
+import boards
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BOARDS = boards.NAMES  # boards/<name>/board.mk, the one list of boards
 EXPECTATIONS = ("pass", "fault", "boot-failure")
 
 
@@ -72,6 +80,7 @@ class AppSpec:
 _RUN_KEYS = {"cores": list, "boards": list, "expect": str, "patterns": list, "missing-cores": list, "icount": int,
              "tsan": int, "same-hash": str}
 _TPU_KEYS = {"cores": int, "boards": list, "patterns": list, "skip": list, "outfeed-check": str}
+_BUILD_KEYS = {"libraries": list}
 
 
 def _checked(table: object, keys: dict[str, type], where: str) -> dict[str, object]:
@@ -118,29 +127,60 @@ def _tpu_spec(table: object, where: str, folder: Path) -> TpuSpec:
     return spec
 
 
-def load_app(folder: Path, repository_apps: Path) -> AppSpec:
-    """The spec of the app in `folder` (an app without app.toml has no tests: run and tpu are None)."""
+def _check_build(table: object, where: str, folder: Path) -> None:
+    values = _checked(table, _BUILD_KEYS, where)
+    for library in values.get("libraries", []):
+        if not isinstance(library, str) or not list((folder / library).glob("*.cpp")):
+            raise AppSpecError(f"{where}.libraries: {library!r} is not a folder of *.cpp (relative to {folder})")
+
+
+def load_app(folder: Path, root: Path = REPO_ROOT) -> AppSpec:
+    """The spec of the app in `folder`; a folder without app.toml is not an app (AppSpecError)."""
     folder = folder.resolve()
-    in_tree = folder.parent == repository_apps.resolve()
+    in_tree = folder in repository_app_folders(root)
     spec = AppSpec(folder.name, folder, folder.name if in_tree else str(folder))
     path = folder / "app.toml"
     if not path.exists():
-        return spec
+        raise AppSpecError(f"{folder}: not an app (no app.toml; `tpu new` makes one)")
     try:
         document = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise AppSpecError(f"{path}: {error}") from None
-    unknown = set(document) - {"run", "tpu"}
+    unknown = set(document) - {"run", "tpu", "build"}
     if unknown:
-        raise AppSpecError(f"{path}: unknown section '{sorted(unknown)[0]}' (known: run, tpu)")
+        raise AppSpecError(f"{path}: unknown section '{sorted(unknown)[0]}' (known: build, run, tpu)")
     if "run" in document:
         spec.run = _run_spec(document["run"], f"{path} [run]")
     if "tpu" in document:
         spec.tpu = _tpu_spec(document["tpu"], f"{path} [tpu]", folder)
+    if "build" in document:
+        _check_build(document["build"], f"{path} [build]", folder)
     return spec
 
 
-def repository_apps(root: Path) -> list[AppSpec]:
-    """Every app of the repository (firmware/apps/*/ with device sources), in name order."""
-    apps = root / "firmware" / "apps"
-    return [load_app(folder, apps) for folder in sorted(apps.iterdir()) if list(folder.glob("device/*.cpp"))]
+_app_folders: dict[Path, list[Path]] = {}
+
+
+def repository_app_folders(root: Path = REPO_ROOT) -> list[Path]:
+    """The repository's app folders, as the Makefile finds them (`make print-app-folders`)."""
+    root = root.resolve()
+    if root not in _app_folders:
+        listed = subprocess.run(["make", "-s", "-C", str(root), "print-app-folders"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, check=False)
+        if listed.returncode != 0:
+            raise AppSpecError(f"make print-app-folders failed: {listed.stderr.strip()}")
+        _app_folders[root] = [(root / name).resolve() for name in listed.stdout.split()]
+    return _app_folders[root]
+
+
+def app_folder(name: str, root: Path = REPO_ROOT) -> Path:
+    """The folder of the repository's app `name` (firmware/examples/hello for "hello")."""
+    for folder in repository_app_folders(root):
+        if folder.name == name:
+            return folder
+    raise AppSpecError(f"no app named '{name}' in this repository")
+
+
+def repository_apps(root: Path = REPO_ROOT) -> list[AppSpec]:
+    """Every app of the repository, in name order."""
+    return sorted((load_app(folder, root) for folder in repository_app_folders(root)), key=lambda spec: spec.name)

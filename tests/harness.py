@@ -6,8 +6,8 @@
   python3 tests/harness.py --list        list the case names
   python3 tests/harness.py --app DIR     only the tests DIR/app.toml declares (an app anywhere)
 
-The apps' own cases come from their app.toml files (tests/app_tests.py): every app folder of
-firmware/apps is discovered, none is listed here. The cases of the tools (tpu, make) are below.
+The apps' own cases come from their app.toml files (tests/app_tests.py): every app of the
+repository (firmware/examples, tests/device, tests/faults, ...) is discovered, none is listed here. The cases of the tools (tpu, make) are below.
 
 First every firmware image the selected cases need is built, one (board, app) at a time with
 `make -s image`; a case whose image did not build fails with the build output's tail. Then the cases
@@ -42,12 +42,13 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import app_tests  # noqa: E402  (sibling modules, found through the line above)
+import boards  # noqa: E402
 import qemu_runner as runner  # noqa: E402
 from qemu_runner import REPO_ROOT, RunResult, describe_exit, format_log, make_command, run_image  # noqa: E402
 
-BOARDS = ("qemu-virt-a53", "qemu-virt-rv64", "host", "raspi3b")
-QEMU_BOARDS = ("qemu-virt-a53", "qemu-virt-rv64", "raspi3b")
-FIXED_CORE_BOARDS = {"raspi3b": 4}  # boards whose core count is fixed: every case runs with exactly that many
+BOARDS = boards.NAMES  # boards/<name>/board.mk (tests/boards.py reads them)
+QEMU_BOARDS = boards.QEMU_NAMES
+FIXED_CORE_BOARDS = boards.FIXED_CORES  # boards whose core count is fixed: every case runs with exactly that many
 HELLO_CORES = (1, 2, 4, 8, 16)
 COLLECTIVE_CORES = (1, 2, 3, 4, 8, 16)  # 3: groups and chunks that do not divide evenly
 REPLICATE_CORES = (1, 2, 3, 8, 16)
@@ -260,7 +261,7 @@ def check_unit_tests(test_file: str, variant: UnitVariant = UNIT_PLAIN) -> Outco
 
 
 TPU_BINARY = "build/host-tools/tpu"
-TPU_RUN_BOARDS = ("qemu-virt-a53", "qemu-virt-rv64", "host", "raspi3b")  # raspi3b: QEMU stdio is the PL011, which carries the link bytes too
+TPU_RUN_BOARDS = BOARDS  # every board (raspi3b: QEMU stdio is the PL011, which carries the link bytes too)
 TPU_TIMEOUT_S = 180
 
 
@@ -529,7 +530,7 @@ def new_app_cases() -> list[Case]:
     """The app `tpu new` makes, run as its own app.toml says on every board (its cases are named
     tpu-new/...). The folder is created by prepare_new_app() before the images are built; the
     case list comes from the template's app.toml, so listing the cases needs no tool."""
-    spec = app_tests.load_app(NEW_APP_TEMPLATE, REPO_ROOT / "firmware" / "apps")
+    spec = app_tests.load_app(NEW_APP_TEMPLATE)
     spec.name, spec.folder, spec.make_app = NEW_APP_FOLDER.name, NEW_APP_FOLDER, str(NEW_APP_FOLDER)
     if spec.tpu:
         spec.tpu.patterns = [pattern.replace("@NAME@", spec.name) for pattern in spec.tpu.patterns]
@@ -596,7 +597,7 @@ def check_host_function_clash() -> Outcome:
 def check_readme_examples() -> Outcome:
     """Every "// example: NAME ... // end" block of the readme-examples app appears, dedented,
     as a code block of README.md (the README shows the code the tests run)."""
-    source = (REPO_ROOT / "firmware" / "apps" / "readme-examples" / "device" / "examples.cpp").read_text()
+    source = (app_tests.app_folder("readme-examples") / "device" / "examples.cpp").read_text()
     readme = (REPO_ROOT / "README.md").read_text()
     blocks = re.findall(r"// example: (\w+)\n(.*?)\n\s*// end", source, re.S)
     if not blocks:
@@ -605,6 +606,39 @@ def check_readme_examples() -> Outcome:
     if stale:
         return Outcome(False, f"README.md does not show the current code of example(s) {', '.join(stale)}")
     return Outcome(True)
+
+
+def python3_without_numpy() -> Path:
+    """A folder whose `python3` cannot import NumPy (Debian's interpreter without site-packages), to
+    put first on PATH as pyenv, conda or a venv would."""
+    folder = REPO_ROOT / "build" / "python3-without-numpy"
+    folder.mkdir(parents=True, exist_ok=True)
+    shim = folder / "python3"
+    shim.write_text('#!/bin/sh\n# A python3 without NumPy (no site-packages), first on PATH in a test.\n'
+                    'exec /usr/bin/python3 -S "$@"\n')
+    shim.chmod(0o755)
+    return folder
+
+
+def check_readme_training_commands() -> Outcome:
+    """The README's training commands (the sh block that runs prepare_digits.py), run as written with
+    a python3 first on PATH that lacks NumPy: they must not depend on which python3 comes first."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    blocks = [block for block in re.findall(r"```sh\n(.*?)```", readme, re.S) if "prepare_digits.py" in block]
+    if len(blocks) != 1:
+        return Outcome(False, f"README.md has {len(blocks)} sh blocks running prepare_digits.py, expected 1")
+    env = runner.make_env()
+    env["PATH"] = f"{python3_without_numpy()}:{env.get('PATH', '')}"
+    probe = run_image(["python3", "-c", "import numpy"], 30, env=env)
+    if probe.exit_code == 0:
+        return Outcome(False, "the python3 put first on PATH can import numpy: the case would prove nothing")
+    result = run_image(["bash", "-e", "-o", "pipefail", "-c", blocks[0]], 300, env=env)
+    log = f"$ PATH=build/python3-without-numpy:$PATH bash -e -c <README block>\n{blocks[0]}\n{result.output}"
+    if result.timed_out or result.exit_code != 0:
+        return Outcome(False, f"the README's training commands failed: {describe_exit(result)}", log)
+    if not re.search(r"^tpu: (\d+) of \1 cores reported a result, all OK", result.output, re.M):
+        return Outcome(False, "the training run did not end with every core OK", log)
+    return Outcome(True, "", log)
 
 
 CLI_CASES = {
@@ -616,11 +650,11 @@ CLI_CASES = {
     "cores-out-of-range": (["run", "--cores", "17", "hello"], 2, [r"--cores: Value 17 not in range 1 to 16"]),
     "bad-link": (["run", "--link", "wifi", "hello"], 2, [r"--link: wifi not in \{auto,shm,uart\}"]),
     "bad-timeout": (["run", "--timeout", "-3", "hello"], 2, [r"positive number of seconds .*got '-3'"]),
-    "unknown-board": (["run", "--board", "pi5", "hello"], 2, [r"--board: pi5 not in"]),
+    "unknown-board": (["run", "--board", "pi5", "hello"], 2, [r"--board: unknown board 'pi5' \(boards: host, qemu-virt-a53, qemu-virt-rv64, raspi3b\)"]),
     "unknown-app": (["run", "--board", "host", "nosuchapp"], 2, [r"unknown APP 'nosuchapp'.*valid apps: .*hello"]),
     "exec-bad-op": (["exec", "fly", "-o", "x.npy"], 2, [r"OP: fly not in \{matmul"]),
     "new-bad-name": (["new", "build/tpu-new/9lives"], 2, [r"'9lives' is not an app name"]),
-    "new-existing-folder": (["new", "firmware/apps/hello"], 2, [r"already exists and is not an empty folder"]),
+    "new-existing-folder": (["new", "firmware/examples/hello"], 2, [r"already exists and is not an empty folder"]),
     # Found by the command-line fuzz target: `tpu new ""` died of an uncaught filesystem_error.
     "new-empty-folder": (["new", ""], 2, [r"FOLDER: must not be empty"]),
     "empty-outfeed-dir": (["run", "--outfeed-dir", "", "hello"], 2, [r"--outfeed-dir: must not be empty"]),
@@ -640,6 +674,8 @@ def tpu_cases() -> list[Case]:
     cases += [Case(f"tpu-cli/{name}", partial(check_tpu_command, *arguments)) for name, arguments in CLI_CASES.items()]
     cases.append(Case("tpu-cli/host-function-clash", check_host_function_clash, estimate_s=10))
     cases.append(Case("readme/api-examples", check_readme_examples))
+    cases.append(Case("tpu-readme/training-commands/python3-without-numpy", check_readme_training_commands,
+                      images=(("qemu-virt-a53", "train-digits"),), estimate_s=20))
     cases += new_app_cases()
     for board, cores in (("qemu-virt-a53", 8), ("qemu-virt-rv64", 4), ("host", 8)):
         for link in link_transports(board):
@@ -668,7 +704,7 @@ def tpu_cases() -> list[Case]:
     cases.append(Case("tpu-run/dead-core/qemu-virt-a53/4",
                       partial(check_tpu_run, "qemu-virt-a53", 4, "dead-core", 4, [r"timed out after 3 s"],
                               extra=("--timeout", "3")), images=(("qemu-virt-a53", "dead-core"),), estimate_s=10))
-    # The digits classifiers (firmware/apps/train-digits: MLP and CNN) against NumPy, across replica
+    # The digits classifiers (firmware/examples/train-digits: MLP and CNN) against NumPy, across replica
     # counts and boards, their full runs' test accuracy, and hostile input.
     train = ["tests/train_digits_check.py"]
     for model in ("mlp", "cnn"):
@@ -752,7 +788,7 @@ def fault_matrix_cases() -> list[Case]:
     return cases
 
 
-# A user's host functions that misbehave (firmware/apps/host-function-faults, HOST_FAULT picks how):
+# A user's host functions that misbehave (tests/faults/host-function-faults, HOST_FAULT picks how):
 # tpu runs them in a worker process, so a crash or a hang ends the run with a message naming the
 # function, the call and the core (exit 6), a throw or a wrong shape reaches the replica as a status
 # (exit 1), and tpu's --timeout, SIGTERM and SIGKILL leave nothing running.
@@ -1023,8 +1059,8 @@ def emit(text: str) -> None:
 
 
 def has_host_half(app: str) -> bool:
-    folder = REPO_ROOT / "firmware" / "apps" / app
-    return any((folder if folder.is_dir() else Path(app)).glob("host/*.cpp"))
+    folder = Path(app) if "/" in app else app_tests.app_folder(app)
+    return any(folder.glob("host/*.cpp"))
 
 
 def with_tools(case: Case) -> tuple[Image, ...]:
@@ -1134,10 +1170,10 @@ def main(argv: list[str]) -> int:
 
     try:
         if arguments.apps:
-            specs = [app_tests.load_app(Path(folder), REPO_ROOT / "firmware" / "apps") for folder in arguments.apps]
+            specs = [app_tests.load_app(Path(folder)) for folder in arguments.apps]
             cases = [case for spec in specs for case in app_cases(spec)]
         else:
-            cases = all_cases(app_tests.repository_apps(REPO_ROOT))
+            cases = all_cases(app_tests.repository_apps())
     except (app_tests.AppSpecError, OSError) as error:
         print(f"harness: {error}", file=sys.stderr)
         return 2

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Bit-exact check of bulk infeed and outfeed through `tpu run` (firmware/apps/infeed-bulk).
+"""Bit-exact check of bulk infeed and outfeed through `tpu run` (tests/device/infeed-bulk).
 
 Generates a dataset x float32 [S, 8, 32768] (1 MiB per step; 64 MiB by default) as x.npy, with
 values that expose byte errors (random normals, random finite bit patterns, exact powers of two,

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""End-to-end check of infeed and outfeed through `tpu run` (firmware/apps/infeed).
+"""End-to-end check of infeed and outfeed through `tpu run` (firmware/examples/infeed).
 
 Generates a dataset of S steps (x float32 [S, 8, 3], labels int32 [S, 8]) as .npy files, runs
 

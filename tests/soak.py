@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`make soak`: the soak app (firmware/apps/soak) run many times on 16 cores, round robin over
+"""`make soak`: the soak app (tests/device/soak) run many times on 16 cores, round robin over
   qemu-virt-a53 and qemu-virt-rv64 under multi-threaded TCG (-accel tcg,thread=multi: every guest
   core a host thread, so the guest's memory ordering is really exercised), and the host board built
   with ThreadSanitizer (any report fails the run).
@@ -45,9 +45,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import app_tests
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "soak"
-COLLECTIVE_CASES, REPLICATE_CASES = 100, 20  # per run (firmware/apps/soak/device/soak.cpp)
+COLLECTIVE_CASES, REPLICATE_CASES = 100, 20  # per run (tests/device/soak/device/soak.cpp)
 CONFIGS = {
     "qemu-virt-a53-mttcg": {"BOARD": "qemu-virt-a53", "extra": ["-accel", "tcg,thread=multi"]},
     "qemu-virt-rv64-mttcg": {"BOARD": "qemu-virt-rv64", "extra": ["-accel", "tcg,thread=multi"]},
@@ -157,7 +159,7 @@ def check_infeed(folder: Path, cores: int) -> str:
 
 def prepare_training(folder: Path) -> list[str]:
     """A short MLP run, prepared as tests/train_digits_check.py does (prepare_digits.py, fixed seeds)."""
-    ran = subprocess.run([PYTHON, "firmware/apps/train-digits/prepare_digits.py", str(folder), "--batch", "32",
+    ran = subprocess.run([PYTHON, "firmware/examples/train-digits/prepare_digits.py", str(folder), "--batch", "32",
                           "--epochs", "1", "--steps", str(TRAIN_STEPS)], cwd=ROOT, capture_output=True, text=True,
                          errors="replace", timeout=300)
     if ran.returncode != 0:
@@ -173,7 +175,7 @@ def check_training(folder: Path, cores: int) -> str:
 
 def check_link_selftest(folder: Path, cores: int) -> str:
     return numpy_helper("import runpy; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-                        ROOT / "firmware/apps/link-selftest/check_outfeed.py", folder, cores)
+                        ROOT / "tests/device/link-selftest/check_outfeed.py", folder, cores)
 
 
 @dataclass
@@ -280,7 +282,7 @@ def prebuild(runs: tuple[AppRun, ...]) -> None:
     """tpu and every image and host program first (one at a time), so the concurrent runs only run."""
     subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, timeout=BUILD_TIMEOUT_S)
     for run in runs:
-        targets = ["image", *(["host-program"] if (ROOT / "firmware/apps" / run.app / "host").is_dir() else [])]
+        targets = ["image", *(["host-program"] if (app_tests.app_folder(run.app) / "host").is_dir() else [])]
         subprocess.run(["make", "-s", "-j2", *targets, f"BOARD={run.board}", f"APP={run.app}"], cwd=ROOT, check=True,
                        timeout=BUILD_TIMEOUT_S)
 

@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
-"""Checks the train-digits app (firmware/apps/train-digits) against an independent NumPy training.
+#!/usr/bin/python3
+"""Checks the train-digits app (firmware/examples/train-digits) against an independent NumPy training.
 
-  python3 tests/train_digits_check.py --board host --cores 4 [--steps 24] [--epochs 1] [--link shm]
-  python3 tests/train_digits_check.py --same-bits host,qemu-virt-a53,qemu-virt-rv64,raspi3b --cores 4
-  python3 tests/train_digits_check.py --board host --cores 4 --epochs 10 --min-accuracy 0.95
+  tests/train_digits_check.py --board host --cores 4 [--steps 24] [--epochs 1] [--link shm]
+  tests/train_digits_check.py --same-bits host,qemu-virt-a53,qemu-virt-rv64,raspi3b --cores 4
+  tests/train_digits_check.py --board host --cores 4 --epochs 10 --min-accuracy 0.95
 
 Each run prepares the data (prepare_digits.py, fixed seeds) in its own folder under
 build/train-digits-check/, trains on the board through `tpu run --infeed ... --outfeed-dir`, and
@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = ROOT / "firmware" / "apps" / "train-digits"
+APP = ROOT / "firmware" / "examples" / "train-digits"
 LEARNING_RATES = {"mlp": np.float32(0.5), "cnn": np.float32(0.2)}  # device/loss.cpp model_spec
 BATCH = 32                                                          # device/model.hpp kBatch
 
@@ -48,7 +48,7 @@ def prepare(folder: Path, epochs: int, steps: int, model: str = "mlp", logical_c
     folder.mkdir(parents=True, exist_ok=True)
     for stale in [*folder.glob("c*_q*_t*_e*.npy"), folder / "train.csv", folder / "train.png"]:
         stale.unlink(missing_ok=True)
-    subprocess.run([sys.executable, str(APP / "prepare_digits.py"), str(folder), "--batch", str(BATCH),
+    subprocess.run(["/usr/bin/python3", str(APP / "prepare_digits.py"), str(folder), "--batch", str(BATCH),
                     "--epochs", str(epochs), "--steps", str(steps), "--model", model, "--logical-cores",
                     str(logical_cores)], check=True, capture_output=True, text=True)
 
@@ -198,7 +198,7 @@ def check_bad_input(tpu: Path, board: str, kind: str) -> int:
     folder = ROOT / "build" / "train-digits-check" / f"bad-{kind}-{board}"
     prepare(folder, 1, 6)
     if kind == "batch":
-        subprocess.run([sys.executable, str(APP / "prepare_digits.py"), str(folder), "--batch", "16", "--steps", "6"],
+        subprocess.run(["/usr/bin/python3", str(APP / "prepare_digits.py"), str(folder), "--batch", "16", "--steps", "6"],
                        check=True, capture_output=True)
     elif kind == "dtype":
         np.save(folder / "infeed_x.npy", np.load(folder / "infeed_x.npy").astype(np.float64))

@@ -2,8 +2,10 @@
 // commands): the checks CLI11 does not have, with errors that name the bad value.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace tpu {
 
@@ -23,6 +25,19 @@ inline CLI::Validator positive_seconds() {
 // A name or path that must not be empty ("" would mean the current folder, or nothing at all).
 inline CLI::Validator non_empty() {
   return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; }, "");
+}
+
+// A board of the repository (boards/<name>/board.mk; make_driver.hpp's repository_boards). Outside
+// a repository nothing is checked here: make names the valid boards when it cannot find one.
+inline CLI::Validator known_board(std::vector<std::string> boards) {
+  return CLI::Validator(
+      [boards](std::string& text) -> std::string {
+        if (boards.empty() || std::find(boards.begin(), boards.end(), text) != boards.end()) return "";
+        std::string list;
+        for (const std::string& board : boards) list += (list.empty() ? "" : ", ") + board;
+        return "unknown board '" + text + "' (boards: " + list + ")";
+      },
+      "BOARD");
 }
 
 }  // namespace tpu

@@ -1,6 +1,8 @@
 // Makefile invocations and image facts (see make_driver.hpp).
 #include "make_driver.hpp"
 
+#include <algorithm>
+
 #include "build_lock.hpp"
 
 #include <sys/wait.h>
@@ -67,6 +69,15 @@ std::optional<std::filesystem::path> find_repository_root() {
   const std::filesystem::path here = std::filesystem::current_path(error);
   if (!error && is_project_root(here)) return here;
   return std::nullopt;
+}
+
+std::vector<std::string> repository_boards(const std::filesystem::path& root) {
+  std::vector<std::string> boards;
+  std::error_code error;
+  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(root / "boards", error))
+    if (std::filesystem::is_regular_file(entry.path() / "board.mk", error)) boards.push_back(entry.path().filename().string());
+  std::sort(boards.begin(), boards.end());
+  return boards;
 }
 
 std::string build_image(const std::filesystem::path& root, const std::string& board, const std::string& app) {

@@ -24,6 +24,10 @@ CommandOutput run_and_collect(const std::vector<std::string>& argv, const std::f
 // current directory if it has them, else nothing.
 std::optional<std::filesystem::path> find_repository_root();
 
+// The boards of the repository at `root`: the folders of boards/ that hold a board.mk (boards are
+// data; this is the one list the tool asks), sorted by name.
+std::vector<std::string> repository_boards(const std::filesystem::path& root);
+
 // `make -s image BOARD=.. APP=..`, its output passed through to stderr; "" or the failure.
 std::string build_image(const std::filesystem::path& root, const std::string& board, const std::string& app);
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "firmware/apps/exec/host/exec_job.hpp"
+#include "host-tools/images/exec/host/exec_job.hpp"
 #include "host-tools/lib/npy_read.hpp"
 #include "host-tools/lib/trace_collector.hpp"
 #include "runtime/link/message.hpp"

@@ -3,7 +3,7 @@
 // calls in order and keeps its state, a throw answers the caller and the worker goes on, an abort
 // and a missed deadline are failures naming the function, the call and the core. This binary links
 // the repository's apps' host halves, so the worker serves host-function-faults' functions
-// (firmware/apps/host-function-faults: HOST_FAULT says how `misbehave` misbehaves).
+// (tests/faults/host-function-faults: HOST_FAULT says how `misbehave` misbehaves).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>

@@ -32,7 +32,17 @@ constexpr DelegatedCommand kDelegatedCommands[] = {
     {"exec", "exec", "run one op on a board, result as .npy (tpu exec --help)"},
 };
 
-const std::vector<std::string> kBoards = {"qemu-virt-a53", "qemu-virt-rv64", "host", "raspi3b"};
+// The repository's boards (boards/<name>/board.mk), for --board's check and help.
+std::vector<std::string> known_boards() {
+  const std::optional<std::filesystem::path> root = find_repository_root();
+  return root ? repository_boards(*root) : std::vector<std::string>{};
+}
+
+std::string board_help(const std::vector<std::string>& boards) {
+  std::string text = "the board (boards/: ";
+  for (size_t i = 0; i < boards.size(); ++i) text += (i ? ", " : "") + boards[i];
+  return text + "); default qemu-virt-a53 for apps; for an IMAGE, from its ELF";
+}
 
 std::optional<std::filesystem::path> repository_root(const char* command) {
   std::optional<std::filesystem::path> root = find_repository_root();
@@ -41,8 +51,8 @@ std::optional<std::filesystem::path> repository_root(const char* command) {
 }
 
 void add_board_options(CLI::App& command, std::optional<std::string>& board, unsigned& cores, AttachTarget& attach) {
-  command.add_option("--board", board, "qemu-virt-a53 (default for apps), qemu-virt-rv64, host, raspi3b; for an IMAGE, from its ELF")
-      ->check(CLI::IsMember(kBoards));
+  const std::vector<std::string> boards = known_boards();
+  command.add_option("--board", board, board_help(boards))->check(known_board(boards));
   command.add_option("--cores", cores, "cores to boot, 1..16 (default 8; raspi3b has 4)")->check(CLI::Range(1, 16));
   CLI::Option* serial = command.add_option("--serial", attach.serial, "attach to a running board on this UART device instead of launching one")
       ->check(non_empty());
@@ -54,7 +64,7 @@ void add_board_options(CLI::App& command, std::optional<std::string>& board, uns
 
 void add_run_options(CLI::App& run, RunOptions& options) {
   add_board_options(run, options.board, options.cores, options.attach);
-  run.add_option("TARGET", options.target, "an app's name (firmware/apps), an app folder anywhere, or an ELF image")
+  run.add_option("TARGET", options.target, "an app's name (make help lists them), an app folder anywhere, or an ELF image")
       ->check(non_empty());
   run.add_option("--timeout", options.timeout_s, "give up after S seconds (default 120), exit status 4")
       ->check(positive_seconds());

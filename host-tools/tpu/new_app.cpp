@@ -1,6 +1,8 @@
 // Creating an app folder from the template (new_app.hpp).
 #include "new_app.hpp"
 
+#include "host-tools/lib/make_driver.hpp"
+
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -74,7 +76,9 @@ int new_app(const std::filesystem::path& root, const std::filesystem::path& fold
   }
   std::cout << "tpu new: created app " << name << ":" << std::endl;
   if (!copy_template(from, folder, name)) return kExitUsage;
-  std::cout << "next:\n  tpu run " << folder.string() << "                  (any board: --board host|qemu-virt-a53|qemu-virt-rv64|raspi3b)\n"
+  std::string boards;
+  for (const std::string& board : repository_boards(root)) boards += (boards.empty() ? "" : "|") + board;
+  std::cout << "next:\n  tpu run " << folder.string() << "                  (any board: --board " << boards << ")\n"
             << "  tpu test " << folder.string() << "                 (what app.toml declares, on every board)" << std::endl;
   return 0;
 }

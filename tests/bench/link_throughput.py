@@ -2,13 +2,13 @@
 """Host link benchmarks (make bench): what moving data between the PC and a QEMU board costs, on the
 shared-memory transport and on the UART, against what the same machine does without a board.
 
-The board side is the link-bench app (firmware/apps/link-bench), timed with the board's own clock
+The board side is the link-bench app (tests/bench/link-bench), timed with the board's own clock
 around each host call, so boot and build never count:
   host -> board   host_call("link_source") returns n bytes (host-call reply frames, as infeed data
                   and tpu exec inputs travel), 64 KiB .. 64 MiB, every byte checked on the board;
   board -> host   host_call("link_sink") takes n bytes (as outfeed data travels), checked on the host;
   round trip      1000 host calls of "echo" with a float32 scalar: median and p99.
-Baselines from tests/bench/link_baselines.cpp in the same run: a Unix socketpair between two threads
+Baselines from tests/bench/baselines/link_baselines.cpp in the same run: a Unix socketpair between two threads
 (256 KiB writes) and a memcpy of the same bytes for throughput, a socketpair ping-pong for the round
 trip. Also end to end: `tpu exec matmul` with 64 MiB of input on qemu-virt-a53 (wall clock, target
 < 10 s), and the infeed step rate of the infeed app at 8 replicas (tpu run's rate line).
@@ -50,7 +50,7 @@ def size_name(size: int) -> str:
 
 def build_baselines() -> None:
     BASELINES.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["g++", "-std=c++20", "-O2", "-pthread", str(ROOT / "tests/bench/link_baselines.cpp"), "-o",
+    subprocess.run(["g++", "-std=c++20", "-O2", "-pthread", str(ROOT / "tests/bench/baselines/link_baselines.cpp"), "-o",
                     str(BASELINES)], check=True, timeout=300)
 
 

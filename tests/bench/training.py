@@ -29,7 +29,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TPU = ROOT / "build" / "host-tools" / "tpu"
-APP = ROOT / "firmware" / "apps" / "train-digits"
+APP = ROOT / "firmware" / "examples" / "train-digits"
 STEPS = 176  # 4 epochs
 RUNS = {"host": (1, 2, 8), "qemu-virt-a53": (1, 2, 4, 8)}
 CATEGORIES = ("compute", "collective", "infeed_wait", "host_call")

@@ -1,3 +1,0 @@
-// The collectives app's buffers.cpp, compiled into the soak image as well: the soak runs the very
-// random cases (and sequential reference) that make test runs, only many more of them.
-#include "firmware/apps/collectives/device/buffers.cpp"

@@ -1,0 +1,47 @@
+// collectives: the collective operations on every core, checked against sequential references:
+// TF's documented examples, random cases (kinds, dtypes, sizes, groups, algorithms), error texts,
+// and finally that mismatched calls across cores fail with a clear error instead of hanging.
+#include "tests/device/collective-cases/suite.hpp"
+
+#include "hal/core.hpp"
+#include "runtime/log/log.hpp"
+
+namespace collectives_test {
+namespace {
+
+constexpr unsigned kRandomCases = 60;
+
+// Core 0 calls all_reduce with one element fewer than everybody else. Every core must come back
+// with an error: the call descriptions the members exchange first disagree, so every core stops
+// before touching another core's memory.
+rt::Status mismatched_sizes(rt::Collectives& collectives) {
+  if (collectives.num_replicas() < 2) return rt::Status::ok();
+  rt::CollectiveOptions options;
+  options.timeout_ns = 300 * hal::kNanosPerMilli;
+  options.algorithm = rt::Algorithm::kLatency;
+  float data[8] = {};
+  const size_t count = collectives.replica_id() == 0 ? 7 : 8;
+  const rt::Status status = collectives.all_reduce(rt::ReduceOp::kSum, rt::DType::kF32, data, data, count, options);
+  if (status.is_ok()) return rt::internal_error("mismatched all_reduce sizes were not detected");
+  rt::log_info("mismatch detected as expected: {}", status.message());
+  return rt::Status::ok();
+}
+
+}  // namespace
+
+rt::Status run(const firmware::CoreContext& context) {
+  rt::Collectives collectives(rt::ReplicaSet::one_per_core(context.cores), context.core);
+  RT_RETURN_IF_ERROR(run_tf_examples(collectives));
+  RT_RETURN_IF_ERROR(run_random_cases(collectives, kRandomCases));
+  RT_RETURN_IF_ERROR(run_error_cases(collectives));
+  RT_RETURN_IF_ERROR(collectives.barrier());
+  return mismatched_sizes(collectives);  // last: leaves the mailboxes out of step
+}
+
+}  // namespace collectives_test
+
+const firmware::App firmware::kApp = {
+    "collectives",
+    "collectives against sequential references: TF examples, random cases, error texts",
+    collectives_test::run,
+};
