@@ -124,6 +124,8 @@ ASFLAGS := $(BOARD_CPU_FLAGS) $(INCLUDES) -g -MMD -MP
 # ---------------------------------------------------------------- sources
 RUNTIME_SRCS := $(shell find runtime -name '*.cpp' | sort)
 FIRMWARE_SRCS := $(wildcard firmware/*.cpp)
+# The ground library every layer stands on (Status, format, Span, Atomic...; hal/support): depends on nothing.
+SUPPORT_SRCS := $(wildcard hal/support/*.cpp)
 HAL_COMMON_SRCS := $(wildcard hal/common/*.cpp)
 ifneq ($(BOARD_ARCH),host)
   HAL_COMMON_SRCS += $(wildcard hal/common/baremetal/*.cpp)
@@ -132,7 +134,7 @@ HAL_DRIVER_SRCS := $(BOARD_DRIVERS:%=hal/drivers/%.cpp)
 # Arch and board code: hosted C++ on the host board, freestanding elsewhere.
 PLATFORM_SRCS := $(wildcard hal/arch/$(BOARD_ARCH)/*.cpp hal/arch/$(BOARD_ARCH)/*.S boards/$(BOARD)/*.cpp)
 
-LIB_FREESTANDING_OBJS := $(patsubst %,$(LIB_BUILD)/%.o,$(RUNTIME_SRCS) $(FIRMWARE_SRCS) $(HAL_COMMON_SRCS) $(HAL_DRIVER_SRCS))
+LIB_FREESTANDING_OBJS := $(patsubst %,$(LIB_BUILD)/%.o,$(SUPPORT_SRCS) $(RUNTIME_SRCS) $(FIRMWARE_SRCS) $(HAL_COMMON_SRCS) $(HAL_DRIVER_SRCS))
 LIB_PLATFORM_OBJS := $(patsubst %,$(LIB_BUILD)/%.o,$(PLATFORM_SRCS))
 LIB_OBJS := $(LIB_FREESTANDING_OBJS) $(LIB_PLATFORM_OBJS)
 # A library's objects: build/.../obj/lib/<library folder's name>/.
@@ -188,7 +190,7 @@ $(foreach library,$(APP_LIBRARY_DIRS),$(eval $(call library_rule,$(library))))
 
 # Archives, images and programs are written under a temporary name (into_place). A thin archive
 # names its objects, which are compiled in place; concurrent tpu builds take turns instead
-# (host-tools/lib/build_lock.hpp).
+# (host-tools/lib/board/build_lock.hpp).
 $(RUNTIME_LIB): $(LIB_OBJS)
 	$(call say,AR,$@)rm -f $@.$$$$ && $(if $(filter host,$(BOARD_ARCH)),ar,$(BOARD_CROSS)ar) rcsT $@.$$$$ $^ $(into_place)
 
@@ -231,7 +233,7 @@ RUN_COMMAND := $(IMAGE) --cores $(CORES)
 else
 RUN_COMMAND := $(BOARD_QEMU) -smp $(CORES) -kernel $(BOOT_IMAGE)
 # LINK_SHM=<file>: the guest RAM lives in that file, shared with the host tool that maps it (the
-# shared-memory link, runtime/link/shm_ring.hpp). tpu sets it; make run leaves it out.
+# shared-memory link, runtime/link/transport/shm_ring.hpp). tpu sets it; make run leaves it out.
 QEMU_RAM_MB := $(or $(BOARD_QEMU_RAM_MB),$(BOARD_RAM_MB))
 ifneq ($(LINK_SHM),)
 RUN_COMMAND += -object memory-backend-file,id=ram,size=$(QEMU_RAM_MB)M,mem-path=$(LINK_SHM),share=on \
@@ -274,16 +276,16 @@ else
 endif
 
 # ---------------------------------------------------------------- freestanding check
-# Every runtime/ source and header must compile for this board with -nostdinc++ (no libstdc++), and
-# the check itself must be able to fail: a standard C++ header has to be rejected.
-RUNTIME_HEADERS := $(shell find runtime -name '*.hpp' | sort)
-freestanding-check: $(patsubst %,$(LIB_BUILD)/%.o,$(RUNTIME_SRCS))
+# Every runtime/ and hal/support/ source and header must compile for this board with -nostdinc++ (no
+# libstdc++), and the check itself must be able to fail: a standard C++ header has to be rejected.
+RUNTIME_HEADERS := $(shell find runtime hal/support -name '*.hpp' | sort)
+freestanding-check: $(patsubst %,$(LIB_BUILD)/%.o,$(SUPPORT_SRCS) $(RUNTIME_SRCS))
 	@for header in $(RUNTIME_HEADERS); do \
 	  echo '#include "'$$header'"' | $(CXX_TARGET) $(CXXFLAGS_NO_DEPS) -x c++ -fsyntax-only - || { echo "not freestanding: $$header" >&2; exit 1; }; \
 	done
 	@if echo '#include <vector>' | $(CXX_TARGET) $(CXXFLAGS_NO_DEPS) -x c++ -fsyntax-only - 2>/dev/null; then \
 	  echo "freestanding check is broken: <vector> compiled with -nostdinc++" >&2; exit 1; fi
-	@echo "runtime/ is freestanding for $(BOARD): $(words $(RUNTIME_SRCS)) sources, $(words $(RUNTIME_HEADERS)) headers"
+	@echo "runtime/ and hal/support/ are freestanding for $(BOARD): $(words $(SUPPORT_SRCS) $(RUNTIME_SRCS)) sources, $(words $(RUNTIME_HEADERS)) headers"
 
 # ---------------------------------------------------------------- host tools
 # Hosted C++20 (the standard library is fine here), linked with the runtime's link protocol,
@@ -296,8 +298,8 @@ HOST_TOOLS_BUILD := $(BUILD_ROOT)/host-tools$(if $(HOST_SANITIZE),-$(subst $(com
 HOST_SANITIZER_FLAGS := $(if $(HOST_SANITIZE),-fsanitize=$(HOST_SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 HOST_TOOLS_CXXFLAGS := $(CXXSTD) -O2 -g $(WARNINGS) -ffp-contract=off -I$(CURDIR) -I$(CURDIR)/hal/include -MMD -MP \
   $(HOST_SANITIZER_FLAGS)
-HOST_LIB_SRCS := $(wildcard runtime/support/*.cpp runtime/dtype/*.cpp runtime/link/*.cpp) \
-  runtime/tensor/shape.cpp runtime/tensor/tensor.cpp runtime/tensor/npy.cpp $(wildcard host-tools/lib/*.cpp)
+HOST_LIB_SRCS := $(wildcard hal/support/*.cpp runtime/dtype/*.cpp runtime/link/*/*.cpp) \
+  runtime/tensor/shape.cpp runtime/tensor/tensor.cpp runtime/tensor/npy.cpp $(wildcard host-tools/lib/*/*.cpp)
 HOST_LIB_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(HOST_LIB_SRCS))
 HOST_LIB := $(HOST_TOOLS_BUILD)/libtpu-host.a
 TPU_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tpu/*.cpp))
@@ -320,7 +322,7 @@ $(HOST_TOOLS_BUILD)/tpu: $(TPU_OBJS) $(HOST_LIB)
 # Programs are linked under a temporary name and renamed into place (into_place): a run that is
 # executing the old one keeps it ("Text file busy" otherwise, when two runs of one app build at once).
 # The app's own host program: the tpu tool plus the host functions of <app>/host/*.cpp
-# (host-tools/lib/app_host.hpp). `tpu run <app>` builds and runs it when the app has a host half.
+# (host-tools/lib/functions/app_host.hpp). `tpu run <app>` builds and runs it when the app has a host half.
 APP_HOST_BUILD := $(if $(APP_IN_TREE),$(HOST_TOOLS_BUILD)/apps/$(APP_NAME),$(APP_DIR)/build/host-tools)
 APP_HOST_OBJS := $(patsubst $(APP_DIR)/%,$(APP_HOST_BUILD)/obj/%.o,$(APP_HOST_SRCS))
 APP_HOST_PROGRAM := $(APP_HOST_BUILD)/tpu

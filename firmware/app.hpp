@@ -4,7 +4,7 @@
 #pragma once
 #include <stdint.h>
 
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 
 namespace firmware {
 

@@ -7,7 +7,7 @@
 #include "hal/event.hpp"
 #include "hal/time.hpp"
 #include "runtime/log/log.hpp"
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 
 namespace firmware {
 namespace {

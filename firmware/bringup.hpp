@@ -1,7 +1,7 @@
 // Bringing all cores up: start each secondary, wait for every core to check in, name the ones that
 // do not. Shared bookkeeping lives here so the boot core and secondaries agree on it.
 #pragma once
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 
 namespace firmware {
 

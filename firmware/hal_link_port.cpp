@@ -5,7 +5,7 @@
 #include "hal/event.hpp"
 #include "hal/link.hpp"
 #include "hal/time.hpp"
-#include "runtime/support/new.hpp"
+#include "hal/support/new.hpp"
 
 namespace firmware {
 

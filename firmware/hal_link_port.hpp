@@ -1,6 +1,6 @@
 // The board's link ports over the HAL: HalLinkPort carries the link on the board's UART byte stream
 // (console lock, UART, core id, board time); ShmLinkPort carries it on the shared-memory window tpu
-// set up (hal/link_window.hpp, runtime/link/shm_transport.hpp) while the console keeps the UART.
+// set up (hal/link_window.hpp, runtime/link/transport/shm_transport.hpp) while the console keeps the UART.
 //
 // Waiting. Nothing interrupts a core when host bytes arrive (in the UART or in memory), so a waiting
 // core polls with growing sleeps (the board's timer-bounded doorbell wait: WFI until the timer or a
@@ -13,8 +13,8 @@
 #pragma once
 #include "hal/console.hpp"
 #include "hal/core.hpp"
-#include "runtime/link/link_port.hpp"
-#include "runtime/link/shm_transport.hpp"
+#include "runtime/link/transport/link_port.hpp"
+#include "runtime/link/transport/shm_transport.hpp"
 
 namespace firmware {
 

@@ -7,9 +7,9 @@
 #include "hal/link_window.hpp"
 #include "hal/memory_map.hpp"
 #include "hal_link_port.hpp"
-#include "runtime/link/host_call.hpp"
+#include "runtime/link/protocol/host_call.hpp"
 #include "runtime/log/log.hpp"
-#include "runtime/support/new.hpp"
+#include "hal/support/new.hpp"
 #include "runtime/trace/core_status.hpp"
 
 namespace firmware {

@@ -1,10 +1,10 @@
-// The firmware's host-link service: the board's one link endpoint (runtime/link/endpoint.hpp) over
+// The firmware's host-link service: the board's one link endpoint (runtime/link/protocol/endpoint.hpp) over
 // the HAL's link byte stream, registered for rt::link::host_call/outfeed. The boot core starts it
 // (the board's hello goes out as soon as the host's hello is seen), each core reports its app
 // outcome as a run result, and the boot core finishes it before the exit. Without a host (make run,
 // the test harness) nothing but console text is ever written.
 #pragma once
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 
 namespace firmware {
 

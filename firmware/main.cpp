@@ -11,7 +11,7 @@
 #include "link_service.hpp"
 #include "trace_service.hpp"
 #include "runtime/log/log.hpp"
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 #include "runtime/tensor/hbm.hpp"
 #include "runtime/trace/core_status.hpp"
 #include "runtime/trace/core_trace.hpp"

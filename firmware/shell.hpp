@@ -6,7 +6,7 @@
 // Output is plain text lines (no "[c0 I]" prefix), written under the console lock. The shell ends
 // on `exit` or `reboot`, or after idle_timeout_ns without input (every wait has a bound).
 #pragma once
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 
 namespace firmware {
 

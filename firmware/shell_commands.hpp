@@ -1,6 +1,6 @@
 // The firmware shell's commands (shell.hpp): each takes the rest of the line and prints its answer.
 #pragma once
-#include "runtime/support/format.hpp"
+#include "hal/support/format.hpp"
 
 namespace firmware {
 

@@ -6,7 +6,7 @@
 
 #include "firmware/app.hpp"
 #include "runtime/log/log.hpp"
-#include "runtime/support/result.hpp"
+#include "hal/support/result.hpp"
 #include "runtime/tensor/arena.hpp"
 #include "runtime/tensor/constant.hpp"
 #include "runtime/tensor/hbm.hpp"

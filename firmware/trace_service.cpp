@@ -1,7 +1,7 @@
 // The end-of-run trace upload (trace_service.hpp).
 #include "trace_service.hpp"
 
-#include "runtime/link/host_call.hpp"
+#include "runtime/link/protocol/host_call.hpp"
 #include "runtime/log/log.hpp"
 #include "runtime/trace/core_trace.hpp"
 

@@ -70,7 +70,7 @@ UNIT_COMPILE = ["g++", "-std=c++20", "-O1", "-g", "-Wall", "-Wextra", "-ffp-cont
 # files there are picked up without touching this list), except the implementations that do need it:
 # runtime/tpu/<concept>/board/*.cpp (per-core state, timers, doorbells) and the two named here; plus
 # two files from elsewhere.
-UNIT_PURE_DIRS = ["runtime/support", "runtime/dtype", "runtime/tensor", "runtime/mxu", "runtime/ops",
+UNIT_PURE_DIRS = ["hal/support", "runtime/dtype", "runtime/tensor", "runtime/mxu", "runtime/ops",
                   "runtime/link", "runtime/tpu"]
 UNIT_NEEDS_HAL = {"runtime/tensor/hbm.cpp", "runtime/mxu/core_mxu.cpp",
                   *(str(path.relative_to(REPO_ROOT)) for path in REPO_ROOT.glob("runtime/tpu/*/board/*.cpp"))}
@@ -588,7 +588,7 @@ def check_host_function_clash() -> Outcome:
     if not created.ok:
         return created
     (folder / "host" / "functions.cpp").write_text(
-        '#include "host-tools/lib/app_host.hpp"\n'
+        '#include "host-tools/lib/functions/app_host.hpp"\n'
         'TPU_HOST_FUNCTION(print, call) { return call.tensor(0); }\n')
     return check_tpu_command(["run", "--board", "host", "--cores", "1", str(folder)], 2,
                              [r"the app's host function 'print' is already defined \(a built-in\)"])
@@ -1202,7 +1202,7 @@ def main(argv: list[str]) -> int:
 
 # ---------------------------------------------------------------- hang triage (issue 25)
 # What tpu prints about every core when a run times out, read from board memory without the board's
-# help (host-tools/lib/core_triage.hpp): collective-hang must name the cores that waited, the
+# help (host-tools/lib/triage/core_triage.hpp): collective-hang must name the cores that waited, the
 # collective and its number, and the missing core, on both QEMU boards, also with --watch (its live
 # block); the host board's UART says plainly that it cannot; `tpu run --help` documents both.
 HANG_TRIAGE = (r"^tpu: hang triage: cores 0, 1, 2 (wait|gave up waiting) in all_reduce #1 for core 3"

@@ -130,7 +130,7 @@ def serial_soak(arguments: argparse.Namespace) -> list[dict]:
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-numpy and python3-sklearn (never the first python3 on PATH)
 TPU = ROOT / "build" / "host-tools" / "tpu"
 CONCURRENT = OUT / "concurrent"
-LINK_FOLDER = re.compile(r"tpu-link-[A-Za-z0-9]{6}")  # host-tools/lib/shm_link.cpp: mkdtemp("tpu-link-XXXXXX")
+LINK_FOLDER = re.compile(r"tpu-link-[A-Za-z0-9]{6}")  # host-tools/lib/board/shm_link.cpp: mkdtemp("tpu-link-XXXXXX")
 TRAIN_STEPS, INFEED_STEPS = 24, 40
 
 

@@ -3,9 +3,8 @@
 #include "devices.hpp"
 #include "hal/doorbell.hpp"
 
+#include "generic_timer.hpp"
 #include "hal/core.hpp"
-#include "hal/time.hpp"
-#include "../../hal/arch/aarch64/generic_timer.hpp"
 #include "memory_map.hpp"
 
 namespace hal {
@@ -21,18 +20,6 @@ bool doorbell_poll() {
     if (id == board::kDoorbellSgi) rang = true;
     board::gic.end_of_interrupt(id);
   }
-}
-
-bool doorbell_wait(uint64_t deadline_ns) {
-  bool rang = false;
-  for (;;) {
-    if ((rang = doorbell_poll())) break;
-    if (time_ns() >= deadline_ns) break;
-    arch::virtual_timer_arm(deadline_ns);
-    arch::wait_for_interrupt();
-  }
-  arch::virtual_timer_disarm();  // no stale timer interrupt for a later wait
-  return rang;
 }
 
 }  // namespace hal

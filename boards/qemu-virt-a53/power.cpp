@@ -6,7 +6,7 @@
 
 #include "../../hal/drivers/semihosting.hpp"
 #include "hal/core.hpp"
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 
 namespace hal {
 

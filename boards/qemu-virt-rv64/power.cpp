@@ -5,7 +5,7 @@
 
 #include "devices.hpp"
 #include "hal/core.hpp"
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 #include "../../hal/drivers/semihosting.hpp"
 
 namespace hal {

@@ -5,8 +5,6 @@
 #include "hal/doorbell.hpp"
 
 #include "hal/core.hpp"
-#include "hal/time.hpp"
-#include "../../hal/arch/aarch64/generic_timer.hpp"
 #include "memory_map.hpp"
 
 namespace hal {
@@ -14,17 +12,5 @@ namespace hal {
 void doorbell_ring(unsigned core) { board::local.mailbox_set(core, board::kDoorbellMailbox, 1); }
 
 bool doorbell_poll() { return board::local.mailbox_take(core_id(), board::kDoorbellMailbox) != 0; }
-
-bool doorbell_wait(uint64_t deadline_ns) {
-  bool rang = false;
-  for (;;) {
-    if ((rang = doorbell_poll())) break;
-    if (time_ns() >= deadline_ns) break;
-    arch::virtual_timer_arm(deadline_ns);
-    arch::wait_for_interrupt();
-  }
-  arch::virtual_timer_disarm();  // the timer's level interrupt drops, no stale wake-up for a later wait
-  return rang;
-}
 
 }  // namespace hal

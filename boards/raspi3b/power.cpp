@@ -11,8 +11,8 @@
 #include "../../hal/drivers/semihosting.hpp"
 #include "hal/console.hpp"
 #include "hal/core.hpp"
-#include "runtime/support/atomic.hpp"
-#include "runtime/support/format.hpp"
+#include "hal/support/atomic.hpp"
+#include "hal/support/format.hpp"
 
 namespace board {
 namespace {

@@ -9,7 +9,7 @@ RASPI3B_LOADER_BUILD := $(BUILD_ROOT)/raspi3b/chainloader
 RASPI3B_LOADER_ELF := $(RASPI3B_LOADER_BUILD)/chainloader.elf
 RASPI3B_LOADER_IMAGE := $(RASPI3B_LOADER_BUILD)/kernel8.img
 RASPI3B_LOADER_SRCS := boards/raspi3b/chainloader/start.S boards/raspi3b/chainloader/main.cpp \
-  hal/drivers/mini_uart.cpp hal/drivers/pl011.cpp hal/drivers/bcm2835_gpio.cpp runtime/link/crc32.cpp
+  hal/drivers/mini_uart.cpp hal/drivers/pl011.cpp hal/drivers/bcm2835_gpio.cpp runtime/link/transport/crc32.cpp
 # MMU and caches stay off in the loader: every access is Device memory, so no unaligned accesses,
 # and no libc (its string functions assume Normal memory).
 RASPI3B_LOADER_FLAGS := $(CXXSTD) -O2 -g $(WARNINGS) $(BOARD_CPU_FLAGS) -mstrict-align -mgeneral-regs-only \

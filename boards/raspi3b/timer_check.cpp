@@ -10,7 +10,7 @@
 #include "hal/console.hpp"
 #include "hal/fault.hpp"
 #include "memory_map.hpp"
-#include "runtime/support/format.hpp"
+#include "hal/support/format.hpp"
 
 namespace board {
 namespace {

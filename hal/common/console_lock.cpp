@@ -7,7 +7,7 @@
 #include "hal/core.hpp"
 #include "hal/event.hpp"
 #include "hal/time.hpp"
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 
 namespace hal {
 namespace {

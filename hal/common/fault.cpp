@@ -1,18 +1,18 @@
 // Printing fault reports and panics: one self-contained block of console lines, then exit.
 #include "hal/fault.hpp"
-#include "runtime/support/panic.hpp"
+#include "hal/support/panic.hpp"
 
 #include "hal/console.hpp"
 #include "hal/core.hpp"
 #include "hal/link.hpp"
 #include "hal/power.hpp"
-#include "runtime/support/format.hpp"
+#include "hal/support/format.hpp"
 
 namespace hal {
 namespace {
 
 // A 0x00 first: if this core was cut off in the middle of a link frame, the host's decoder ends
-// that (now broken) frame here and reads the report as text (runtime/link/decoder.hpp).
+// that (now broken) frame here and reads the report as text (runtime/link/transport/decoder.hpp).
 void end_any_partial_frame() {
   const uint8_t delimiter = 0;
   link_write(&delimiter, 1);
@@ -59,5 +59,5 @@ void panic(const char* message) {
 
 }  // namespace hal
 
-// The runtime's panic (runtime/support/panic.hpp) is the HAL's.
+// The runtime's panic (hal/support/panic.hpp) is the HAL's.
 void rt::panic(const char* message) { hal::panic(message); }

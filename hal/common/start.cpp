@@ -5,7 +5,7 @@
 #include "hal/board.hpp"
 #include "hal/core.hpp"
 #include "hal/fault.hpp"
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 
 namespace hal {
 namespace {

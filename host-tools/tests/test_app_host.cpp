@@ -1,4 +1,4 @@
-// The host half of apps (host-tools/lib/app_host.hpp): registered functions reach HostFunctions,
+// The host half of apps (host-tools/lib/functions/app_host.hpp): registered functions reach HostFunctions,
 // typed values in and out, HostError codes, exceptions turned into INTERNAL, dtype mismatches into
 // INVALID_ARGUMENT, names clashing with built-ins refused. This binary links the host halves of the
 // repository's apps, so their functions are checked here too against values computed by hand.
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "host-tools/lib/app_host.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// ConsolePrinter (host-tools/lib/console_printer.hpp): console text reaches the output a whole line
+// ConsolePrinter (host-tools/lib/console/console_printer.hpp): console text reaches the output a whole line
 // at a time, whatever chunks it arrives in; a partial line is held until its newline or until it
 // has waited kHoldFor; flush() prints what is held; nothing is lost or reordered.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "host-tools/lib/console_printer.hpp"
+#include "host-tools/lib/console/console_printer.hpp"
 
 namespace {
 

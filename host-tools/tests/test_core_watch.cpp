@@ -1,6 +1,6 @@
 // Tests of hang triage without the board's help: the per-core status records the runtime writes
 // (runtime/trace/core_status.hpp), the reader that takes them out of board memory
-// (host-tools/lib/core_status_reader.cpp), the words and the wait-chain diagnosis
+// (host-tools/lib/triage/core_status_reader.cpp), the words and the wait-chain diagnosis
 // (core_diagnosis.cpp), the triage report (core_triage.cpp) and the --watch view (core_watch.cpp).
 // The board's RAM is a byte vector at a board address with a bounds-checked reader, as the
 // shared-memory link gives it; tables, trace rings and names are laid into it by hand, and the
@@ -24,10 +24,10 @@
 #include <random>
 #include <sstream>
 
-#include "host-tools/lib/core_diagnosis.hpp"
-#include "host-tools/lib/core_status_reader.hpp"
-#include "host-tools/lib/core_triage.hpp"
-#include "host-tools/lib/core_watch.hpp"
+#include "host-tools/lib/triage/core_diagnosis.hpp"
+#include "host-tools/lib/triage/core_status_reader.hpp"
+#include "host-tools/lib/triage/core_triage.hpp"
+#include "host-tools/lib/triage/core_watch.hpp"
 #include "runtime/trace/trace_point.hpp"
 
 namespace {

@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "host-tools/images/exec/host/exec_job.hpp"
-#include "host-tools/lib/npy_read.hpp"
-#include "host-tools/lib/trace_collector.hpp"
-#include "runtime/link/message.hpp"
+#include "host-tools/lib/tensors/npy_read.hpp"
+#include "host-tools/lib/session/trace_collector.hpp"
+#include "runtime/link/protocol/message.hpp"
 
 namespace {
 

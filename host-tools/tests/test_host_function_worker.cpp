@@ -1,4 +1,4 @@
-// The host-function worker (host-tools/lib/host_function_worker.hpp) and its wire records
+// The host-function worker (host-tools/lib/functions/host_function_worker.hpp) and its wire records
 // (host_call_wire.hpp): records survive a round trip and garbage is refused; the worker serves the
 // calls in order and keeps its state, a throw answers the caller and the worker goes on, an abort
 // and a missed deadline are failures naming the function, the call and the core. This binary links
@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include "host-tools/lib/host_call_wire.hpp"
-#include "host-tools/lib/host_function_worker.hpp"
+#include "host-tools/lib/functions/host_call_wire.hpp"
+#include "host-tools/lib/functions/host_function_worker.hpp"
 
 namespace {
 

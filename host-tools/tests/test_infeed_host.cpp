@@ -8,10 +8,10 @@
 #include <random>
 #include <sstream>
 
-#include "host-tools/lib/infeed_host_function.hpp"
-#include "host-tools/lib/infeed_sender.hpp"
-#include "host-tools/lib/link_session.hpp"
-#include "runtime/link/endpoint.hpp"
+#include "host-tools/lib/feeds/infeed_host_function.hpp"
+#include "host-tools/lib/feeds/infeed_sender.hpp"
+#include "host-tools/lib/session/link_session.hpp"
+#include "runtime/link/protocol/endpoint.hpp"
 #include "runtime/tensor/npy.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // Tests of the host side of the link (host-tools/lib) and of the board endpoint talking to it:
 //   - the built-in host functions (format, to_number, summary rows);
-//   - a board Endpoint (runtime/link/endpoint.hpp) wired to a LinkSession in memory, single
+//   - a board Endpoint (runtime/link/protocol/endpoint.hpp) wired to a LinkSession in memory, single
 //     threaded: the fake port's idle() carries bytes both ways and advances a fake clock, so host
 //     calls, errors, outfeed (.npy read back), results and the timeouts are exact and fast;
 //   - robustness: random byte streams, frames with valid CRCs and random payloads of every kind,
@@ -16,9 +16,9 @@
 #include <random>
 #include <sstream>
 
-#include "host-tools/lib/host_functions.hpp"
-#include "host-tools/lib/link_session.hpp"
-#include "runtime/link/endpoint.hpp"
+#include "host-tools/lib/functions/host_functions.hpp"
+#include "host-tools/lib/session/link_session.hpp"
+#include "runtime/link/protocol/endpoint.hpp"
 #include "runtime/tensor/npy.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
-// Tests of the host's end of the shared-memory link (host-tools/lib/shm_link.cpp) with the board's
-// end (runtime/link/shm_transport.cpp) on the same RAM file, single threaded. The test maps the RAM
+// Tests of the host's end of the shared-memory link (host-tools/lib/board/shm_link.cpp) with the board's
+// end (runtime/link/transport/shm_transport.cpp) on the same RAM file, single threaded. The test maps the RAM
 // file itself (MAP_SHARED, as QEMU does) and plays the board there: through a ShmTransport on its
 // window with a fake clock, or by writing the control block's fields the way the board does.
 // Expectations are built here, never taken from the code under test: frame bodies by hand with a
@@ -47,8 +47,8 @@
 #include <string>
 #include <vector>
 
-#include "host-tools/lib/shm_link.hpp"
-#include "runtime/link/shm_transport.hpp"
+#include "host-tools/lib/board/shm_link.hpp"
+#include "runtime/link/transport/shm_transport.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "host-tools/lib/make_driver.hpp"
+#include "host-tools/lib/board/make_driver.hpp"
 
 namespace tpu {
 namespace {

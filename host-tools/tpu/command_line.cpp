@@ -10,9 +10,9 @@
 
 #include "app_host_program.hpp"
 #include "console.hpp"
-#include "host-tools/lib/app_commands.hpp"
-#include "host-tools/lib/cli_checks.hpp"
-#include "host-tools/lib/make_driver.hpp"
+#include "host-tools/lib/cli/app_commands.hpp"
+#include "host-tools/lib/cli/cli_checks.hpp"
+#include "host-tools/lib/board/make_driver.hpp"
 #include "new_app.hpp"
 #include "run.hpp"
 

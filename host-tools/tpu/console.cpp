@@ -6,10 +6,10 @@
 
 #include <iostream>
 
-#include "host-tools/lib/board_launch.hpp"
-#include "host-tools/lib/cli_args.hpp"
-#include "host-tools/lib/make_driver.hpp"
-#include "host-tools/lib/raw_terminal.hpp"
+#include "host-tools/lib/board/board_launch.hpp"
+#include "host-tools/lib/cli/cli_args.hpp"
+#include "host-tools/lib/board/make_driver.hpp"
+#include "host-tools/lib/console/raw_terminal.hpp"
 
 namespace tpu {
 

@@ -4,7 +4,7 @@
 // first prompt, sends the input, and ends when the board does (or goes quiet), so scripts and tests
 // can drive the shell. A board that ends with the shell's `reboot` is launched again.
 #pragma once
-#include "host-tools/lib/board_launch.hpp"
+#include "host-tools/lib/board/board_launch.hpp"
 
 namespace tpu {
 

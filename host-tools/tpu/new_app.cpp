@@ -1,7 +1,7 @@
 // Creating an app folder from the template (new_app.hpp).
 #include "new_app.hpp"
 
-#include "host-tools/lib/make_driver.hpp"
+#include "host-tools/lib/board/make_driver.hpp"
 
 #include <fstream>
 #include <iostream>

@@ -9,21 +9,21 @@
 #include <iostream>
 #include <vector>
 
-#include "host-tools/lib/board_process.hpp"
-#include "host-tools/lib/channel_output.hpp"
-#include "host-tools/lib/cli_args.hpp"
-#include "host-tools/lib/console_printer.hpp"
-#include "host-tools/lib/core_triage.hpp"
-#include "host-tools/lib/core_watch.hpp"
-#include "host-tools/lib/host_function_worker.hpp"
-#include "host-tools/lib/infeed_host_function.hpp"
-#include "host-tools/lib/infeed_sender.hpp"
-#include "host-tools/lib/app_host.hpp"
-#include "host-tools/lib/link_session.hpp"
-#include "host-tools/lib/board_exit.hpp"
-#include "host-tools/lib/make_driver.hpp"
-#include "host-tools/lib/session_loop.hpp"
-#include "host-tools/lib/trace_collector.hpp"
+#include "host-tools/lib/board/board_process.hpp"
+#include "host-tools/lib/session/channel_output.hpp"
+#include "host-tools/lib/cli/cli_args.hpp"
+#include "host-tools/lib/console/console_printer.hpp"
+#include "host-tools/lib/triage/core_triage.hpp"
+#include "host-tools/lib/triage/core_watch.hpp"
+#include "host-tools/lib/functions/host_function_worker.hpp"
+#include "host-tools/lib/feeds/infeed_host_function.hpp"
+#include "host-tools/lib/feeds/infeed_sender.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
+#include "host-tools/lib/session/link_session.hpp"
+#include "host-tools/lib/board/board_exit.hpp"
+#include "host-tools/lib/board/make_driver.hpp"
+#include "host-tools/lib/session/session_loop.hpp"
+#include "host-tools/lib/session/trace_collector.hpp"
 
 namespace tpu {
 namespace {

@@ -1,14 +1,14 @@
 // `tpu run`: build (or take) a firmware image, boot it the way `make run` would, and be its host:
 // print its console as it arrives, serve its host calls, stream its infeed datasets
-// (host-tools/lib/infeed_sender.hpp), save its outfeed, and exit with its status.
+// (host-tools/lib/feeds/infeed_sender.hpp), save its outfeed, and exit with its status.
 #pragma once
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "host-tools/lib/board_launch.hpp"
-#include "host-tools/lib/infeed_dataset.hpp"
+#include "host-tools/lib/board/board_launch.hpp"
+#include "host-tools/lib/feeds/infeed_dataset.hpp"
 
 namespace tpu {
 
@@ -20,7 +20,7 @@ struct RunOptions {
   std::optional<std::filesystem::path> outfeed_dir;
   std::vector<InfeedSpec> infeed;  // --infeed QUEUE=FILE.npy[,FILE2.npy...], one per queue
   std::optional<std::filesystem::path> trace_file;  // --trace: Chrome trace JSON + utilisation table
-  bool watch = false;  // --watch: what every core does, live from board memory (host-tools/lib/core_watch.hpp)
+  bool watch = false;  // --watch: what every core does, live from board memory (host-tools/lib/triage/core_watch.hpp)
   LinkChoice link = LinkChoice::kAuto;  // --link shm|uart: how frames travel (shm where the board has it)
   AttachTarget attach;  // --serial DEV [--baud B] / --socket PATH: a running board, not a launched one
   std::string target;  // an app name or folder (built with make image) or an image path (optional when attaching)

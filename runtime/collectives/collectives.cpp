@@ -6,8 +6,8 @@
 #include "exchange.hpp"
 #include "hal/fault.hpp"
 #include "runtime/log/log.hpp"
-#include "runtime/support/result.hpp"
-#include "runtime/support/utility.hpp"
+#include "hal/support/result.hpp"
+#include "hal/support/utility.hpp"
 #include "runtime/tensor/shape.hpp"
 #include "runtime/trace/trace_point.hpp"
 

@@ -25,9 +25,9 @@
 #include "exchange.hpp"
 #include "groups.hpp"
 #include "reduce.hpp"
-#include "runtime/support/atomic.hpp"
-#include "runtime/support/result.hpp"
-#include "runtime/support/span.hpp"
+#include "hal/support/atomic.hpp"
+#include "hal/support/result.hpp"
+#include "hal/support/span.hpp"
 #include "runtime/sync/wait.hpp"
 
 namespace rt {

@@ -6,8 +6,8 @@
 
 #include "hal/time.hpp"
 #include "runtime/mailbox/mailbox.hpp"
-#include "runtime/support/new.hpp"
-#include "runtime/support/utility.hpp"
+#include "hal/support/new.hpp"
+#include "hal/support/utility.hpp"
 #include "runtime/sync/stall_timer.hpp"
 #include "runtime/trace/core_status.hpp"
 

@@ -17,7 +17,7 @@
 // sink like received data, so collectives treat every member the same way.
 #pragma once
 #include "hal/core.hpp"
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 #include "strided.hpp"
 
 namespace rt {

@@ -2,7 +2,7 @@
 // appear exactly once; the default (no groups) is one group of all replicas in id order.
 #pragma once
 #include "hal/core.hpp"
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 
 namespace rt {
 

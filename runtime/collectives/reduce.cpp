@@ -8,8 +8,8 @@
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif
-#include "runtime/support/type_traits.hpp"
-#include "runtime/support/unaligned.hpp"
+#include "hal/support/type_traits.hpp"
+#include "hal/support/unaligned.hpp"
 
 namespace rt {
 namespace {

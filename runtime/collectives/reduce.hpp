@@ -6,7 +6,7 @@
 // Every algorithm and board calls exactly these, so results are bit-identical everywhere.
 #pragma once
 #include "runtime/dtype/dtype.hpp"
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 
 namespace rt {
 

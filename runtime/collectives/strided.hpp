@@ -3,7 +3,7 @@
 #pragma once
 #include <string.h>
 
-#include "runtime/support/types.hpp"
+#include "hal/support/types.hpp"
 
 namespace rt {
 

@@ -1,6 +1,6 @@
 // Element types of tensors and collectives, with their sizes and TensorFlow names.
 #pragma once
-#include "runtime/support/types.hpp"
+#include "hal/support/types.hpp"
 
 namespace rt {
 

@@ -2,7 +2,7 @@
 //   rt::kDTypeOf<float> == DType::kF32, rt::kDTypeOf<int32_t> == DType::kI32, ...
 // A type with no DType (e.g. unsigned short) is a compile error naming HasDType, not a wrong read.
 #pragma once
-#include "runtime/support/types.hpp"
+#include "hal/support/types.hpp"
 
 #include "runtime/dtype/dtype.hpp"
 #include "runtime/dtype/half.hpp"

@@ -1,7 +1,7 @@
 // bfloat16 and IEEE float16 as 16-bit storage types with exact conversions to float and
 // round-to-nearest-even conversions from float (NaN stays NaN, overflow goes to infinity).
 #pragma once
-#include "runtime/support/types.hpp"
+#include "hal/support/types.hpp"
 
 namespace rt {
 

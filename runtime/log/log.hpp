@@ -1,7 +1,7 @@
 // Console logging: one line per call, prefixed "[c<core> <level>] ", written atomically with
 // respect to other cores.   log_info("core {} up", id)  ->  "[c3 I] core 3 up"
 #pragma once
-#include "runtime/support/format.hpp"
+#include "hal/support/format.hpp"
 
 namespace rt {
 

@@ -13,7 +13,7 @@
 #include "hal/event.hpp"
 #include "hal/time.hpp"
 #include "ring.hpp"
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 #include "runtime/sync/wait.hpp"
 
 namespace rt::mailbox {

@@ -1,7 +1,7 @@
 // SpscRing implementation; see ring.hpp for the cell protocol and its memory-ordering argument.
 #include "ring.hpp"
 
-#include "runtime/support/utility.hpp"
+#include "hal/support/utility.hpp"
 
 namespace rt {
 

@@ -16,8 +16,8 @@
 // Sequence numbers are free-running modulo 2^32: a stale cell from the previous lap carries a
 // sequence 256 lower than expected and is never mistaken for a new one.
 #pragma once
-#include "runtime/support/atomic.hpp"
-#include "runtime/support/span.hpp"
+#include "hal/support/atomic.hpp"
+#include "hal/support/span.hpp"
 
 namespace rt {
 

@@ -1,9 +1,9 @@
 // Storage for one Mxu per core, constructed in place on first use by the owning core.
 #include "core_mxu.hpp"
 
-#include "hal/board.hpp"
 #include "hal/core.hpp"
-#include "runtime/support/new.hpp"
+#include "hal/support/new.hpp"
+#include "runtime/mxu/board_tile.hpp"
 
 namespace rt {
 namespace {
@@ -17,7 +17,7 @@ Mxu& core_mxu() {
   const unsigned core = hal::core_id();
   Mxu* unit = reinterpret_cast<Mxu*>(storage[core]);
   if (!constructed[core]) {
-    new (unit) Mxu(hal::board::kMxuTile);
+    new (unit) Mxu(rt::kMxuTile);
     constructed[core] = true;
   }
   return *unit;

@@ -13,8 +13,8 @@
 // k-major, w[k * columns + j], zero beyond the tile's last column (a panel run_block packed has
 // unspecified floats there: it is for run_block only); c[r][j] is at c[r * c_row_stride + j].
 #pragma once
-#include "runtime/support/span.hpp"
-#include "runtime/support/types.hpp"
+#include "hal/support/span.hpp"
+#include "hal/support/types.hpp"
 
 namespace rt {
 

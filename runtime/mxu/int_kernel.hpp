@@ -29,8 +29,8 @@
 //
 // c[r][j] is at c[r * c_row_stride + j] in both.
 #pragma once
-#include "runtime/support/span.hpp"
-#include "runtime/support/types.hpp"
+#include "hal/support/span.hpp"
+#include "hal/support/types.hpp"
 
 namespace rt {
 

@@ -6,7 +6,7 @@
 #include "mxu.hpp"
 
 #include "runtime/dtype/half.hpp"
-#include "runtime/support/unaligned.hpp"
+#include "hal/support/unaligned.hpp"
 #include "runtime/trace/trace_point.hpp"
 
 namespace rt {

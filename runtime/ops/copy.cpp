@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "index_iterator.hpp"
-#include "runtime/support/unaligned.hpp"
+#include "hal/support/unaligned.hpp"
 
 namespace rt {
 namespace {

@@ -3,7 +3,7 @@
 #include "float_math.hpp"
 
 #include "runtime/dtype/half.hpp"
-#include "runtime/support/array.hpp"
+#include "hal/support/array.hpp"
 
 namespace rt {
 namespace {

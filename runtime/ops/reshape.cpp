@@ -4,7 +4,7 @@
 
 #include "copy.hpp"
 #include "index_iterator.hpp"
-#include "runtime/support/unaligned.hpp"
+#include "hal/support/unaligned.hpp"
 
 namespace rt {
 namespace {

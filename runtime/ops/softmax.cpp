@@ -4,7 +4,7 @@
 
 #include "float_math.hpp"
 #include "runtime/dtype/half.hpp"
-#include "runtime/support/unaligned.hpp"
+#include "hal/support/unaligned.hpp"
 
 namespace rt {
 namespace {

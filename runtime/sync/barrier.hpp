@@ -1,8 +1,8 @@
 // SpinBarrier: a reusable barrier for cores 0..participants-1, with a timeout that
 // names the cores that did not arrive.
 #pragma once
-#include "runtime/support/atomic.hpp"
-#include "runtime/support/status.hpp"
+#include "hal/support/atomic.hpp"
+#include "hal/support/status.hpp"
 #include "runtime/sync/wait.hpp"
 
 namespace rt {

@@ -4,7 +4,7 @@
 #include "hal/core.hpp"
 #include "hal/event.hpp"
 #include "hal/time.hpp"
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 
 namespace rt {
 

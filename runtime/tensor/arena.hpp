@@ -3,7 +3,7 @@
 // Memory comes back all at once (reset, between steps), or for temporaries through an ArenaScope,
 // which returns everything allocated while it lived.
 #pragma once
-#include "runtime/support/result.hpp"
+#include "hal/support/result.hpp"
 #include "tensor.hpp"
 
 namespace rt {

@@ -3,7 +3,7 @@
 //   Tensor s = RT_TRY(rt::scalar(arena, 0.5f));
 // A value count that is not the shape's element count is INVALID_ARGUMENT naming both.
 #pragma once
-#include "runtime/support/initializer_list.hpp"
+#include "hal/support/initializer_list.hpp"
 #include "runtime/tensor/arena.hpp"
 
 namespace rt {

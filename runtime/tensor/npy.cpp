@@ -2,7 +2,7 @@
 // and header writing.
 #include "npy.hpp"
 
-#include "runtime/support/format.hpp"
+#include "hal/support/format.hpp"
 
 namespace rt {
 namespace {

@@ -4,7 +4,7 @@
 // writes for a 2-byte void dtype; NumPy has no bfloat16, ml_dtypes arrays can be viewed from it;
 // <V2 is accepted too). Anything else is rejected with a clear error.
 #pragma once
-#include "runtime/support/result.hpp"
+#include "hal/support/result.hpp"
 #include "tensor.hpp"
 
 namespace rt {

@@ -1,8 +1,8 @@
 // Shape: up to six dimensions, each with its (padded) size and its real size. The real size is
 // what a dynamic-shape computation asks for; it equals the size unless replicate padded the tensor.
 #pragma once
-#include "runtime/support/result.hpp"
-#include "runtime/support/span.hpp"
+#include "hal/support/result.hpp"
+#include "hal/support/span.hpp"
 
 namespace rt {
 

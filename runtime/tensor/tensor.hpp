@@ -6,7 +6,7 @@
 #pragma once
 #include "runtime/dtype/dtype.hpp"
 #include "runtime/dtype/dtype_of.hpp"
-#include "runtime/support/panic.hpp"
+#include "hal/support/panic.hpp"
 #include "shape.hpp"
 
 namespace rt {

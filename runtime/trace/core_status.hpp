@@ -4,7 +4,7 @@
 // gave up on. The runtime keeps it with plain stores at its wait points (no messages, no locks:
 // each core writes only its own record), so a tool that can read the board's RAM sees where every
 // core is stuck without the board's help: `tpu` reads it through the shared-memory link when a run
-// times out and shows it live with `tpu run --watch` (host-tools/lib/core_watch.hpp).
+// times out and shows it live with `tpu run --watch` (host-tools/lib/triage/core_watch.hpp).
 //
 // Layout: one CoreStatusTable (a header with magic, version and sizes, then one record per core).
 // The board announces its address in the shared-memory control block (shm_ring.hpp). Every field
@@ -22,8 +22,8 @@
 // Header-only and HAL-free, like trace_point.hpp: the one table is an inline variable and callers
 // pass their core id (the link endpoint takes it from its port, the rest from hal::core_id()).
 #pragma once
-#include "runtime/support/string_view.hpp"
-#include "runtime/support/types.hpp"
+#include "hal/support/string_view.hpp"
+#include "hal/support/types.hpp"
 
 namespace rt::trace {
 

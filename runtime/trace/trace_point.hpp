@@ -8,7 +8,7 @@
 // is one relaxed load and a branch, and nothing here needs linking: the firmware installs the board's
 // recorder (core_trace.hpp) at boot. Names must be string literals (they are kept as pointers).
 #pragma once
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 
 namespace rt::trace {
 

@@ -308,7 +308,7 @@ def print_host_table(lines: list[dict]) -> None:
 
 GEMM_SOURCES = ["tests/bench/baselines/gemm_baselines.cpp", "runtime/mxu/mxu.cpp", "runtime/tensor/shape.cpp",
                 "runtime/tensor/tensor.cpp", "runtime/dtype/dtype.cpp", "runtime/dtype/half.cpp",
-                "runtime/support/format.cpp", "runtime/support/status.cpp",
+                "hal/support/format.cpp", "hal/support/status.cpp",
                 *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "runtime/mxu/kernels").glob("*.cpp"))]
 # One thread for every contender (the MXU is single-threaded): oneDNN runs on OpenMP in Debian's build.
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}

@@ -1,4 +1,4 @@
-// Fuzz target: the host-link receiver (runtime/link/decoder.hpp) that splits what a board writes into
+// Fuzz target: the host-link receiver (runtime/link/transport/decoder.hpp) that splits what a board writes into
 // console text and frames, on the host (every byte of a UART or QEMU's serial line) and on the board
 // (every byte the host sends). The input is the raw byte stream. Besides "no crash, no read or
 // write outside its buffers", the decoder's promises are checked:
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/link/decoder.hpp"
+#include "runtime/link/transport/decoder.hpp"
 
 namespace {
 

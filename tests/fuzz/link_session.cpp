@@ -1,4 +1,4 @@
-// Fuzz target: the host's end of a link session (host-tools/lib/link_session.hpp), fed frames that
+// Fuzz target: the host's end of a link session (host-tools/lib/session/link_session.hpp), fed frames that
 // pass every transport check (right COBS, right CRC-32, known kind) but carry fuzzed payloads, the
 // way a buggy or hostile board would send them. The decoder and CRC are fuzzed on their own
 // (frame_decoder.cpp); here the bytes must get past them to reach the message parsers, the host-call
@@ -20,9 +20,9 @@
 #include <sstream>
 #include <vector>
 
-#include "host-tools/lib/host_functions.hpp"
-#include "host-tools/lib/link_session.hpp"
-#include "runtime/link/decoder.hpp"
+#include "host-tools/lib/functions/host_functions.hpp"
+#include "host-tools/lib/session/link_session.hpp"
+#include "runtime/link/transport/decoder.hpp"
 
 namespace {
 

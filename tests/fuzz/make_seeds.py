@@ -2,7 +2,7 @@
 """Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/): small valid and nearly valid
 inputs, so the fuzzers start inside the formats instead of guessing a .npy magic or a CRC-32.
 The files are checked in; run this again (`python3 tests/fuzz/make_seeds.py`) after a format change.
-Encodings follow the format comments in runtime/link/frame.hpp, message.hpp, tensor_chunk.hpp,
+Encodings follow the format comments in runtime/link/transport/frame.hpp, message.hpp, tensor_chunk.hpp,
 shm_ring.hpp and NumPy's own np.save; written independently of the C++ encoders on purpose."""
 import io
 import shutil

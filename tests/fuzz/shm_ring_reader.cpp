@@ -1,5 +1,5 @@
 // Fuzz target: the shared-memory link's ring reader and control-block check
-// (runtime/link/shm_ring.hpp). The host maps the board's RAM and reads the board's records from it;
+// (runtime/link/transport/shm_ring.hpp). The host maps the board's RAM and reads the board's records from it;
 // the board may write anything there at any time, so the reader must check every index and header
 // and never read outside the ring's data area. The first input byte picks a mode:
 //   0  control block: the rest is a ShmControl as the peer wrote it. A block check_shm_control
@@ -21,7 +21,7 @@
 
 #include <fuzzer/FuzzedDataProvider.h>
 
-#include "runtime/link/shm_ring.hpp"
+#include "runtime/link/transport/shm_ring.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Catch2 v2 entry point for the host unit tests of runtime/support (tests/unit/*.cpp).
+// Catch2 v2 entry point for the host unit tests of hal/support (tests/unit/*.cpp).
 // Every other file in this directory only contributes TEST_CASEs.
 #define CATCH_CONFIG_MAIN
 // GCC 12 with -fsanitize=address,undefined reports a false -Wmaybe-uninitialized inside
@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "runtime/support/panic.hpp"
+#include "hal/support/panic.hpp"
 
 // The unit tests' panic: what the firmware would print, then abort (a test that panics fails loudly).
 void rt::panic(const char* message) {

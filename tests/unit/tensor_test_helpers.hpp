@@ -4,7 +4,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 #include "runtime/tensor/tensor.hpp"
 
 namespace test_helpers {

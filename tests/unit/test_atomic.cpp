@@ -1,4 +1,4 @@
-// Tests for runtime/support/atomic.hpp: Atomic<T> single-thread semantics (load, store, exchange,
+// Tests for hal/support/atomic.hpp: Atomic<T> single-thread semantics (load, store, exchange,
 // compare_exchange success/failure, fetch_add/sub/or/and, every memory order), layout, and
 // multi-threaded behaviour with std::thread: an exact relaxed counter, a CAS-loop counter and
 // release/acquire message passing.
@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 
 namespace {
 

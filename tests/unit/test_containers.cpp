@@ -1,4 +1,4 @@
-// Tests for the freestanding vocabulary types of runtime/support: Span (span.hpp), Array (array.hpp),
+// Tests for the freestanding vocabulary types of hal/support: Span (span.hpp), Array (array.hpp),
 // StringView (string_view.hpp), the helpers of utility.hpp and the traits of type_traits.hpp.
 // References are hand-computed or the hosted standard library (std::string_view, std::min,
 // std::has_single_bit, <type_traits>).
@@ -16,13 +16,13 @@
 // these tests use it; GCC's -Winit-list-lifetime flags the constructor itself, so it is silenced here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
-#include "runtime/support/span.hpp"
+#include "hal/support/span.hpp"
 #pragma GCC diagnostic pop
-#include "runtime/support/array.hpp"
-#include "runtime/support/span.hpp"
-#include "runtime/support/string_view.hpp"
-#include "runtime/support/type_traits.hpp"
-#include "runtime/support/utility.hpp"
+#include "hal/support/array.hpp"
+#include "hal/support/span.hpp"
+#include "hal/support/string_view.hpp"
+#include "hal/support/type_traits.hpp"
+#include "hal/support/utility.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Tests for runtime/support/format.{hpp,cpp}: format_to() placeholders ({}, {:x}, {:#x}, widths,
+// Tests for hal/support/format.{hpp,cpp}: format_to() placeholders ({}, {:x}, {:#x}, widths,
 // zero fill, {{ }} escapes, missing/extra arguments), every argument kind (integers of every width,
 // bool, char, text, pointers, enums, integer spans as Python lists, doubles) and the FormatBuffer /
 // FixedString truncation contract. Expected texts come from std::to_string, snprintf or are written
@@ -20,9 +20,9 @@
 // these tests use it; GCC's -Winit-list-lifetime flags the constructor itself, so it is silenced here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
-#include "runtime/support/span.hpp"
+#include "hal/support/span.hpp"
 #pragma GCC diagnostic pop
-#include "runtime/support/format.hpp"
+#include "hal/support/format.hpp"
 
 namespace {
 

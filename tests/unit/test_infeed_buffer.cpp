@@ -1,4 +1,4 @@
-// The board side of infeed: InfeedBuffer (runtime/link/infeed_buffer.hpp: stream checks, slots,
+// The board side of infeed: InfeedBuffer (runtime/link/protocol/infeed_buffer.hpp: stream checks, slots,
 // credits), the shard copy and InfeedDequeue (runtime/tpu/infeed/infeed_dequeue.hpp) over a link Endpoint
 // whose port is memory and a fake clock (single threaded: the "host" bytes are queued up front).
 #include <catch2/catch.hpp>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/link/decoder.hpp"
-#include "runtime/link/endpoint.hpp"
+#include "runtime/link/transport/decoder.hpp"
+#include "runtime/link/protocol/endpoint.hpp"
 #include "runtime/tpu/infeed/infeed_dequeue.hpp"
 
 namespace {

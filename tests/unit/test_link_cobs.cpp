@@ -1,4 +1,4 @@
-// COBS (runtime/link/cobs.cpp): hand-computed vectors (the Wikipedia set, including the 254- and
+// COBS (runtime/link/transport/cobs.cpp): hand-computed vectors (the Wikipedia set, including the 254- and
 // 255-byte runs of non-zero bytes where the full-block rule matters), round trips of random data,
 // the size bound, the streaming classes against the one-shot functions, and decode errors.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "runtime/link/cobs.hpp"
+#include "runtime/link/transport/cobs.hpp"
 
 namespace {
 

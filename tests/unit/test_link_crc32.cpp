@@ -1,4 +1,4 @@
-// CRC-32 (runtime/link/crc32.cpp): the standard check value, incremental use, and agreement with
+// CRC-32 (runtime/link/transport/crc32.cpp): the standard check value, incremental use, and agreement with
 // Python's zlib.crc32 (the independent reference) on random data of many lengths.
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "runtime/link/crc32.hpp"
+#include "runtime/link/transport/crc32.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The host-link receiver (runtime/link/decoder.cpp): frames fed whole, byte by byte and in every
+// The host-link receiver (runtime/link/transport/decoder.cpp): frames fed whole, byte by byte and in every
 // split; console text interleaved with frames comes out intact; each class of bad frame is dropped,
 // counted and followed by a good frame that is delivered; the resynchronisation cases decoder.hpp
 // promises (lost, stray and cut-in 0x00 bytes); and every message kind end to end.
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/link/crc32.hpp"
-#include "runtime/link/decoder.hpp"
-#include "runtime/link/message.hpp"
+#include "runtime/link/transport/crc32.hpp"
+#include "runtime/link/transport/decoder.hpp"
+#include "runtime/link/protocol/message.hpp"
 
 namespace {
 

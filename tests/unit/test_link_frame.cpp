@@ -1,4 +1,4 @@
-// Frames (runtime/link/frame.cpp): the exact byte layout of an encoded frame, the size limits, and
+// Frames (runtime/link/transport/frame.cpp): the exact byte layout of an encoded frame, the size limits, and
 // check_frame's classification of every kind of bad frame body.
 #include <catch2/catch.hpp>
 
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/link/crc32.hpp"
-#include "runtime/link/frame.hpp"
+#include "runtime/link/transport/crc32.hpp"
+#include "runtime/link/transport/frame.hpp"
 
 namespace {
 

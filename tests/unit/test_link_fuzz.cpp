@@ -1,4 +1,4 @@
-// Fuzzing the host-link receiver (runtime/link/decoder.cpp) against a reference model: 100k random
+// Fuzzing the host-link receiver (runtime/link/transport/decoder.cpp) against a reference model: 100k random
 // byte sequences (biased towards 0x00, the magic and COBS code bytes) and 100k valid streams of text
 // and frames mutated by bit flips, deletions, insertions, duplications, truncation and stray
 // delimiters, each fed in random chunks. For every sequence:
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/link/crc32.hpp"
-#include "runtime/link/decoder.hpp"
+#include "runtime/link/transport/crc32.hpp"
+#include "runtime/link/transport/decoder.hpp"
 
 namespace {
 

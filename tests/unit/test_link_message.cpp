@@ -1,4 +1,4 @@
-// Message payloads (runtime/link/message.cpp, tensor_chunk.cpp): a round trip of every message kind,
+// Message payloads (runtime/link/protocol/message.cpp, tensor_chunk.cpp): a round trip of every message kind,
 // the hand-checked byte layout of a few, validation errors with their texts, tensors split into
 // chunks and put back together, and robustness: every truncation of a valid payload is an error,
 // random payloads never crash a parser, and whatever a parser accepts re-encodes to the same bytes.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/link/message.hpp"
+#include "runtime/link/protocol/message.hpp"
 
 namespace {
 

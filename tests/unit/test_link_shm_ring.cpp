@@ -1,4 +1,4 @@
-// The shared-memory link rings (runtime/link/shm_ring.cpp), each part checked against a model written
+// The shared-memory link rings (runtime/link/transport/shm_ring.cpp), each part checked against a model written
 // from the design in shm_ring.hpp, never against the code itself:
 //   - plan_shm_window: a 16 MiB window gets an 8 MiB and a 4 MiB ring; every window size plans two
 //     power-of-two rings inside the window, apart from each other and the control page, which
@@ -31,7 +31,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/link/shm_ring.hpp"
+#include "runtime/link/transport/shm_ring.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The board's end of the shared-memory link (runtime/link/shm_transport.cpp), driven from a test
+// The board's end of the shared-memory link (runtime/link/transport/shm_transport.cpp), driven from a test
 // "host" that writes and reads the rings of a planned window directly, with frame bodies built here
 // by hand (header fields and a CRC-32 computed by a bitwise reference, not by frame.cpp):
 //   - frames from the host come out whole (header fields and payload, also 60 KiB ones) and in order;
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/link/shm_transport.hpp"
+#include "runtime/link/transport/shm_transport.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Tests for runtime/support/status.{hpp,cpp} and result.hpp: Status (default OK, error codes and
+// Tests for hal/support/status.{hpp,cpp} and result.hpp: Status (default OK, error codes and
 // formatted messages, code names, message truncation at Status::kMessageCapacity, copies),
 // RT_RETURN_IF_ERROR propagation, and Result<T> (value / error / copy / assignment, the OK-status
 // misuse case, and exact construction/destruction accounting for a non-trivial T).
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/support/result.hpp"
-#include "runtime/support/status.hpp"
+#include "hal/support/result.hpp"
+#include "hal/support/status.hpp"
 
 namespace {
 

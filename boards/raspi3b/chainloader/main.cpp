@@ -16,7 +16,7 @@
 #include "../../../hal/drivers/bcm2835_gpio.hpp"
 #include "../console_uarts.hpp"
 #include "../memory_map.hpp"
-#include "runtime/link/crc32.hpp"
+#include "runtime/link/transport/crc32.hpp"
 
 extern "C" [[noreturn]] void chainloader_jump(uintptr_t entry, uint64_t x0);
 extern "C" char __loader_start[];

@@ -8,12 +8,6 @@
 
 namespace hal::board {
 
-#ifndef BOARD_MXU_TILE
-#error "BOARD_MXU_TILE comes from boards/<board>/board.mk through the Makefile"
-#endif
-// Tile size of every core's software MXU (at most 128), sized to the board's cores and caches.
-inline constexpr unsigned kMxuTile = BOARD_MXU_TILE;
-
 const char* name();
 // Boot core, once, after the C++ runtime is up: console, interrupt controller, core discovery.
 void init();

@@ -1,6 +1,6 @@
 // The board's shared-memory link window: the top BOARD_LINK_WINDOW_MB of its RAM (board.mk), kept
 // out of the free memory the runtime hands out. When `tpu` runs the board under QEMU with the guest
-// RAM in a file it maps too, the window carries the host link's rings (runtime/link/shm_ring.hpp);
+// RAM in a file it maps too, the window carries the host link's rings (runtime/link/transport/shm_ring.hpp);
 // otherwise it is just unused RAM. Boards without one (the host board) return an empty window.
 #pragma once
 #include <stddef.h>

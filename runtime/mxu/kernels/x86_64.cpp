@@ -27,7 +27,7 @@
 
 #include "runtime/dtype/half.hpp"
 #include "runtime/mxu/float_kernel.hpp"
-#include "runtime/support/panic.hpp"
+#include "hal/support/panic.hpp"
 
 namespace rt {
 namespace {

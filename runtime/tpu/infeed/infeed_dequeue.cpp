@@ -2,7 +2,7 @@
 // replica's dequeue of its shard.
 #include "infeed_dequeue.hpp"
 
-#include "runtime/link/host_call.hpp"
+#include "runtime/link/protocol/host_call.hpp"
 #include "runtime/trace/trace_point.hpp"
 
 namespace rt::tpu {

@@ -1,6 +1,6 @@
 // InfeedDequeue: the device side of an InfeedQueue (infeed_queue.hpp). It generates the queue's
 // dequeue op (freezing it), gives the queue a receive buffer in shared memory attached to the board's
-// link endpoint (runtime/link/infeed_buffer.hpp: the host streams full tuples, the board grants
+// link endpoint (runtime/link/protocol/infeed_buffer.hpp: the host streams full tuples, the board grants
 // credits as slots free up), and dequeues: replica r waits for the next complete tuple and gets its
 // shard of every element (element i sharded number_of_shards ways along its shard dimension: a full
 // [8, 3] sharded 4 ways on dimension 0 gives replica r rows [2r, 2r + 2)), as new contiguous
@@ -19,11 +19,11 @@
 // the default is 1). A replica index past it is an error; so are number_of_partitions > 1 (model
 // parallel infeed is not implemented) and a dequeue that waits longer than options.timeout_ns, which
 // names the core, the tuple and the queue. HAL-free: it reaches the link through the registered board
-// endpoint (runtime/link/host_call.hpp) or the one in the options.
+// endpoint (runtime/link/protocol/host_call.hpp) or the one in the options.
 #pragma once
 #include "infeed_hook.hpp"
 #include "infeed_queue.hpp"
-#include "runtime/link/endpoint.hpp"
+#include "runtime/link/protocol/endpoint.hpp"
 
 namespace rt::tpu {
 

@@ -20,8 +20,8 @@
 // the mesh, two devices at one coordinate) and what does not fit its fixed tables.
 #pragma once
 #include "hal/core.hpp"
-#include "runtime/support/array.hpp"
-#include "runtime/support/result.hpp"
+#include "hal/support/array.hpp"
+#include "hal/support/result.hpp"
 
 namespace rt::tpu {
 

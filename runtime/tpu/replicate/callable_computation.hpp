@@ -13,9 +13,9 @@
 #pragma once
 #include "computation.hpp"
 #include "replica_context.hpp"
-#include "runtime/support/array.hpp"
-#include "runtime/support/result.hpp"
-#include "runtime/support/type_traits.hpp"
+#include "hal/support/array.hpp"
+#include "hal/support/result.hpp"
+#include "hal/support/type_traits.hpp"
 
 namespace rt::tpu {
 

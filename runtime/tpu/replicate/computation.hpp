@@ -11,7 +11,7 @@
 // outlives the replicate call; inputs may be returned as they are (they are views).
 #pragma once
 #include "hal/core.hpp"
-#include "runtime/support/string_view.hpp"
+#include "hal/support/string_view.hpp"
 #include "runtime/tensor/tensor.hpp"
 
 namespace rt::tpu {

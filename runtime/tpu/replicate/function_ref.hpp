@@ -2,10 +2,10 @@
 // Two words, no heap, no copy of the callable: the referenced callable must outlive every call
 // through the reference, so use it for synchronous callbacks only (e.g. the host program that
 // run_program calls before returning), never for work that may still run after the call returns.
-// Generic helper kept in runtime/tpu for now; it belongs in runtime/support.
+// Generic helper kept in runtime/tpu for now; it belongs in hal/support.
 #pragma once
-#include "runtime/support/type_traits.hpp"
-#include "runtime/support/utility.hpp"
+#include "hal/support/type_traits.hpp"
+#include "hal/support/utility.hpp"
 
 namespace rt::tpu {
 

@@ -4,7 +4,7 @@
 //     this process, so fn runs in-process on the calling core. Off the host board this callable form
 //     is UNIMPLEMENTED, because device code cannot ship a C++ lambda to the PC; use the named form
 //     host_function(name, ...) instead, which the app's own host half (host/*.cpp with
-//     TPU_HOST_FUNCTION, see host-tools/lib/app_host.hpp) or tpu's built-ins serve on every board.
+//     TPU_HOST_FUNCTION, see host-tools/lib/functions/app_host.hpp) or tpu's built-ins serve on every board.
 //   - Calling outside_compilation from inside fn (inside a replicated computation):
 //     "Cannot nest outside_compilation clusters" (TF's NotImplementedError, here UNIMPLEMENTED).
 // fn may return Status, Result<T>, void or a plain value T; outside_compilation returns Status for
@@ -19,11 +19,11 @@
 // Every host call made inside a replicated computation is counted per core (host_call_count), the
 // statistic that makes its device<->host transfer visible.
 #pragma once
-#include "runtime/link/host_call.hpp"
-#include "runtime/support/initializer_list.hpp"
+#include "runtime/link/protocol/host_call.hpp"
+#include "hal/support/initializer_list.hpp"
 #include "runtime/tensor/arena.hpp"
-#include "runtime/support/result.hpp"
-#include "runtime/support/utility.hpp"
+#include "hal/support/result.hpp"
+#include "hal/support/utility.hpp"
 
 namespace rt::tpu {
 

@@ -5,7 +5,7 @@
 // memory, so nothing is freed under a running replica.
 #pragma once
 #include "hal/core.hpp"
-#include "runtime/support/types.hpp"
+#include "hal/support/types.hpp"
 
 namespace rt::tpu {
 

@@ -33,7 +33,7 @@
 #include "dynamic_padding.hpp"
 #include "runtime/tpu/infeed/infeed_hook.hpp"
 #include "runtime/tpu/mesh/device_assignment.hpp"
-#include "runtime/support/initializer_list.hpp"
+#include "hal/support/initializer_list.hpp"
 #include "runtime/sync/wait.hpp"
 
 namespace rt::tpu {

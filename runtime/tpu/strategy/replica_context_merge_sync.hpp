@@ -11,8 +11,8 @@
 // Because every merge_call and every function end is a sync point, replicas that made the same
 // merge_calls meet at the same points, so a mismatch is always seen by every replica at once.
 #pragma once
-#include "runtime/support/span.hpp"
-#include "runtime/support/status.hpp"
+#include "hal/support/span.hpp"
+#include "hal/support/status.hpp"
 
 namespace rt::tpu {
 

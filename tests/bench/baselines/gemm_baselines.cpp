@@ -54,7 +54,7 @@
 
 #include "runtime/dtype/half.hpp"
 #include "runtime/mxu/mxu.hpp"
-#include "runtime/support/panic.hpp"
+#include "hal/support/panic.hpp"
 
 // The runtime's panic in this hosted program: a programming error in the MXU stops the benchmark.
 void rt::panic(const char* message) {

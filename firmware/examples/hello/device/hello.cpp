@@ -12,8 +12,8 @@
 #include "hal/core.hpp"
 #include "hal/event.hpp"
 #include "hal/time.hpp"
-#include "runtime/support/atomic.hpp"
-#include "runtime/support/new.hpp"
+#include "hal/support/atomic.hpp"
+#include "hal/support/new.hpp"
 #include "runtime/sync/barrier.hpp"
 #include "runtime/sync/wait.hpp"
 

@@ -11,8 +11,8 @@
 //     so the host saves c<r>_q0_t<s>_e{0,1,2}.npy, which the test checks against NumPy.
 // Also: the queue's TF checks (a second dequeue op from the same queue) hold on the board.
 #include "firmware/tpu_pod.hpp"
-#include "runtime/link/host_call.hpp"
-#include "runtime/link/infeed_steps.hpp"
+#include "runtime/link/protocol/host_call.hpp"
+#include "runtime/link/protocol/infeed_steps.hpp"
 
 namespace {
 

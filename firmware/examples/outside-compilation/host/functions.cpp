@@ -5,7 +5,7 @@
 //   throws(text) -> an exception of the C++ library with that text (arrives as INTERNAL)
 #include <stdexcept>
 
-#include "host-tools/lib/app_host.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
 
 TPU_HOST_FUNCTION(weighted_sum, call) {
   const std::vector<float> x = call.values<float>(0);

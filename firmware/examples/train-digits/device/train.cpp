@@ -24,7 +24,7 @@
 // Summation orders are the runtime's documented ones (MXU: k ascending; reduce_sum: rows ascending;
 // cross_replica_sum: the collectives' order), so the same run gives the same bits on every board.
 #include "model.hpp"
-#include "runtime/link/infeed_steps.hpp"
+#include "runtime/link/protocol/infeed_steps.hpp"
 
 namespace {
 

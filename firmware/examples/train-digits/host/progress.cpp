@@ -19,7 +19,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "host-tools/lib/app_host.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
 #include "run_folder.hpp"
 
 namespace {

@@ -6,8 +6,8 @@
 // A missing file is NOT_FOUND naming it; any other weight name or model is INVALID_ARGUMENT.
 #include <fstream>
 
-#include "host-tools/lib/app_host.hpp"
-#include "host-tools/lib/npy_read.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
+#include "host-tools/lib/tensors/npy_read.hpp"
 #include "run_folder.hpp"
 
 TPU_HOST_FUNCTION(run_config, call) {

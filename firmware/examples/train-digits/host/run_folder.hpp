@@ -3,7 +3,7 @@
 #pragma once
 #include <filesystem>
 
-#include "host-tools/lib/app_host.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
 
 // The folder, or FAILED_PRECONDITION naming the calling host function when tpu ran without one.
 inline std::filesystem::path run_folder(const tpu::HostCall& call) {

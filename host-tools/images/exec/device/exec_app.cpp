@@ -5,7 +5,7 @@
 // host ever answers.
 #include "exec_ops.hpp"
 #include "firmware/tpu_pod.hpp"
-#include "runtime/link/host_call.hpp"
+#include "runtime/link/protocol/host_call.hpp"
 #include "runtime/trace/trace_point.hpp"
 
 namespace {

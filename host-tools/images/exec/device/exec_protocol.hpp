@@ -30,7 +30,7 @@
 //                        each replica's padded input
 //   pad_power_of_two=1   replicate_padded: PaddingSpec POWER_OF_TWO (default AUTO)
 #pragma once
-#include "runtime/support/string_view.hpp"
+#include "hal/support/string_view.hpp"
 
 namespace exec_protocol {
 

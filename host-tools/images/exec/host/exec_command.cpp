@@ -9,16 +9,16 @@
 #include <sstream>
 
 #include "exec_job.hpp"
-#include "host-tools/lib/app_commands.hpp"
-#include "host-tools/lib/cli_checks.hpp"
-#include "host-tools/lib/board_exit.hpp"
-#include "host-tools/lib/board_launch.hpp"
-#include "host-tools/lib/channel_output.hpp"
-#include "host-tools/lib/cli_args.hpp"
-#include "host-tools/lib/make_driver.hpp"
-#include "host-tools/lib/npy_read.hpp"
-#include "host-tools/lib/session_loop.hpp"
-#include "host-tools/lib/trace_collector.hpp"
+#include "host-tools/lib/cli/app_commands.hpp"
+#include "host-tools/lib/cli/cli_checks.hpp"
+#include "host-tools/lib/board/board_exit.hpp"
+#include "host-tools/lib/board/board_launch.hpp"
+#include "host-tools/lib/session/channel_output.hpp"
+#include "host-tools/lib/cli/cli_args.hpp"
+#include "host-tools/lib/board/make_driver.hpp"
+#include "host-tools/lib/tensors/npy_read.hpp"
+#include "host-tools/lib/session/session_loop.hpp"
+#include "host-tools/lib/session/trace_collector.hpp"
 
 namespace tpu {
 namespace {

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "../device/exec_protocol.hpp"
-#include "host-tools/lib/npy_file.hpp"
+#include "host-tools/lib/tensors/npy_file.hpp"
 #include "runtime/dtype/dtype.hpp"
 
 namespace tpu {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "host-tools/lib/host_functions.hpp"
-#include "host-tools/lib/host_tensor.hpp"
+#include "host-tools/lib/functions/host_functions.hpp"
+#include "host-tools/lib/tensors/host_tensor.hpp"
 
 namespace tpu {
 

@@ -4,7 +4,7 @@
 // passes when the shell ends by `exit` or `reboot` and fails after the idle timeout.
 #include "firmware/app.hpp"
 #include "firmware/shell.hpp"
-#include "runtime/support/atomic.hpp"
+#include "hal/support/atomic.hpp"
 #include "runtime/sync/wait.hpp"
 
 namespace {

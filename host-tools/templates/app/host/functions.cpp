@@ -1,7 +1,7 @@
 // @NAME@, host half: functions the device calls by name, run on your PC by `tpu run` (which
 // builds them into this app's own host program). Tensors come in and go back; throwing
 // tpu::HostError sends a status back to the calling replica instead.
-#include "host-tools/lib/app_host.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
 
 // scale(x: float32[...]) -> 2 * x + 1, same shape.
 TPU_HOST_FUNCTION(scale, call) {

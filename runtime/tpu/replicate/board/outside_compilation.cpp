@@ -5,7 +5,7 @@
 #include "runtime/tpu/replicate/current_replica.hpp"
 #include "hal/board.hpp"
 #include "hal/core.hpp"
-#include "runtime/support/string_view.hpp"
+#include "hal/support/string_view.hpp"
 #include "runtime/trace/trace_point.hpp"
 
 namespace rt::tpu {

@@ -2,7 +2,7 @@
 #include "runtime/tpu/spmd/logical_devices_context.hpp"
 
 #include "hal/core.hpp"
-#include "runtime/support/new.hpp"
+#include "hal/support/new.hpp"
 
 namespace rt::tpu {
 namespace {

@@ -8,6 +8,7 @@
 #include "hal/board.hpp"
 #include "runtime/mxu/core_mxu.hpp"
 #include "runtime/tensor/hbm.hpp"
+#include "runtime/mxu/board_tile.hpp"
 
 namespace {
 
@@ -15,7 +16,7 @@ using rt::DType;
 using rt::Status;
 
 constexpr int64_t kSize = 256;
-rt::Mxu portable_unit(hal::board::kMxuTile, rt::kPortableFloatKernel);
+rt::Mxu portable_unit(rt::kMxuTile, rt::kPortableFloatKernel);
 
 rt::Result<rt::Tensor> filled_matrix(DType dtype, uint32_t seed) {
   const int64_t dims[] = {kSize, kSize};

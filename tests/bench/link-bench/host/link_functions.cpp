@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "host-tools/lib/app_host.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
 
 namespace {
 

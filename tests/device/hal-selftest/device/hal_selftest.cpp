@@ -8,8 +8,8 @@
 #include "hal/core.hpp"
 #include "hal/doorbell.hpp"
 #include "hal/time.hpp"
-#include "runtime/support/atomic.hpp"
-#include "runtime/support/new.hpp"
+#include "hal/support/atomic.hpp"
+#include "hal/support/new.hpp"
 #include "runtime/sync/barrier.hpp"
 
 namespace {

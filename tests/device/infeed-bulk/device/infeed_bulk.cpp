@@ -10,8 +10,8 @@
 //     unchanged on queue 0 as a 1-tuple, so the host saves c<r>_q0_t<s>_e0.npy, which the test
 //     compares with x[s, r * 8/N : (r + 1) * 8/N] bit for bit.
 #include "firmware/tpu_pod.hpp"
-#include "runtime/link/host_call.hpp"
-#include "runtime/link/infeed_steps.hpp"
+#include "runtime/link/protocol/host_call.hpp"
+#include "runtime/link/protocol/infeed_steps.hpp"
 
 namespace {
 

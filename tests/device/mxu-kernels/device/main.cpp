@@ -14,10 +14,10 @@
 // Float reference: one __builtin_fmaf per k step, k ascending, from c (accumulate) or +0; int8:
 // int32 sums mod 2^32 in uint32 arithmetic. Core 0 checks (the kernels are the same on every core);
 // the other cores of a board with a fixed core count just pass.
-#include "hal/board.hpp"
 #include "hal/time.hpp"
 #include "runtime/log/log.hpp"
 #include "suite.hpp"
+#include "runtime/mxu/board_tile.hpp"
 
 namespace mxu_kernels {
 
@@ -88,7 +88,7 @@ rt::Status run(const firmware::CoreContext& context) {
   const uint64_t start_ns = hal::time_ns();
   const rt::Span<const rt::FloatKernel* const> float_kernels = rt::float_kernels_for_this_cpu();
   const rt::Span<const rt::IntKernel* const> int_kernels = rt::int_kernels_for_this_cpu();
-  rt::log_info("mxu-kernels: MXU tile {}, {} float kernel(s), {} int kernel(s)", hal::board::kMxuTile,
+  rt::log_info("mxu-kernels: MXU tile {}, {} float kernel(s), {} int kernel(s)", rt::kMxuTile,
                float_kernels.size(), int_kernels.size());
   for (const rt::FloatKernel* kernel : float_kernels) {
     Random random(0x6d78752d666c6f61ull);  // every kernel sees the same inputs

@@ -4,11 +4,11 @@
 // around the tile and the kernel's block; A and B are row-major or transposed (column-major, the
 // MXU's element-by-element packing), C contiguous or every other column of a wider buffer (whose
 // gaps must survive). Every C element against the naive loop.
-#include "hal/board.hpp"
 #include "runtime/dtype/half.hpp"
-#include "runtime/support/new.hpp"
+#include "hal/support/new.hpp"
 #include "runtime/tensor/arena.hpp"
 #include "suite.hpp"
+#include "runtime/mxu/board_tile.hpp"
 
 namespace mxu_kernels {
 namespace {
@@ -170,7 +170,7 @@ int64_t pick(Random& random, const int64_t (&values)[N]) {
 Case random_case(DType dtype, unsigned rows, unsigned columns, unsigned index, Random& random) {
   Case test{};
   test.dtype = dtype;
-  test.tile = index % 3 == 2 ? kOddTile : hal::board::kMxuTile;
+  test.tile = index % 3 == 2 ? kOddTile : rt::kMxuTile;
   const int64_t r = rows, w = columns, t = test.tile;
   test.direct = index % 4 == 3;
   test.accumulate = test.direct && random.coin();
@@ -226,7 +226,7 @@ rt::Status check_int_matmuls(const rt::FloatKernel& float_kernel, const rt::IntK
   wrap.m = int_kernel.rows + 1;
   wrap.n = int_kernel.columns + 1;
   wrap.k = (int64_t{1} << 17) + 5;
-  wrap.tile = hal::board::kMxuTile;
+  wrap.tile = rt::kMxuTile;
   wrap.transposed_a = true;
   wrap.int_fill = IntFill::kMinimum;
   RT_RETURN_IF_ERROR(check_case(float_kernel, int_kernel, wrap, random));

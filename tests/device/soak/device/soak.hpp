@@ -1,6 +1,6 @@
 // The soak app's pieces (soak.cpp): random replicate calls checked against plain loops.
 #pragma once
-#include "runtime/support/status.hpp"
+#include "hal/support/status.hpp"
 
 namespace soak {
 

@@ -1,0 +1,132 @@
+// The host's end of the shared-memory link (runtime/link/transport/shm_ring.hpp): the guest's RAM as a file
+// in a private temporary folder that QEMU maps with share=on and this tool maps too (only the link
+// window of it). Frames go to the board through the to-board ring and come back through the
+// to-host ring; console text keeps the UART.
+//
+// Lifetime of the file: created (sparse, so a 512 MiB RAM costs only what the guest touches) with
+// the control block written into the window before QEMU starts; unlinked, with its folder, as soon
+// as the board says it attached (QEMU has it mapped by then, so nothing is left behind even if this
+// tool is killed), and in any case when the ShmLink is destroyed (normal exit, Ctrl-C, errors). The
+// folder is named tpu-link-<pid>-XXXXXX: one left by a tpu killed before its board attached is
+// removed by the next tpu that makes a link (its owner is gone).
+//
+// The whole RAM file is mapped (address space only: pages cost nothing until touched), so host-call
+// results can be placed straight into the board's memory (place_results: only inside the aperture
+// the board announced, only for results whose armed target they fit exactly; shm_ring.hpp).
+//
+// Sending never blocks: a frame that does not fit the ring now waits in a host-side queue and goes
+// out on a later flush(). Receiving copies each record out of the window before checking it, so a
+// board that keeps writing cannot change a frame after its check. A corrupt ring is final:
+// failure() says what was wrong, and nothing outside the window is ever read or written.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/link/transport/frame.hpp"
+#include "runtime/link/transport/shm_ring.hpp"
+
+namespace tpu {
+
+// Where the window lies in the board's RAM file (`make print-link-layout`).
+struct ShmLayout {
+  uint64_t ram_bytes = 0;
+  uint64_t window_offset = 0;
+  uint64_t window_bytes = 0;  // 0: the board has no window
+};
+
+class ShmLink {
+ public:
+  using Receiver = std::function<void(std::span<const uint8_t> body)>;
+
+  // Creates the RAM file and sets the window up; nothing with `error` set.
+  static std::unique_ptr<ShmLink> create(const ShmLayout& layout, std::string& error);
+  ShmLink(const ShmLink&) = delete;
+  ShmLink& operator=(const ShmLink&) = delete;
+  ~ShmLink();
+
+  // The file QEMU's memory backend maps (LINK_SHM=... for the Makefile's run command).
+  const std::filesystem::path& ram_file() const { return ram_file_; }
+
+  // Queues one frame for the board and sends what fits; false (nothing queued) if the frame is not
+  // one the link can carry (unknown kind, payload too large), with the reason in failure text.
+  bool send(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload);
+  // Moves queued frames into the ring as far as it has room; returns how many went.
+  size_t flush();
+  // Hands every complete frame body the board published to `receiver` (at most `max_frames`);
+  // returns how many. Stops at a corrupt record (failure() then says why).
+  size_t receive(const Receiver& receiver, size_t max_frames = 256);
+
+  // Copies the results of host call `id` of `core` that have an armed target of exactly their size
+  // straight into board memory; returns which ones it placed (none if the board armed nothing for
+  // this call, e.g. it timed out already). The caller sends a kHostCallReplyInPlace frame for each.
+  std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results);
+  // Writes tuple `tuple` of infeed queue `queue` (its elements' bytes) straight into its slot, if
+  // the board published the queue's slots and they fit exactly; false otherwise (send frames then).
+  bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements);
+  // A copy of `bytes` of board memory at the board's `address`, if all of it lies in the announced
+  // aperture (host-call arguments the board left in place); nothing otherwise.
+  std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes);
+  // Where the board's per-core status table lies (runtime/trace/core_status.hpp), as the board
+  // announced it in the control block: {address, bytes}; nothing if it announced none (it has not
+  // attached yet, or an image without one).
+  std::optional<std::pair<uint64_t, uint64_t>> core_status_place() const;
+  // A copy of `bytes` (at most kMaxRamRead) of board RAM at the board's `address`, if all of it lies
+  // in the RAM file; nothing otherwise. For diagnostics (hang triage): any RAM, not only the
+  // aperture, read-only, and usable after the link failed or the board stopped.
+  static constexpr uint64_t kMaxRamRead = 1 << 20;
+  std::optional<std::vector<uint8_t>> read_board_ram(uint64_t address, uint64_t bytes) const;
+  uint64_t bytes_placed() const { return bytes_placed_; }
+  uint64_t bytes_read_in_place() const { return bytes_read_in_place_; }
+
+  // Why the link can no longer be used, if it cannot.
+  const std::optional<std::string>& failure() const { return failure_; }
+  rt::link::ShmBoardState board_state() const;
+  // Tells the board that no host serves the link any more (its waits fail at once).
+  void close();
+  size_t queued_frames() const { return queue_.size(); }
+  uint64_t bytes_received() const { return bytes_received_; }
+  uint64_t frames_sent() const { return frames_sent_; }
+  uint64_t frames_received() const { return frames_received_; }
+
+ private:
+  ShmLink() = default;
+  void remove_file();
+  void fail(std::string reason);
+
+  std::filesystem::path folder_;
+  std::filesystem::path ram_file_;
+  bool file_present_ = false;
+  // The board's memory [address, address + bytes) as a pointer into the RAM mapping, if all of it
+  // lies inside the aperture the board announced (and the aperture inside the file, off the window).
+  uint8_t* board_memory(uint64_t address, uint64_t bytes) const;
+
+  uint8_t* ram_ = nullptr;  // the whole RAM file
+  size_t ram_bytes_ = 0;
+  uint64_t window_offset_ = 0;
+  uint8_t* window_ = nullptr;
+  size_t window_bytes_ = 0;
+  uint64_t bytes_placed_ = 0;
+  uint64_t bytes_read_in_place_ = 0;
+  uint64_t frames_sent_ = 0;
+  uint64_t frames_received_ = 0;
+  rt::link::ShmControl* control_ = nullptr;
+  rt::link::ShmRingWriter to_board_;
+  rt::link::ShmRingReader to_host_;
+  std::deque<std::vector<uint8_t>> queue_;  // frame bodies waiting for room
+  std::vector<uint8_t> record_copy_;
+  std::optional<std::string> failure_;
+  uint64_t bytes_received_ = 0;
+};
+
+// Parses `make print-link-layout` output ("ram offset size"); nothing if malformed.
+std::optional<ShmLayout> parse_shm_layout(const std::string& text);
+
+}  // namespace tpu

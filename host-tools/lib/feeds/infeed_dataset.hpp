@@ -1,0 +1,63 @@
+// InfeedDataset: what `tpu run --infeed QUEUE=FILE.npy[,FILE2.npy...]` streams to one infeed queue.
+// Each file is one tuple element; its first dimension indexes steps (a dataset of tuples), so the
+// tuple of step s is (file0[s], file1[s], ...), each at the full (unsharded) shape the board's
+// InfeedQueue declares. Every file must have the same number of steps. Files are read whole and
+// checked with the runtime's .npy parser (runtime/tensor/npy.hpp): a truncated, corrupted or
+// unsupported file is an error text, never a crash.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/link/protocol/tensor_chunk.hpp"
+
+namespace tpu {
+
+// The parsed option value: link queue number and one file per tuple element.
+struct InfeedSpec {
+  uint16_t queue = 0;
+  std::vector<std::filesystem::path> files;
+};
+
+// "0=x.npy,y.npy" -> {0, [x.npy, y.npy]}; on a bad value, nothing and `error` says why.
+std::optional<InfeedSpec> parse_infeed_spec(const std::string& value, std::string& error);
+
+struct InfeedElement {
+  std::filesystem::path file;
+  rt::DType dtype = rt::DType::kF32;
+  rt::Shape shape;           // one step's shape (the file's shape without its first dimension)
+  uint64_t step_bytes = 0;   // bytes of one step
+  std::vector<uint8_t> file_bytes;
+  size_t data_offset = 0;    // where the .npy data starts in file_bytes
+};
+
+class InfeedDataset {
+ public:
+  // Reads and checks the files; on failure, nothing and `error` says which file and why.
+  static std::optional<InfeedDataset> load(const InfeedSpec& spec, std::string& error);
+  // From memory: `files[i]` holds element i's .npy bytes, named names[i] in errors ("element i").
+  static std::optional<InfeedDataset> from_npy_bytes(uint16_t queue, std::vector<std::vector<uint8_t>> files,
+                                                     std::string& error,
+                                                     const std::vector<std::filesystem::path>& names = {});
+
+  uint16_t queue() const { return queue_; }
+  uint64_t steps() const { return steps_; }
+  const std::vector<InfeedElement>& elements() const { return elements_; }
+  uint64_t tuple_bytes() const;
+  // Element `element` of step `step`: its bytes (exactly a .npy data section of its shape).
+  rt::Span<const uint8_t> step_data(uint64_t step, size_t element) const;
+  // "float32[8, 3], int32[8]"
+  std::string describe() const;
+
+ private:
+  static std::optional<InfeedElement> parse_element(std::filesystem::path file, std::vector<uint8_t> bytes,
+                                                    std::string& error);
+
+  uint16_t queue_ = 0;
+  uint64_t steps_ = 0;
+  std::vector<InfeedElement> elements_;
+};
+
+}  // namespace tpu

@@ -1,0 +1,90 @@
+// InfeedSender: the host side of infeed. Streams each InfeedDataset (infeed_dataset.hpp) to its
+// board queue as the board's credits allow, and measures the rate.
+//
+// Protocol (the board side is runtime/link/protocol/infeed_buffer.hpp): the board grants credits per queue as
+// totals since the queue was opened (kInfeedCredits: granted_tuples, granted_bytes). The sender keeps
+// the largest totals it saw (credits may arrive late, twice or reordered) and sends the next tuple
+// only while tuples_sent < granted_tuples and bytes_sent + tuple_bytes <= granted_bytes; before the
+// first credits of a queue it sends nothing. A tuple goes out as kInfeedData messages on channel 0:
+// element by element, each in chunks at ascending offsets (as many bytes per frame as fit).
+//
+// Credits are untrusted input: a credit frame on another channel, for a queue without a dataset, or
+// with totals smaller than before is noted (once per kind) and changes nothing; absurdly large totals
+// only let the dataset go out, which is finite. Nothing a board sends can crash the sender.
+//
+// Rate: from the first tuple sent to the moment the board's credits show every tuple consumed (the
+// first grant is the board's slot count; later grants are slots + tuples consumed), or to the last
+// send if that never happens. progress() prints one line per second while tuples are in flight.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <span>
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "infeed_dataset.hpp"
+#include "runtime/link/protocol/message.hpp"
+
+namespace tpu {
+
+class InfeedSender {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using SendFrame = std::function<void(rt::link::MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload)>;
+
+  InfeedSender(std::vector<InfeedDataset> datasets, SendFrame send, std::ostream& notes);
+  // How large a frame payload may be (asked before each element; default: the UART frame's 4 KiB).
+  void set_payload_limit(std::function<size_t()> limit) { payload_limit_ = std::move(limit); }
+  // Writes a whole tuple straight into its slot on the board (shared memory) if it can; the sender
+  // then sends a kInfeedInPlace frame instead of the tuple's chunks.
+  using PlaceTuple = std::function<bool(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements)>;
+  void set_placer(PlaceTuple placer) { placer_ = std::move(placer); }
+
+  // A credit message from the board (already parsed) on `channel`.
+  void on_credits(unsigned channel, const rt::link::InfeedCredits& credits);
+  // Sends every tuple the credits allow, at most `budget_bytes` of tensor data per call (at least one
+  // tuple if any is allowed); returns the tensor bytes sent.
+  uint64_t pump(uint64_t budget_bytes = uint64_t{4} << 20);
+  // One progress line on the notes stream per `interval` while a queue is streaming.
+  void progress(Clock::time_point now, Clock::duration interval = std::chrono::seconds(1));
+  // Per queue: tuples sent and consumed, bytes, seconds and the rate (tuples/s, MB/s).
+  void report() const;
+
+  bool empty() const { return queues_.empty(); }
+  const InfeedDataset* dataset(uint16_t queue) const;
+  uint64_t tuples_sent(uint16_t queue) const;
+  uint64_t tuples_consumed(uint16_t queue) const;
+  uint64_t ignored_credits() const { return ignored_credits_; }
+
+ private:
+  struct Queue {
+    InfeedDataset dataset;
+    bool granted = false;
+    uint64_t first_grant = 0;  // the board's slot count
+    uint64_t granted_tuples = 0;
+    uint64_t granted_bytes = 0;
+    uint64_t sent_tuples = 0;
+    uint64_t sent_bytes = 0;
+    std::optional<Clock::time_point> started, last_sent, all_consumed;
+    uint64_t consumed() const;
+  };
+
+  Queue* find(uint16_t queue);
+  bool may_send(const Queue& queue) const;
+  void send_tuple(Queue& queue);
+  bool place_tuple(const Queue& queue, uint64_t step);  // true: in place and announced
+  void send_element(const Queue& queue, size_t element, rt::Span<const uint8_t> data);
+  void note_once(unsigned& count, const std::string& text);
+
+  std::vector<Queue> queues_;
+  std::function<size_t()> payload_limit_;
+  PlaceTuple placer_;
+  SendFrame send_;
+  std::ostream& notes_;
+  Clock::time_point last_progress_{};
+  uint64_t ignored_credits_ = 0;
+  unsigned wrong_channel_notes_ = 0, unknown_queue_notes_ = 0, shrinking_notes_ = 0;
+};
+
+}  // namespace tpu

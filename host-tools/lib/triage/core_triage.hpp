@@ -1,0 +1,30 @@
+// Hang triage without the board's help: when a run times out or is interrupted, what every core of
+// the board was doing, read from the per-core status table in board memory (the runtime keeps it
+// with plain stores: runtime/trace/core_status.hpp) through the shared-memory link, which maps the
+// board's RAM on every QEMU board. One diagnosis line that follows the wait chain, then one line
+// per core (core_diagnosis.hpp):
+//
+//   tpu: hang triage: cores 0, 1, 2 wait in all_reduce #1 for core 3, which is running (not waiting for anything)
+//   tpu:   core 0: waits in all_reduce #1 for core 3; last events: app 2.10 ms
+//
+// On a link that does not map the board's RAM (the UART: the host board, a real Raspberry Pi) it
+// says plainly that no triage is possible there: the cores' own timeout errors are all there is.
+#pragma once
+#include <ostream>
+
+#include "host-tools/lib/board/board_channel.hpp"
+#include "core_status_reader.hpp"
+#include "host-tools/lib/session/link_session.hpp"
+
+namespace tpu {
+
+// The board's status table read through `channel`; the problem names why not (no table on this
+// link, a table that cannot be trusted). `cores_hint`: the core count of the board's hello, or 0.
+CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_hint);
+
+// Prints a reading as the triage: the diagnosis, then one line per core (lines start with "tpu: ").
+void print_core_triage(const CoreStatusRead& read, std::ostream& out);
+// Reads the board behind `channel` and prints its triage to `out`.
+void report_core_triage(const BoardChannel& channel, const LinkSession& session, std::ostream& out);
+
+}  // namespace tpu

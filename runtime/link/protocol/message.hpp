@@ -1,0 +1,196 @@
+// Host-link message payloads: one struct per layout, an encoder that writes exactly what the parser
+// accepts, and a parser for untrusted bytes (it never reads outside the payload, and any bad length,
+// code, count or trailing byte is an error). Parsed views (StringView, Span, TensorChunk::data)
+// point into the payload, so they live as long as the frame buffer.
+//
+// Field types: integers little-endian; str8 = u8 length + bytes, str16 = u16 length + bytes (no
+// terminator); status = TensorFlow's canonical code number (0 OK, 3 INVALID_ARGUMENT,
+// 4 DEADLINE_EXCEEDED, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 9 FAILED_PRECONDITION, 10 ABORTED,
+// 11 OUT_OF_RANGE, 12 UNIMPLEMENTED, 13 INTERNAL, 14 UNAVAILABLE); chunk = tensor_chunk.hpp, always
+// last, its data running to the end of the payload.
+//
+// kHello, both ways, channel 0. Each peer sends one first; messages of another protocol_version
+// are not understood.
+//   u8 protocol_version (kProtocolVersion) | u8 role (0 host, 1 board) | u16 core_count |
+//   u16 max_payload (the largest payload it accepts, >= 512) | u16 mesh_shape[4] (x, y, z, core) |
+//   str8 board | str8 app
+//   Board: core_count >= 1, every mesh entry >= 1, their product = core_count. Host: all zero.
+// kLog, board -> host, channel = the core:   u8 level ('D' 'I' 'W' 'E') | text (rest, no newline)
+// kInfeedData (host -> board, channel = the destination core) and kOutfeedData (board -> host,
+// channel = the source core); one message per chunk of each tuple element, in order:
+//   u16 queue | u8 element_count (>= 1) | u8 element_index (< count) | chunk
+// kInfeedCredits, board -> host, channel = the core:
+//   u16 queue | u32 granted_tuples | u64 granted_bytes
+//   Totals since the link started (not increments), so a lost or repeated credit message does no
+//   harm: the host may have sent at most that many tuples and tensor bytes on the queue.
+// kHostCallRequest (board -> host), kHostCallReply (host -> board), channel = the calling core;
+// kRun (host -> board, channel 0) and kResult (board -> host, channel = the core whose outputs):
+//   u32 id (call id / run id) | u16 replica (requests: the calling replica; else kNoReplica) |
+//   status (0 in requests and runs) | u8 tensor_count |
+//   u8 tensor_index (< count; 0 if count is 0) | str16 text | chunk if tensor_count > 0
+//   text: the function or computation name (non-empty) in requests and runs; the error message in
+//   replies and results (empty if status is 0; a non-zero status carries no tensors). One message
+//   per chunk of each tensor (argument, result, input, output) in order; tensor_count 0: no chunk.
+// kHostCallReplyInPlace, host -> board, channel = the calling core (shared memory only: the result's
+// bytes are already at the target the board armed, shm_ring.hpp):
+//   u32 id | u8 tensor_count | u8 tensor_index (< count) | u8 dtype | u8 rank | u64 dims[rank]
+// kHostCallArgumentInPlace, board -> host, channel = the calling core (shared memory only: instead
+// of the argument's chunks; the host reads its bytes from board memory, which stays unchanged until
+// the call's reply):
+//   u32 id | u16 replica | u8 tensor_count | u8 tensor_index (< count) | str16 text (as in requests) | u8 dtype |
+//   u8 rank | u64 dims[rank] | u64 address (in the board's address space)
+// Outfeed in place (shared memory): when every tensor of a large outfeed tuple lies in memory the
+// host can read, the board sends the tuple as a host call to the reserved function kOutfeedFunction with
+// the queue number as its text argument and the tensors as in-place arguments; the host delivers the
+// tuple as outfeed and its (empty) reply says it has read the tensors, so the board may reuse them.
+// kInfeedInPlace, host -> board, channel 0 (shared memory only: the tuple's bytes are already in its
+// slot, shm_ring.hpp):   u16 queue | u64 tuple
+// kError, both ways, channel = the core concerned (0 if none):
+//   status (not 0) | u8 related_kind (0 if none) | u32 related_sequence | str16 message
+// kTrace, board -> host, channel 0:
+//   u16 event_count | events: u64 timestamp_ns | u64 arg | u16 core | u8 phase | str8 name
+//   phase as in Chrome traces: 'B' begin, 'E' end, 'X' complete (arg = duration ns), 'i' instant,
+//   'C' counter (arg = value).
+#pragma once
+#include "runtime/link/transport/frame.hpp"
+#include "tensor_chunk.hpp"
+
+namespace rt::link {
+
+// The reserved host-call name of an outfeed tuple sent in place (see "Outfeed in place" above).
+inline constexpr const char* kOutfeedFunction = ".outfeed";
+
+inline constexpr uint8_t kProtocolVersion = 1;
+inline constexpr uint16_t kMinAdvertisedPayload = 512;
+
+// TensorFlow's canonical code for a status code, and back.
+uint8_t status_wire_code(StatusCode code);
+Result<StatusCode> status_from_wire_code(uint8_t code);
+
+enum class PeerRole : uint8_t { kHost = 0, kBoard = 1 };
+
+struct Hello {
+  uint8_t protocol_version = kProtocolVersion;
+  PeerRole role = PeerRole::kHost;
+  uint16_t core_count = 0;
+  uint16_t max_payload = kMaxPayload;
+  uint16_t mesh_shape[4] = {};
+  StringView board;
+  StringView app;
+};
+
+struct LogMessage {
+  char level = 'I';
+  StringView text;
+};
+
+// kInfeedData and kOutfeedData.
+struct QueueData {
+  uint16_t queue = 0;
+  uint8_t element_count = 1;
+  uint8_t element_index = 0;
+  TensorChunk chunk;
+};
+
+struct InfeedCredits {
+  uint16_t queue = 0;
+  uint32_t granted_tuples = 0;
+  uint64_t granted_bytes = 0;
+};
+
+// The replica a host call was made for, where the call names none (outside a replicated
+// computation, and in every reply).
+inline constexpr uint16_t kNoReplica = 0xFFFF;
+
+// kHostCallRequest, kHostCallReply, kRun and kResult.
+struct CallMessage {
+  uint32_t id = 0;
+  uint16_t replica = kNoReplica;  // requests: the calling replica (tpu names it when a call fails)
+  StatusCode status = StatusCode::kOk;
+  uint8_t tensor_count = 0;
+  uint8_t tensor_index = 0;
+  StringView text;
+  TensorChunk chunk;  // used iff tensor_count > 0
+};
+
+struct InPlaceResult {
+  uint32_t id = 0;
+  uint8_t tensor_count = 0;
+  uint8_t tensor_index = 0;
+  DType dtype = DType::kF32;
+  Shape shape;
+};
+
+Result<size_t> encode_in_place_result(const InPlaceResult& result, Span<uint8_t> out);
+Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload);
+
+struct InPlaceArgument {
+  uint32_t id = 0;
+  uint16_t replica = kNoReplica;
+  uint8_t tensor_count = 0;
+  uint8_t tensor_index = 0;
+  StringView text;
+  DType dtype = DType::kF32;
+  Shape shape;
+  uint64_t address = 0;
+};
+
+Result<size_t> encode_in_place_argument(const InPlaceArgument& argument, Span<uint8_t> out);
+Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload);
+
+struct InfeedInPlace {
+  uint16_t queue = 0;
+  uint64_t tuple = 0;
+};
+
+Result<size_t> encode_infeed_in_place(const InfeedInPlace& message, Span<uint8_t> out);
+Result<InfeedInPlace> parse_infeed_in_place(Span<const uint8_t> payload);
+
+struct ErrorMessage {
+  StatusCode code = StatusCode::kInternal;
+  uint8_t related_kind = 0;
+  uint32_t related_sequence = 0;
+  StringView message;
+};
+
+struct TraceEvent {
+  uint64_t timestamp_ns = 0;
+  uint64_t arg = 0;
+  uint16_t core = 0;
+  char phase = 'i';
+  StringView name;
+};
+
+// Each encoder writes the payload into `out` and returns its size; each parser checks a payload.
+Result<size_t> encode_hello(const Hello& hello, Span<uint8_t> out);
+Result<Hello> parse_hello(Span<const uint8_t> payload);
+
+Result<size_t> encode_log(const LogMessage& log, Span<uint8_t> out);
+Result<LogMessage> parse_log(Span<const uint8_t> payload);
+
+Result<size_t> encode_queue_data(const QueueData& data, Span<uint8_t> out);
+Result<QueueData> parse_queue_data(Span<const uint8_t> payload);
+// The most tensor bytes one message with these queue fields and this tensor can carry in a payload
+// of at most `max_payload` bytes (the receiver's hello says how much it takes).
+size_t max_chunk_data(const QueueData& data, size_t max_payload = kMaxPayload);
+
+Result<size_t> encode_infeed_credits(const InfeedCredits& credits, Span<uint8_t> out);
+Result<InfeedCredits> parse_infeed_credits(Span<const uint8_t> payload);
+
+// `kind` is kHostCallRequest, kHostCallReply, kRun or kResult (what the status and text must be).
+Result<size_t> encode_call(MessageKind kind, const CallMessage& call, Span<uint8_t> out);
+Result<CallMessage> parse_call(MessageKind kind, Span<const uint8_t> payload);
+size_t max_chunk_data(const CallMessage& call, size_t max_payload = kMaxPayload);
+// The call's outcome as a Status (OK, or its code with the text as message).
+Status call_status(const CallMessage& call);
+
+Result<size_t> encode_error(const ErrorMessage& error, Span<uint8_t> out);
+Result<ErrorMessage> parse_error(Span<const uint8_t> payload);
+
+Result<size_t> encode_trace(Span<const TraceEvent> events, Span<uint8_t> out);
+// Parses into `events`; returns how many there were (an error if more than fit).
+Result<size_t> parse_trace(Span<const uint8_t> payload, Span<TraceEvent> events);
+// Payload bytes one trace event with this name takes.
+constexpr size_t trace_event_size(StringView name) { return 8 + 8 + 2 + 1 + 1 + name.size(); }
+
+}  // namespace rt::link
