@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "host-tools/lib/app_host.hpp"
+#include "host-tools/lib/functions/app_host.hpp"
 
 namespace {
 
