@@ -287,30 +287,85 @@ freestanding-check: $(patsubst %,$(LIB_BUILD)/%.o,$(SUPPORT_SRCS) $(RUNTIME_SRCS
 	  echo "freestanding check is broken: <vector> compiled with -nostdinc++" >&2; exit 1; fi
 	@echo "runtime/ and hal/support/ are freestanding for $(BOARD): $(words $(SUPPORT_SRCS) $(RUNTIME_SRCS)) sources, $(words $(RUNTIME_HEADERS)) headers"
 
+# ---------------------------------------------------------------- examples check
+# The examples (firmware/examples/*/device) are what a user reads first: they program against the
+# umbrella header alone. A device source including a runtime/, hal/ or firmware/ header other than
+# firmware/tpu_pod.hpp fails (its own headers and system headers are fine), and the check itself must
+# be able to fail: a probe including a runtime/ header has to be flagged, one including only the
+# umbrella header must pass.
+EXAMPLE_DEVICE_SOURCES := $(wildcard firmware/examples/*/device/*.cpp firmware/examples/*/device/*.hpp)
+# The includes of $(1) other than the umbrella header (the check's one rule, applied to the probes too).
+examples_beyond_umbrella = grep -EHn '^[[:space:]]*\#[[:space:]]*include[[:space:]]*["<](runtime|hal|firmware)/' $(1) \
+  | grep -v '"firmware/tpu_pod.hpp"'
+.PHONY: examples-check
+examples-check:
+	@probe=$$(mktemp -d) && trap 'rm -rf "$$probe"' EXIT && \
+	printf '#include "firmware/tpu_pod.hpp"\n#include "runtime/link/protocol/host_call.hpp"\n' > "$$probe/bad.cpp" && \
+	printf '#include <errno.h>\n#include "firmware/tpu_pod.hpp"\n#include "model.hpp"\n' > "$$probe/good.cpp" && \
+	if ! $(call examples_beyond_umbrella,"$$probe/bad.cpp") >/dev/null; then \
+	  echo "examples check is broken: it let an example include runtime/link" >&2; exit 1; fi && \
+	if $(call examples_beyond_umbrella,"$$probe/good.cpp") >&2; then \
+	  echo "examples check is broken: it refused an example including only firmware/tpu_pod.hpp" >&2; exit 1; fi
+	@if $(call examples_beyond_umbrella,$(EXAMPLE_DEVICE_SOURCES)) >&2; then \
+	  echo "examples-check: an example's device code includes runtime/, hal/ or firmware/ headers beyond firmware/tpu_pod.hpp" >&2; \
+	  exit 1; fi
+	@echo "examples include only firmware/tpu_pod.hpp: $(words $(EXAMPLE_DEVICE_SOURCES)) device sources"
+
 # ---------------------------------------------------------------- host tools
 # Hosted C++20 (the standard library is fine here), linked with the runtime's link protocol,
 # tensor/.npy and support code compiled for the host: the host library (build/host-tools/
 # libtpu-host.a), which the tpu tool and every app's own host program link.
 # HOST_SANITIZE=address,undefined builds the host tools with those sanitizers, in their own folder
 # (build/host-tools-address-undefined): make test runs the tool's tests and command line under them.
-HOST_SANITIZE ?=
+# That build is for checking only: -Og (-O1 less what hampers debugging; the sanitizers' checks that
+# need an optimiser still work) and line tables (-g1, what a report needs) compile it in a third of
+# the CPU time of -O2 -g (CLI11's command line: 22 s instead of 64 s).
+HOST_SANITIZE ?= $(UNIT_SANITIZE)
 HOST_TOOLS_BUILD := $(BUILD_ROOT)/host-tools$(if $(HOST_SANITIZE),-$(subst $(comma),-,$(HOST_SANITIZE)))
 HOST_SANITIZER_FLAGS := $(if $(HOST_SANITIZE),-fsanitize=$(HOST_SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
-HOST_TOOLS_CXXFLAGS := $(CXXSTD) -O2 -g $(WARNINGS) -ffp-contract=off -I$(CURDIR) -I$(CURDIR)/hal/include -MMD -MP \
-  $(HOST_SANITIZER_FLAGS)
+HOST_TOOLS_BASE_FLAGS := $(CXXSTD) $(WARNINGS) -ffp-contract=off -I$(CURDIR) -I$(CURDIR)/hal/include -MMD -MP
+HOST_TOOLS_CXXFLAGS := $(HOST_TOOLS_BASE_FLAGS) $(if $(HOST_SANITIZE),-Og -g1,-O2 -g) $(HOST_SANITIZER_FLAGS)
 HOST_LIB_SRCS := $(wildcard hal/support/*.cpp runtime/dtype/*.cpp runtime/link/*/*.cpp) \
   runtime/tensor/shape.cpp runtime/tensor/tensor.cpp runtime/tensor/npy.cpp $(wildcard host-tools/lib/*/*.cpp)
 HOST_LIB_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(HOST_LIB_SRCS))
 HOST_LIB := $(HOST_TOOLS_BUILD)/libtpu-host.a
 TPU_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tpu/*.cpp))
 # The tool's tests also test the host halves of this repository's apps (e.g. exec's job handling).
-TPU_TEST_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp $(APP_FOLDERS:%=%/host/*.cpp)))
+# Catch2's main (host-tools/tests/main.cpp, the costliest file to compile) is compiled once, without
+# sanitizers or optimisation, and linked into the plain and the sanitized tests alike.
+TPU_TEST_MAIN := $(BUILD_ROOT)/host-tools/obj/host-tools/tests/main.cpp.o
+TPU_TEST_OBJS := $(filter-out %/host-tools/tests/main.cpp.o,\
+  $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp $(APP_FOLDERS:%=%/host/*.cpp)))) $(TPU_TEST_MAIN)
 # The repository the tools belong to, so an app's host program (built anywhere) finds the Makefile.
-$(HOST_TOOLS_BUILD)/obj/host-tools/lib/make_driver.cpp.o: HOST_TOOLS_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
+$(filter %/make_driver.cpp.o,$(HOST_LIB_OBJS)): HOST_TOOLS_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
 
 $(HOST_TOOLS_BUILD)/obj/%.cpp.o: %.cpp | setup-host-tools
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
+
+$(TPU_TEST_MAIN): host-tools/tests/main.cpp | setup-host-tools
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$<)g++ $(HOST_TOOLS_BASE_FLAGS) -O0 -c $< -o $@
+
+# Catch2's header (17,000 lines), precompiled once per set of test flags into <build>/pch/catch2/
+# catch.hpp.gch, which GCC takes instead of the header through -I<build>/pch where a test file
+# includes it first; elsewhere (or if the flags differ) GCC parses the header itself, linked beside
+# it. Each test file so compiles in less than half the CPU time. The .gch is made from a one-line
+# header that includes Catch2's, so its `#pragma GCC system_header` holds (no warnings from its code).
+CATCH2_HEADER := $(wildcard /usr/include/catch2/catch.hpp)
+# $(1): the folder of the build; writes $(1)/pch/catch2/catch.hpp.gch with the flags $(2)
+catch2_pch = mkdir -p $(1)/pch/catch2 && ln -sf $(CATCH2_HEADER) $(1)/pch/catch2/catch.hpp && \
+  echo '\#include <catch2/catch.hpp>' > $(1)/pch/catch2-include.hpp && \
+  g++ $(filter-out -MMD -MP -I$(1)/pch,$(2)) -x c++-header $(1)/pch/catch2-include.hpp -o $@.$$$$ $(into_place)
+# The test files themselves are test-only code: -O1 without -g (a failing check names its file and
+# line), -Og -g1 under the sanitizers; the code they test is the tool's, built as for the tool.
+TPU_TEST_CXXFLAGS := $(HOST_TOOLS_BASE_FLAGS) $(if $(HOST_SANITIZE),-Og -g1,-O1) $(HOST_SANITIZER_FLAGS)
+TPU_TEST_PCH := $(HOST_TOOLS_BUILD)/pch/catch2/catch.hpp.gch
+TPU_TEST_CATCH2_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(filter-out %/main.cpp,$(wildcard host-tools/tests/*.cpp)))
+$(TPU_TEST_CATCH2_OBJS): private HOST_TOOLS_CXXFLAGS = $(TPU_TEST_CXXFLAGS) -I$(HOST_TOOLS_BUILD)/pch
+$(TPU_TEST_CATCH2_OBJS): $(TPU_TEST_PCH)
+$(TPU_TEST_PCH): $(CATCH2_HEADER) | setup-all
+	$(call say,PCH,$@)$(call catch2_pch,$(HOST_TOOLS_BUILD),$(TPU_TEST_CXXFLAGS))
 
 $(HOST_LIB): $(HOST_LIB_OBJS)
 	$(call say,AR,$@)rm -f $@.$$$$ && ar rcsT $@.$$$$ $^ $(into_place)
@@ -323,15 +378,21 @@ $(HOST_TOOLS_BUILD)/tpu: $(TPU_OBJS) $(HOST_LIB)
 # executing the old one keeps it ("Text file busy" otherwise, when two runs of one app build at once).
 # The app's own host program: the tpu tool plus the host functions of <app>/host/*.cpp
 # (host-tools/lib/functions/app_host.hpp). `tpu run <app>` builds and runs it when the app has a host half.
+# The host half of an app of this repository compiles to the objects the tool's tests link too
+# (build/host-tools/obj/<app folder>/host/), so it is compiled once for both.
 APP_HOST_BUILD := $(if $(APP_IN_TREE),$(HOST_TOOLS_BUILD)/apps/$(APP_NAME),$(APP_DIR)/build/host-tools)
-APP_HOST_OBJS := $(patsubst $(APP_DIR)/%,$(APP_HOST_BUILD)/obj/%.o,$(APP_HOST_SRCS))
+APP_HOST_OBJS := $(if $(APP_IN_TREE),$(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(APP_HOST_SRCS)),\
+  $(patsubst $(APP_DIR)/%,$(APP_HOST_BUILD)/obj/%.o,$(APP_HOST_SRCS)))
 APP_HOST_PROGRAM := $(APP_HOST_BUILD)/tpu
 host-program: $(APP_HOST_PROGRAM)
+ifeq ($(APP_IN_TREE),)
 $(APP_HOST_OBJS): $(APP_HOST_BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp | setup-host-tools
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
+endif
 $(APP_HOST_PROGRAM): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB)
 	$(if $(APP_HOST_SRCS),,$(error APP $(APP) has no host half: no $(APP_DIR)/host/*.cpp))
+	@mkdir -p $(dir $@)
 	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) $(into_place)
 
 # Where `make host-program` puts the app's host program ("" if the app has no host half).
@@ -344,6 +405,55 @@ $(HOST_TOOLS_BUILD)/tpu-tests: $(TPU_TEST_OBJS) $(HOST_LIB) | setup-all
 	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@ $(TPU_TEST_OBJS) $(HOST_LIB)
 
 -include $(HOST_LIB_OBJS:.o=.d) $(TPU_OBJS:.o=.d) $(TPU_TEST_OBJS:.o=.d) $(APP_HOST_OBJS:.o=.d)
+
+# ---------------------------------------------------------------- unit tests
+# The runtime's host unit tests (tests/unit/*.cpp, Catch2), compiled for this machine with the runtime
+# sources they test: `make unit-tests` builds build/unit/unit-tests (make test runs each test file's
+# cases from it). The runtime sources: every source in the folders that need no HAL (new files there
+# are picked up), except the implementations that do need it: runtime/tpu/<concept>/board/*.cpp
+# (per-core state, timers, doorbells) and the two named here; plus two files from elsewhere.
+# UNIT_SANITIZE=address,undefined builds the test files UNIT_TESTS names (default: all; make test
+# names the link, ring and .npy tests) with those sanitizers (build/unit-address-undefined/), linked
+# with the host library built with the same sanitizers (HOST_SANITIZE, libtpu-host.a: the link
+# protocol, .npy and support code those tests test), so that code is not compiled a second time.
+# Catch2's main (tests/unit/main.cpp) is compiled once, without sanitizers, and linked into both.
+# Test-only builds: -O1 without -g (a failing check prints its file and line itself); with the
+# sanitizers -Og -g1, as the sanitized host tools.
+UNIT_PURE_DIRS := hal/support runtime/dtype runtime/tensor runtime/mxu runtime/ops runtime/link runtime/tpu
+UNIT_NEEDS_HAL := runtime/tensor/hbm.cpp runtime/mxu/core_mxu.cpp $(wildcard runtime/tpu/*/board/*.cpp)
+UNIT_EXTRA_SRCS := runtime/collectives/groups.cpp hal/common/fdt.cpp
+UNIT_TESTS ?= $(filter-out tests/unit/main.cpp,$(wildcard tests/unit/*.cpp))
+UNIT_SANITIZE ?=
+UNIT_BUILD := $(BUILD_ROOT)/unit$(if $(UNIT_SANITIZE),-$(subst $(comma),-,$(UNIT_SANITIZE)))
+UNIT_BASE_FLAGS := $(CXXSTD) -Wall -Wextra -ffp-contract=off -mavx2 -mfma -I. -Ihal/include -MMD -MP
+UNIT_SANITIZER_FLAGS := $(if $(UNIT_SANITIZE),-fsanitize=$(UNIT_SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+UNIT_CXXFLAGS := $(UNIT_BASE_FLAGS) $(if $(UNIT_SANITIZE),-Og -g1,-O1) $(UNIT_SANITIZER_FLAGS) -I$(UNIT_BUILD)/pch
+UNIT_MAIN := $(BUILD_ROOT)/unit/obj/tests/unit/main.cpp.o
+ifneq ($(filter unit-tests $(UNIT_BUILD)/%,$(MAKECMDGOALS)),)
+UNIT_RUNTIME_SRCS := $(if $(UNIT_SANITIZE),,$(filter-out $(UNIT_NEEDS_HAL),$(shell find $(UNIT_PURE_DIRS) -name '*.cpp' | sort)) $(UNIT_EXTRA_SRCS))
+endif
+UNIT_OBJS := $(patsubst %,$(UNIT_BUILD)/obj/%.o,$(UNIT_TESTS) $(UNIT_RUNTIME_SRCS))
+UNIT_LIBS := $(if $(UNIT_SANITIZE),$(HOST_LIB))
+UNIT_FLAGS_STAMP := $(UNIT_BUILD)/.flags
+.PHONY: unit-tests
+unit-tests: $(UNIT_BUILD)/unit-tests
+$(UNIT_FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@) && printf '%s\n' '$(UNIT_CXXFLAGS)' | cmp -s - $@ || printf '%s\n' '$(UNIT_CXXFLAGS)' > $@
+$(UNIT_OBJS): $(UNIT_BUILD)/obj/%.cpp.o: %.cpp $(UNIT_FLAGS_STAMP) | setup-host-tools
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$<)g++ $(UNIT_CXXFLAGS) -c $< -o $@
+UNIT_PCH := $(UNIT_BUILD)/pch/catch2/catch.hpp.gch
+$(patsubst %,$(UNIT_BUILD)/obj/%.o,$(UNIT_TESTS)): $(UNIT_PCH)
+$(UNIT_PCH): $(CATCH2_HEADER) $(UNIT_FLAGS_STAMP) | setup-all
+	$(call say,PCH,$@)$(call catch2_pch,$(UNIT_BUILD),$(UNIT_CXXFLAGS))
+$(UNIT_MAIN): tests/unit/main.cpp | setup-host-tools
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$<)g++ $(UNIT_BASE_FLAGS) -O0 -c $< -o $@
+$(UNIT_BUILD)/unit-tests: $(UNIT_MAIN) $(UNIT_OBJS) $(UNIT_LIBS)
+	$(call say,LD,$@)g++ $(UNIT_SANITIZER_FLAGS) -o $@.$$$$ $^ -pthread $(into_place)
+.PHONY: FORCE
+FORCE:
+-include $(UNIT_OBJS:.o=.d) $(UNIT_MAIN:.o=.d)
 
 # ---------------------------------------------------------------- fuzzing
 # Coverage-guided fuzz targets (tests/fuzz/*.cpp, libFuzzer), built with clang, ASan and UBSan into
@@ -365,7 +475,7 @@ FUZZ_LIB_OBJS := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_NAMES := $(basename $(notdir $(wildcard tests/fuzz/*.cpp)))
 FUZZ_PROGRAMS := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 .PHONY: fuzz fuzz-targets setup-fuzz
-$(FUZZ_BUILD)/obj/host-tools/lib/make_driver.cpp.o: FUZZ_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
+$(filter %/make_driver.cpp.o,$(FUZZ_LIB_OBJS)): FUZZ_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
 $(FUZZ_BUILD)/obj/%.cpp.o: %.cpp | setup-fuzz
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)clang++ $(FUZZ_CXXFLAGS) -c $< -o $@
@@ -442,5 +552,6 @@ clean:
 
 help:
 	@sed -n '2,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
-	@echo "boards: $(BOARDS)"
-	@echo "apps:   $(APPS)"
+	@echo "boards: $(BOARDS)   (boards/<name>/board.mk)"
+	@echo "apps, by purpose (APP=<name>):"
+	@$(foreach root,$(APP_ROOTS),echo "  $(root)/: $(notdir $(filter $(root)/%,$(APP_FOLDERS)))";)

@@ -13,6 +13,7 @@
 #pragma once
 #include "hal/console.hpp"
 #include "hal/core.hpp"
+#include "runtime/link/protocol/message_kind.hpp"
 #include "runtime/link/transport/link_port.hpp"
 #include "runtime/link/transport/shm_transport.hpp"
 
@@ -55,7 +56,7 @@ class HalLinkPort : public rt::link::LinkPort {
 
 class ShmLinkPort final : public HalLinkPort, private rt::link::ShmClock {
  public:
-  explicit ShmLinkPort(uint8_t* window) : transport_(window, *this) {}
+  explicit ShmLinkPort(uint8_t* window) : transport_(window, *this, rt::link::kMessageKinds) {}
   void idle() override { HalLinkPort::idle(); }
   rt::link::FrameTransport* frame_transport() override { return &transport_; }
   rt::link::ShmTransport& transport() { return transport_; }

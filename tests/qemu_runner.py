@@ -90,10 +90,21 @@ def _kill_group(process: subprocess.Popen) -> None:
 
 
 def kill_all_running() -> None:
-    """Kills every process group started by run_image that is still running (for Ctrl-C)."""
+    """Kills every process group started by run_image (or tracked) that is still running (for Ctrl-C)."""
     with _running_lock:
         for process in list(_running):
             _kill_group(process)
+
+
+def track(process: subprocess.Popen) -> None:
+    """Adds a process started elsewhere (in a session of its own) to those kill_all_running() kills."""
+    with _running_lock:
+        _running.add(process)
+
+
+def forget(process: subprocess.Popen) -> None:
+    with _running_lock:
+        _running.discard(process)
 
 
 class _Output:

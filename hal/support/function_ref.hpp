@@ -1,13 +1,12 @@
 // FunctionRef<R(Args...)>: a non-owning reference to any callable (freestanding std::function_ref).
 // Two words, no heap, no copy of the callable: the referenced callable must outlive every call
 // through the reference, so use it for synchronous callbacks only (e.g. the host program that
-// run_program calls before returning), never for work that may still run after the call returns.
-// Generic helper kept in runtime/tpu for now; it belongs in hal/support.
+// run_program calls before returning), never for a function kept for later: that is an
+// InplaceFunction (inplace_function.hpp).
 #pragma once
-#include "hal/support/type_traits.hpp"
-#include "hal/support/utility.hpp"
+#include "type_traits.hpp"
 
-namespace rt::tpu {
+namespace rt {
 
 template <class Signature>
 class FunctionRef;
@@ -30,4 +29,4 @@ class FunctionRef<R(Args...)> {
   R (*call_)(void*, Args...);
 };
 
-}  // namespace rt::tpu
+}  // namespace rt

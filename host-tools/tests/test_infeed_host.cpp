@@ -318,7 +318,7 @@ TEST_CASE("credit frames with random payloads never crash the host session", "[i
     Bytes payload(random() % 24);
     for (uint8_t& byte : payload) byte = static_cast<uint8_t>(random() % 3 == 0 ? 0 : random());
     Bytes wire(rt::link::max_wire_frame_size(payload.size()));
-    auto size = rt::link::encode_frame({MessageKind::kInfeedCredits, static_cast<uint16_t>(random() % 3), static_cast<uint32_t>(i)},
+    auto size = rt::link::encode_frame(rt::link::message_header(MessageKind::kInfeedCredits, static_cast<uint16_t>(random() % 3), static_cast<uint32_t>(i)),
                                        rt::Span<const uint8_t>(payload.data(), payload.size()),
                                        rt::Span<uint8_t>(wire.data(), wire.size()));
     REQUIRE(size.is_ok());

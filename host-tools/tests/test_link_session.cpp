@@ -113,7 +113,7 @@ class FrameCounter : public rt::link::FrameSink {
 
 void require_well_formed(const Bytes& host_output) {
   FrameCounter counter;
-  rt::link::Decoder decoder(counter);
+  rt::link::Decoder decoder(counter, rt::link::kMessageKinds);
   decoder.feed(rt::Span<const uint8_t>(host_output.data(), host_output.size()));
   decoder.end_of_stream();
   REQUIRE(counter.bad == 0);
@@ -144,7 +144,7 @@ void feed_in_random_chunks(tpu::LinkSession& session, const Bytes& stream, std::
 
 Bytes frame_bytes(rt::link::MessageKind kind, uint16_t channel, uint32_t sequence, const Bytes& payload) {
   Bytes wire(rt::link::max_wire_frame_size(payload.size()));
-  auto size = rt::link::encode_frame({kind, channel, sequence}, rt::Span<const uint8_t>(payload.data(), payload.size()),
+  auto size = rt::link::encode_frame(rt::link::message_header(kind, channel, sequence), rt::Span<const uint8_t>(payload.data(), payload.size()),
                                      rt::Span<uint8_t>(wire.data(), wire.size()));
   REQUIRE(size.is_ok());
   wire.resize(*size);

@@ -48,6 +48,8 @@
 #include <vector>
 
 #include "host-tools/lib/board/shm_link.hpp"
+#include "runtime/link/protocol/host_result.hpp"
+#include "runtime/link/protocol/message_kind.hpp"
 #include "runtime/link/transport/shm_transport.hpp"
 
 namespace {
@@ -435,9 +437,9 @@ TEST_CASE("shm link: the RAM file goes once the board left kNotSeen and receive(
 
   // The mappings outlive the name: a board frame still arrives.
   FakeClock clock;
-  ShmTransport transport(board.window, clock);
+  ShmTransport transport(board.window, clock, kMessageKinds);
   const Bytes payload = pattern(300, 9);
-  REQUIRE(transport.send({MessageKind::kLog, 1, 5}, view(payload)).is_ok());
+  REQUIRE(transport.send(message_header(MessageKind::kLog, 1, 5), view(payload)).is_ok());
   Bytes got;
   CHECK(link->receive([&](std::span<const uint8_t> body) { got.assign(body.begin(), body.end()); }) == 1);
   CHECK(difference(got, frame_body(MessageKind::kLog, 1, 5, payload)) == "");
@@ -475,14 +477,14 @@ TEST_CASE("shm link: host frames reach the board's transport whole, as reference
   std::unique_ptr<tpu::ShmLink> link = make_link();
   Board board(*link);
   FakeClock clock;
-  ShmTransport transport(board.window, clock);
+  ShmTransport transport(board.window, clock, kMessageKinds);
   CHECK(transport.max_receive_payload() == kMaxRecordPayload);
 
   const Bytes small = pattern(100, 1), large = pattern(kMaxRecordPayload, 2), odd = pattern(4093, 3), empty;
-  REQUIRE(link->send({MessageKind::kHostCallReply, 5, 7}, view(small)));
-  REQUIRE(link->send({MessageKind::kInfeedData, 0, 8}, view(large)));
-  REQUIRE(link->send({MessageKind::kHello, 0, 9}, view(empty)));
-  REQUIRE(link->send({MessageKind::kRun, 65535, 0xFFFFFFFFu}, view(odd)));
+  REQUIRE(link->send(message_header(MessageKind::kHostCallReply, 5, 7), view(small)));
+  REQUIRE(link->send(message_header(MessageKind::kInfeedData, 0, 8), view(large)));
+  REQUIRE(link->send(message_header(MessageKind::kHello, 0, 9), view(empty)));
+  REQUIRE(link->send(message_header(MessageKind::kRun, 65535, 0xFFFFFFFFu), view(odd)));
   CHECK(link->queued_frames() == 0);
   CHECK(link->frames_sent() == 4);
   CHECK_FALSE(link->failure().has_value());
@@ -509,16 +511,16 @@ TEST_CASE("shm link: host frames reach the board's transport whole, as reference
   CHECK(transport.receive(recorder, 64) == 0);
   REQUIRE(recorder.frames.size() == 4);
   CHECK(recorder.bad.empty());
-  CHECK(recorder.frames[0].header.kind == MessageKind::kHostCallReply);
+  CHECK(message_kind(recorder.frames[0].header) == MessageKind::kHostCallReply);
   CHECK(recorder.frames[0].header.channel == 5);
   CHECK(recorder.frames[0].header.sequence == 7);
   CHECK(difference(recorder.frames[0].payload, small) == "");
-  CHECK(recorder.frames[1].header.kind == MessageKind::kInfeedData);
+  CHECK(message_kind(recorder.frames[1].header) == MessageKind::kInfeedData);
   CHECK(recorder.frames[1].header.sequence == 8);
   CHECK(difference(recorder.frames[1].payload, large) == "");
-  CHECK(recorder.frames[2].header.kind == MessageKind::kHello);
+  CHECK(message_kind(recorder.frames[2].header) == MessageKind::kHello);
   CHECK(recorder.frames[2].payload.empty());
-  CHECK(recorder.frames[3].header.kind == MessageKind::kRun);
+  CHECK(message_kind(recorder.frames[3].header) == MessageKind::kRun);
   CHECK(recorder.frames[3].header.channel == 65535);
   CHECK(recorder.frames[3].header.sequence == 0xFFFFFFFFu);
   CHECK(difference(recorder.frames[3].payload, odd) == "");
@@ -530,12 +532,12 @@ TEST_CASE("shm link: board frames reach receive() as the reference bodies, also 
   std::unique_ptr<tpu::ShmLink> link = make_link();
   Board board(*link);
   FakeClock clock;
-  ShmTransport transport(board.window, clock);
+  ShmTransport transport(board.window, clock, kMessageKinds);
 
   const Bytes log = pattern(4000, 3), full = pattern(kMaxPayload, 4), empty;
-  REQUIRE(transport.send({MessageKind::kOutfeedData, 2, 41}, view(log)).is_ok());
-  REQUIRE(transport.send({MessageKind::kHostCallRequest, 3, 42}, view(full)).is_ok());
-  REQUIRE(transport.send({MessageKind::kResult, 0, 43}, view(empty)).is_ok());
+  REQUIRE(transport.send(message_header(MessageKind::kOutfeedData, 2, 41), view(log)).is_ok());
+  REQUIRE(transport.send(message_header(MessageKind::kHostCallRequest, 3, 42), view(full)).is_ok());
+  REQUIRE(transport.send(message_header(MessageKind::kResult, 0, 43), view(empty)).is_ok());
   std::vector<Bytes> got;
   const tpu::ShmLink::Receiver keep = [&](std::span<const uint8_t> body) { got.emplace_back(body.begin(), body.end()); };
   CHECK(link->receive(keep, 2) == 2);  // the budget holds
@@ -556,7 +558,7 @@ TEST_CASE("shm link: board frames reach receive() as the reference bodies, also 
   for (int round = 0; round < 120; ++round) {
     for (int i = 0; i < 5; ++i, ++sequence) {
       const Bytes payload = pattern((sequence * 997) % (kMaxPayload + 1), sequence);
-      REQUIRE(transport.send({MessageKind::kOutfeedData, uint16_t(sequence % 16), sequence}, view(payload)).is_ok());
+      REQUIRE(transport.send(message_header(MessageKind::kOutfeedData, uint16_t(sequence % 16), sequence), view(payload)).is_ok());
       expected.push_back(frame_body(MessageKind::kOutfeedData, uint16_t(sequence % 16), sequence, payload));
     }
     CHECK(link->receive(keep) == 5);
@@ -575,7 +577,7 @@ TEST_CASE("shm link: a full to-board ring queues frames, and flush() sends them 
   std::unique_ptr<tpu::ShmLink> link = make_link();
   Board board(*link);
   FakeClock clock;
-  ShmTransport transport(board.window, clock);
+  ShmTransport transport(board.window, clock, kMessageKinds);
   Recorder recorder;
 
   // 60 KiB frames: 61456-byte bodies, 61464-byte records; 8 fill 491712 of the ring's 524288 bytes.
@@ -583,7 +585,7 @@ TEST_CASE("shm link: a full to-board ring queues frames, and flush() sends them 
   REQUIRE(record == 61464);
   const auto payload = [](uint32_t sequence) { return pattern(kMaxRecordPayload, sequence); };
   for (uint32_t sequence = 0; sequence < 12; ++sequence)
-    REQUIRE(link->send({MessageKind::kInfeedData, 1, sequence}, view(payload(sequence))));
+    REQUIRE(link->send(message_header(MessageKind::kInfeedData, 1, sequence), view(payload(sequence))));
   CHECK(link->frames_sent() == 8);
   CHECK(link->queued_frames() == 4);
   CHECK(board.to_board_indices().head.load() == 8 * record);
@@ -592,7 +594,7 @@ TEST_CASE("shm link: a full to-board ring queues frames, and flush() sends them 
 
   CHECK(transport.receive(recorder, 3) == 3);  // frees 3 records
   // Room now, but a new frame must not overtake the queued ones.
-  REQUIRE(link->send({MessageKind::kInfeedData, 1, 12}, view(payload(12))));
+  REQUIRE(link->send(message_header(MessageKind::kInfeedData, 1, 12), view(payload(12))));
   CHECK(link->queued_frames() == 5);
   CHECK(link->frames_sent() == 8);
   // Frame 8 needs a pad record first (32576 bytes left before the end), then 9 and 10 fill the ring
@@ -613,7 +615,7 @@ TEST_CASE("shm link: a full to-board ring queues frames, and flush() sends them 
   for (uint32_t sequence = 0; sequence < 13; ++sequence) {
     INFO("frame " << sequence);
     CHECK(recorder.frames[sequence].header.sequence == sequence);
-    CHECK(recorder.frames[sequence].header.kind == MessageKind::kInfeedData);
+    CHECK(message_kind(recorder.frames[sequence].header) == MessageKind::kInfeedData);
     CHECK(difference(recorder.frames[sequence].payload, payload(sequence)) == "");
   }
   CHECK(link->frames_sent() == 13);
@@ -626,11 +628,11 @@ TEST_CASE("shm link: a frame the link cannot carry is refused and ends the link"
   Board board(*link);
   SECTION("a payload over 60 KiB") {
     const Bytes payload = pattern(kMaxRecordPayload + 1, 1);
-    CHECK_FALSE(link->send({MessageKind::kInfeedData, 0, 1}, view(payload)));
+    CHECK_FALSE(link->send(message_header(MessageKind::kInfeedData, 0, 1), view(payload)));
   }
   SECTION("an unknown kind") {
     const Bytes payload = pattern(16, 1);
-    CHECK_FALSE(link->send({static_cast<MessageKind>(200), 0, 1}, view(payload)));
+    CHECK_FALSE(link->send(FrameHeader{200, 0, 1}, view(payload)));
   }
   CHECK(link->queued_frames() == 0);
   CHECK(link->frames_sent() == 0);
@@ -638,7 +640,7 @@ TEST_CASE("shm link: a frame the link cannot carry is refused and ends the link"
   CHECK(link->failure()->find("could not be built") != std::string::npos);
   CHECK(board.to_board_indices().head.load() == 0);  // nothing reached the ring
   const Bytes good = pattern(16, 2);
-  CHECK_FALSE(link->send({MessageKind::kHostCallReply, 0, 2}, view(good)));
+  CHECK_FALSE(link->send(message_header(MessageKind::kHostCallReply, 0, 2), view(good)));
   CHECK(board.to_board_indices().head.load() == 0);
 }
 
@@ -648,7 +650,7 @@ TEST_CASE("shm link: a corrupt to-host ring stops receive() for good, reading no
   std::unique_ptr<tpu::ShmLink> link = make_link();
   Board board(*link);
   FakeClock clock;
-  ShmTransport transport(board.window, clock);
+  ShmTransport transport(board.window, clock, kMessageKinds);
   ShmRingIndices& indices = board.to_host_indices();
   const Bytes payload = pattern(4000, 5);
   const uint32_t body = uint32_t(frame_body(MessageKind::kLog, 0, 1, payload).size());
@@ -659,35 +661,35 @@ TEST_CASE("shm link: a corrupt to-host ring stops receive() for good, reading no
     expected = "impossible";
   }
   SECTION("head behind the host's tail") {
-    REQUIRE(transport.send({MessageKind::kLog, 0, 1}, view(payload)).is_ok());
+    REQUIRE(transport.send(message_header(MessageKind::kLog, 0, 1), view(payload)).is_ok());
     REQUIRE(link->receive([](std::span<const uint8_t>) {}) == 1);
     indices.head.store(8);
     expected = "impossible";
   }
   SECTION("head not 8-byte aligned") {
-    REQUIRE(transport.send({MessageKind::kLog, 0, 1}, view(payload)).is_ok());
+    REQUIRE(transport.send(message_header(MessageKind::kLog, 0, 1), view(payload)).is_ok());
     indices.head.store(indices.head.load() - 4);
     expected = "impossible";
   }
   SECTION("a bad record header (a flipped check bit)") {
-    REQUIRE(transport.send({MessageKind::kLog, 0, 1}, view(payload)).is_ok());
+    REQUIRE(transport.send(message_header(MessageKind::kLog, 0, 1), view(payload)).is_ok());
     board.to_host_data()[4] ^= 0x01;
     expected = "bad header";
   }
   SECTION("a stale header (right for another position)") {
-    REQUIRE(transport.send({MessageKind::kLog, 0, 1}, view(payload)).is_ok());
+    REQUIRE(transport.send(message_header(MessageKind::kLog, 0, 1), view(payload)).is_ok());
     const uint32_t stale = body ^ 0x5EC0AD5Eu ^ uint32_t{kToHostCapacity / 2};
     std::memcpy(board.to_host_data() + 4, &stale, 4);
     expected = "bad header";
   }
   SECTION("a record longer than the ring takes") {
-    REQUIRE(transport.send({MessageKind::kLog, 0, 1}, view(payload)).is_ok());
+    REQUIRE(transport.send(message_header(MessageKind::kLog, 0, 1), view(payload)).is_ok());
     const uint32_t header[2] = {kToHostCapacity, kToHostCapacity ^ 0x5EC0AD5Eu ^ 0u};  // checks, but too long
     std::memcpy(board.to_host_data(), header, sizeof header);
     expected = "at most";
   }
   SECTION("a record longer than what is published") {
-    REQUIRE(transport.send({MessageKind::kLog, 0, 1}, view(payload)).is_ok());
+    REQUIRE(transport.send(message_header(MessageKind::kLog, 0, 1), view(payload)).is_ok());
     const uint32_t length = body + 64;
     const uint32_t header[2] = {length, length ^ 0x5EC0AD5Eu ^ 0u};
     std::memcpy(board.to_host_data(), header, sizeof header);
@@ -710,15 +712,15 @@ TEST_CASE("shm link: a corrupt to-host ring stops receive() for good, reading no
     // Final: a repaired ring with a good frame in it changes nothing.
     indices.head.store(indices.tail.load());
     std::memset(board.to_host_data(), 0, 64);
-    ShmTransport again(board.window, clock);  // a writer that starts from the repaired head
-    REQUIRE(again.send({MessageKind::kLog, 0, 2}, view(payload)).is_ok());
+    ShmTransport again(board.window, clock, kMessageKinds);  // a writer that starts from the repaired head
+    REQUIRE(again.send(message_header(MessageKind::kLog, 0, 2), view(payload)).is_ok());
     CHECK(link->receive(count) == 0);
     CHECK(delivered == 0);
     CHECK(link->failure() == first);
   }
   CHECK(link->bytes_received() == bytes_before);
   const Bytes reply = pattern(8, 1);
-  CHECK_FALSE(link->send({MessageKind::kHostCallReply, 0, 1}, view(reply)));  // a failed link sends nothing
+  CHECK_FALSE(link->send(message_header(MessageKind::kHostCallReply, 0, 1), view(reply)));  // a failed link sends nothing
 }
 
 TEST_CASE("shm link: an impossible to-board tail fails send() for good", "[shm_link]") {
@@ -728,13 +730,13 @@ TEST_CASE("shm link: an impossible to-board tail fails send() for good", "[shm_l
   const Bytes payload = pattern(64, 1);
   {
     WindowGuard guard(*link, board.ram);  // nothing outside the window is touched
-    CHECK_FALSE(link->send({MessageKind::kHostCallReply, 0, 1}, view(payload)));
+    CHECK_FALSE(link->send(message_header(MessageKind::kHostCallReply, 0, 1), view(payload)));
   }
   REQUIRE(link->failure().has_value());
   CHECK(link->failure()->find("impossible") != std::string::npos);
   CHECK(board.to_board_indices().head.load() == 0);
   board.to_board_indices().tail.store(0);  // repaired: the link stays failed
-  CHECK_FALSE(link->send({MessageKind::kHostCallReply, 0, 2}, view(payload)));
+  CHECK_FALSE(link->send(message_header(MessageKind::kHostCallReply, 0, 2), view(payload)));
   CHECK(link->flush() == 0);
   CHECK(link->queued_frames() == 0);
   CHECK(board.to_board_indices().head.load() == 0);
@@ -746,7 +748,7 @@ TEST_CASE("shm link: place_results writes only armed, fitting targets inside the
   std::unique_ptr<tpu::ShmLink> link = make_link();
   Board board(*link);
   FakeClock clock;
-  ShmTransport transport(board.window, clock);
+  ShmTransport transport(board.window, clock, kMessageKinds);
   board.announce(kRamBase + kLayout.window_offset, kApertureAddress, kApertureBytes);
   ShmReplyTarget& target = board.control->targets[2];
 
@@ -762,7 +764,7 @@ TEST_CASE("shm link: place_results writes only armed, fitting targets inside the
   const HostResult results[2] = {
       HostResult::tensor(rt::Tensor::contiguous(rt::DType::kI32, *shape, reinterpret_cast<void*>(uintptr_t{address}))),
       HostResult::text(text)};
-  REQUIRE(transport.arm_reply_targets(2, 77, rt::Span<const HostResult>(results, 2)));
+  REQUIRE(transport.arm_reply_targets(2, 77, rt::link::HostResultTargets(rt::Span<const HostResult>(results, 2))));
   REQUIRE(shm_target_state(target) == ShmTargetState::kArmed);
   CHECK(target.call_id == 77);
   CHECK(target.count == 2);
@@ -920,7 +922,7 @@ TEST_CASE("shm link: the board disarms its targets without hanging on a host tha
   std::unique_ptr<tpu::ShmLink> link = make_link();
   Board board(*link);
   FakeClock clock;
-  ShmTransport transport(board.window, clock);
+  ShmTransport transport(board.window, clock, kMessageKinds);
   ShmReplyTarget& target = board.control->targets[2];
   ShmReplyTarget& neighbour = board.control->targets[3];
   set_shm_target_state(neighbour, ShmTargetState::kArmed);
@@ -975,9 +977,9 @@ TEST_CASE("shm link: the board disarms its targets without hanging on a host tha
   const HostResult result =
       HostResult::tensor(rt::Tensor::contiguous(rt::DType::kF32, *shape, reinterpret_cast<void*>(uintptr_t{kApertureAddress})));
   set_shm_target_state(neighbour, ShmTargetState::kWritten);
-  CHECK_FALSE(transport.arm_reply_targets(3, 5, rt::Span<const HostResult>(&result, 1)));
+  CHECK_FALSE(transport.arm_reply_targets(3, 5, rt::link::HostResultTargets(rt::Span<const HostResult>(&result, 1))));
   transport.disarm_reply_targets(3);
-  CHECK(transport.arm_reply_targets(3, 5, rt::Span<const HostResult>(&result, 1)));
+  CHECK(transport.arm_reply_targets(3, 5, rt::link::HostResultTargets(rt::Span<const HostResult>(&result, 1))));
   CHECK(neighbour.bytes[0] == 8);
 }
 

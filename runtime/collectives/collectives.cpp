@@ -18,10 +18,6 @@ namespace {
 constexpr size_t kScratchElements = 16 * 1024;
 alignas(kCacheLineSize) uint8_t scratch[hal::kMaxCores][kScratchElements * 8];
 
-void consume_copy(void* context, const uint8_t* bytes, size_t offset, size_t count) {
-  static_cast<const StridedBytes*>(context)->scatter(offset, bytes, count);
-}
-
 bool overlapping(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
   const auto* x = static_cast<const uint8_t*>(a);
   const auto* y = static_cast<const uint8_t*>(b);
@@ -64,7 +60,7 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& mine,
     if (j == group.position) continue;
     exchange.send(core_of(group.members[j]), StridedBytes::contiguous(&mine, sizeof(mine)));
     sinks[j] = StridedBytes::contiguous(&peers[j], sizeof(SharedBuffers));
-    exchange.receive(core_of(group.members[j]), sizeof(SharedBuffers), Sink{consume_copy, &sinks[j]});
+    exchange.receive(core_of(group.members[j]), sizeof(SharedBuffers), Sink{&sinks[j]});
   }
   RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
   for (unsigned j = 0; j < group.size; ++j) {
@@ -166,7 +162,7 @@ Status Collectives::signal_group(CollectiveKind kind, const Group& group, const 
   for (unsigned j = 0; j < group.size; ++j) {
     if (j == group.position) continue;
     exchange.send(core_of(group.members[j]), StridedBytes{});
-    exchange.receive(core_of(group.members[j]), 0, Sink{consume_copy, nullptr});
+    exchange.receive(core_of(group.members[j]), 0, Sink{});
   }
   return exchange.run(options.timeout_ns);
 }
@@ -231,7 +227,7 @@ Status Collectives::all_gather(DType type, const void* in, void* out, size_t cou
   StridedBytes destinations[hal::kMaxCores];
   for (unsigned j = 0; j < group->size; ++j) {
     destinations[j] = StridedBytes::contiguous(destination + j * bytes, bytes);
-    const Sink sink{consume_copy, &destinations[j]};
+    const Sink sink{&destinations[j]};
     if (j == group->position) {
       exchange.local(StridedBytes::contiguous(in, bytes), sink);
     } else {
@@ -259,7 +255,7 @@ Status Collectives::broadcast(unsigned source_replica, DType type, void* data, s
     for (unsigned j = 0; j < group->size; ++j)
       if (j != source_position) exchange.send(core_of(group->members[j]), destination);
   } else {
-    exchange.receive(core_of(source_replica), bytes, Sink{consume_copy, &destination});
+    exchange.receive(core_of(source_replica), bytes, Sink{&destination});
   }
   return exchange.run(options.timeout_ns);
 }
@@ -319,7 +315,7 @@ Status Collectives::all_to_all(DType type, const void* in, void* out, Span<const
     const StridedBytes source{static_cast<const uint8_t*>(in) + j * split_row_bytes, split_rows, split_row_bytes, split_stride};
     destinations[j] = StridedBytes{static_cast<uint8_t*>(out) + j * concat_row_bytes, concat_rows, concat_row_bytes, concat_stride};
     if (block_bytes == 0) destinations[j] = StridedBytes{};
-    const Sink sink{consume_copy, &destinations[j]};
+    const Sink sink{&destinations[j]};
     if (j == group->position) {
       exchange.local(block_bytes == 0 ? StridedBytes{} : source, sink);
     } else {
@@ -367,7 +363,7 @@ Status Collectives::collective_permute(DType type, const void* in, void* out, si
   if (overlapping(in, bytes, out, bytes)) return overlap_error("collective_permute");
   Exchange exchange(CollectiveKind::kCollectivePermute, sequence_);
   StridedBytes destination = StridedBytes::contiguous(out, bytes);
-  const Sink sink{consume_copy, &destination};
+  const Sink sink{&destination};
   if (my_target >= 0 && my_target != replica_) exchange.send(core_of(my_target), StridedBytes::contiguous(in, bytes));
   if (my_source == replica_) exchange.local(StridedBytes::contiguous(in, bytes), sink);
   else if (my_source >= 0) exchange.receive(core_of(my_source), bytes, sink);

@@ -122,7 +122,7 @@ Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
     for (size_t offset = 0; offset < op.bytes; offset += sizeof(buffer)) {
       const size_t count = min(sizeof(buffer), op.bytes - offset);
       op.local_source.gather(offset, buffer, count);
-      op.sink.consume(op.sink.context, buffer, offset, count);
+      op.sink.consume(buffer, offset, count);
     }
     op.finished = progressed = true;
     return Status::ok();
@@ -148,7 +148,7 @@ Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
     const size_t count = min(run.size(), total - op.done);
     const size_t payload_offset = op.done - kHeaderBytes;
     if (payload_offset < op.bytes)
-      op.sink.consume(op.sink.context, run.data(), payload_offset, min(count, op.bytes - payload_offset));
+      op.sink.consume(run.data(), payload_offset, min(count, op.bytes - payload_offset));
     ring.consume(count);
     op.done += count;
   }

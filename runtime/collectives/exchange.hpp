@@ -27,10 +27,14 @@ enum class CollectiveKind : uint32_t {
 };
 const char* collective_kind_name(CollectiveKind kind);
 
-// Receives payload pieces in order: `offset` is the byte offset within the message payload.
+// Where a message's payload goes: its pieces, in order, scattered into `destination` (`offset` is
+// the byte offset within the payload). No destination: an empty message (a barrier's).
 struct Sink {
-  void (*consume)(void* context, const uint8_t* bytes, size_t offset, size_t count);
-  void* context;
+  const StridedBytes* destination = nullptr;
+
+  void consume(const uint8_t* bytes, size_t offset, size_t count) const {
+    if (destination != nullptr) destination->scatter(offset, bytes, count);
+  }
 };
 
 class Exchange {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/link/protocol/message_kind.hpp"
 #include "runtime/link/transport/decoder.hpp"
 
 namespace {
@@ -57,7 +58,7 @@ class Recorder final : public rt::link::FrameSink {
 
 std::vector<Event> decode(const uint8_t* data, size_t size, bool chunked, rt::link::DecoderCounters& counters) {
   Recorder recorder;
-  rt::link::Decoder decoder(recorder);
+  rt::link::Decoder decoder(recorder, rt::link::kMessageKinds);
   uint64_t state = size * 0x9E3779B97F4A7C15ull + (size ? data[0] : 0);
   for (size_t at = 0; at < size;) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -75,7 +76,7 @@ std::vector<Event> decode(const uint8_t* data, size_t size, bool chunked, rt::li
 void check_reencodes(const Event& event) {
   const std::string& bytes = event.text;
   rt::link::FrameHeader header;
-  header.kind = static_cast<rt::link::MessageKind>(static_cast<uint8_t>(bytes[0]));
+  header.kind = static_cast<uint8_t>(bytes[0]);
   __builtin_memcpy(&header.channel, bytes.data() + 1, 2);
   __builtin_memcpy(&header.sequence, bytes.data() + 3, 4);
   const rt::Span<const uint8_t> payload(reinterpret_cast<const uint8_t*>(bytes.data()) + 7, bytes.size() - 7);

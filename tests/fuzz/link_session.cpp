@@ -45,7 +45,7 @@ constexpr uint64_t kMemoryBytes = 65536;
 
 class Output final : public tpu::SessionOutput {
  public:
-  Output() : decoder_(checker_) {}
+  Output() : decoder_(checker_, rt::link::kMessageKinds) {}
   void console(std::string_view) override {}
   void send_to_board(std::span<const uint8_t> bytes) override { decoder_.feed(rt::Span<const uint8_t>(bytes.data(), bytes.size())); }
   std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) override {
@@ -73,7 +73,7 @@ bool next_record(const uint8_t*& data, size_t& size, Record& record) {
   uint16_t length;
   std::memcpy(&length, data + 4, 2);
   record.route = data[0];
-  record.header.kind = static_cast<rt::link::MessageKind>(1 + data[1] % rt::link::kLastMessageKind);
+  record.header.kind = static_cast<uint8_t>(1 + data[1] % rt::link::kLastMessageKind);
   std::memcpy(&record.header.channel, data + 2, 2);
   data += 6, size -= 6;
   const size_t take = length < size ? length : size;

@@ -83,7 +83,7 @@ class MemoryPort final : public rt::link::LinkPort {
 
   void send(rt::link::MessageKind kind, uint16_t channel, const Bytes& payload) {
     Bytes wire(rt::link::max_wire_frame_size(payload.size()));
-    auto size = rt::link::encode_frame({kind, channel, sequence++}, rt::Span<const uint8_t>(payload.data(), payload.size()),
+    auto size = rt::link::encode_frame(rt::link::message_header(kind, channel, sequence++), rt::Span<const uint8_t>(payload.data(), payload.size()),
                                        rt::Span<uint8_t>(wire.data(), wire.size()));
     REQUIRE(size.is_ok());
     from_host.insert(from_host.end(), wire.begin(), wire.begin() + static_cast<long>(*size));
@@ -117,12 +117,12 @@ class MemoryPort final : public rt::link::LinkPort {
 struct BoardOutput final : rt::link::FrameSink {
   void on_text(rt::Span<const uint8_t>) override {}
   void on_frame(const rt::link::FrameView& frame) override {
-    if (frame.header.kind == rt::link::MessageKind::kInfeedCredits) {
+    if (rt::link::message_kind(frame.header) == rt::link::MessageKind::kInfeedCredits) {
       auto credits = rt::link::parse_infeed_credits(frame.payload);
       REQUIRE(credits.is_ok());
       last_credits = *credits;
       ++credit_frames;
-    } else if (frame.header.kind == rt::link::MessageKind::kError) {
+    } else if (rt::link::message_kind(frame.header) == rt::link::MessageKind::kError) {
       auto error = rt::link::parse_error(frame.payload);
       REQUIRE(error.is_ok());
       errors.push_back(std::string(error->message.data(), error->message.size()));
@@ -135,7 +135,7 @@ struct BoardOutput final : rt::link::FrameSink {
 
 BoardOutput decode(const Bytes& written) {
   BoardOutput output;
-  rt::link::Decoder decoder(output);
+  rt::link::Decoder decoder(output, rt::link::kMessageKinds);
   decoder.feed(rt::Span<const uint8_t>(written.data(), written.size()));
   decoder.end_of_stream();
   return output;
@@ -337,7 +337,7 @@ TEST_CASE("replicas dequeue their shards of tuples the host streamed over the li
     for (unsigned replica = 0; replica < 4; ++replica) {
       port.calling_core = replica;
       rt::Tensor tuple[2];
-      REQUIRE(infeed.binding().dequeue(infeed.binding().queue, replica, tuple, arena).is_ok());
+      REQUIRE(infeed.binding().dequeue(replica, tuple, arena).is_ok());
       REQUIRE(tuple[0].shape.dims[0] == 2);
       REQUIRE(tuple[1].shape.dims[0] == 2);
       const Tuple expected = make_tuple(step);

@@ -51,7 +51,7 @@ class Recorder : public FrameSink {
 
 Bytes frame(MessageKind kind, uint16_t channel, uint32_t sequence, const Bytes& payload) {
   Bytes wire(max_wire_frame_size(payload.size()));
-  auto size = encode_frame({kind, channel, sequence}, view(payload), rt::Span<uint8_t>(wire.data(), wire.size()));
+  auto size = encode_frame(message_header(kind, channel, sequence), view(payload), rt::Span<uint8_t>(wire.data(), wire.size()));
   REQUIRE(size.is_ok());
   wire.resize(*size);
   return wire;
@@ -109,10 +109,10 @@ TEST_CASE("Decoder delivers a frame fed whole, byte by byte or in chunks", "[lin
   const Bytes wire = frame(MessageKind::kOutfeedData, 513, 0xFFFFFFFF, payload);
   for (Feed how : {Feed::kWhole, Feed::kBytes, Feed::kRandomChunks}) {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, wire, how);
     REQUIRE(recorder.frames.size() == 1);
-    CHECK(recorder.frames[0].header.kind == MessageKind::kOutfeedData);
+    CHECK(message_kind(recorder.frames[0].header) == MessageKind::kOutfeedData);
     CHECK(recorder.frames[0].header.channel == 513);
     CHECK(recorder.frames[0].header.sequence == 0xFFFFFFFFu);
     CHECK(recorder.frames[0].payload == payload);
@@ -142,14 +142,14 @@ TEST_CASE("Decoder splits console text from frames at every split point", "[link
   };
   for (size_t split = 0; split <= stream.size(); ++split) {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     decoder.feed(rt::Span<const uint8_t>(stream.data(), split));
     decoder.feed(rt::Span<const uint8_t>(stream.data() + split, stream.size() - split));
     check(recorder, decoder);
   }
   for (Feed how : {Feed::kBytes, Feed::kRandomChunks}) {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, stream, how, 77);
     check(recorder, decoder);
   }
@@ -157,7 +157,7 @@ TEST_CASE("Decoder splits console text from frames at every split point", "[link
 
 TEST_CASE("Decoder delivers text as it arrives, holding at most a segment's first byte", "[link][decoder]") {
   Recorder recorder;
-  Decoder decoder(recorder);
+  Decoder decoder(recorder, rt::link::kMessageKinds);
   decoder.feed(bytes_of("a")[0]);
   CHECK(recorder.text.empty());  // a lone first byte could still be a frame's code byte
   decoder.feed(bytes_of("b")[0]);
@@ -209,7 +209,7 @@ TEST_CASE("Decoder drops and counts every bad frame class and resynchronises on 
     for (Feed how : {Feed::kWhole, Feed::kBytes, Feed::kRandomChunks}) {
       INFO(c.name << ", feed mode " << int(how));
       Recorder recorder;
-      Decoder decoder(recorder);
+      Decoder decoder(recorder, rt::link::kMessageKinds);
       feed(decoder, concat({c.bad, good, c.bad, bytes_of("text\n"), c.bad, good}), how);
       CHECK(decoder.counters().*c.counter == 3);
       CHECK(decoder.counters().bad_frames() == 3);
@@ -229,7 +229,7 @@ TEST_CASE("Decoder recovers from lost, stray and cut-in delimiters", "[link][dec
 
   SECTION("lost leading 0x00: that frame becomes text, the next one arrives") {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, concat({bytes_of("abc\n"), Bytes(a.begin() + 1, a.end()), bytes_of("def\n"), b}), Feed::kWhole);
     REQUIRE(recorder.frames.size() == 1);
     CHECK(payload_text(recorder.frames[0]) == "frame b");
@@ -239,7 +239,7 @@ TEST_CASE("Decoder recovers from lost, stray and cut-in delimiters", "[link][dec
   }
   SECTION("lost trailing 0x00: the frame swallows the following text and is dropped") {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, concat({Bytes(a.begin(), a.end() - 1), bytes_of("def\n"), b, bytes_of("ghi\n")}), Feed::kWhole);
     REQUIRE(recorder.frames.size() == 1);
     CHECK(payload_text(recorder.frames[0]) == "frame b");
@@ -248,7 +248,7 @@ TEST_CASE("Decoder recovers from lost, stray and cut-in delimiters", "[link][dec
   }
   SECTION("stray 0x00 in text splits it into two text segments") {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, concat({bytes_of("ab"), {0}, bytes_of("cd\n"), {0}, bytes_of("e"), {0, 0}, b}), Feed::kBytes);
     CHECK(recorder.text == "abcd\ne");
     CHECK(recorder.frames.size() == 1);
@@ -258,7 +258,7 @@ TEST_CASE("Decoder recovers from lost, stray and cut-in delimiters", "[link][dec
     Bytes cut = a;
     cut.insert(cut.begin() + 6, 0);
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, concat({cut, b}), Feed::kWhole);
     REQUIRE(recorder.frames.size() == 1);
     CHECK(payload_text(recorder.frames[0]) == "frame b");
@@ -266,7 +266,7 @@ TEST_CASE("Decoder recovers from lost, stray and cut-in delimiters", "[link][dec
   }
   SECTION("a panic message cutting into a frame: 0x00 first, then its text") {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, concat({Bytes(a.begin(), a.begin() + 8), {0}, bytes_of("PANIC: core 3 fault\n"), b}), Feed::kWhole);
     CHECK(recorder.text == "PANIC: core 3 fault\n");
     REQUIRE(recorder.frames.size() == 1);
@@ -275,7 +275,7 @@ TEST_CASE("Decoder recovers from lost, stray and cut-in delimiters", "[link][dec
   }
   SECTION("the stream ends inside a frame") {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, concat({b, Bytes(a.begin(), a.begin() + 10)}), Feed::kWhole);
     CHECK(decoder.counters().malformed == 0);
     decoder.end_of_stream();
@@ -285,7 +285,7 @@ TEST_CASE("Decoder recovers from lost, stray and cut-in delimiters", "[link][dec
   }
   SECTION("attaching in the middle of a frame") {
     Recorder recorder;
-    Decoder decoder(recorder);
+    Decoder decoder(recorder, rt::link::kMessageKinds);
     feed(decoder, concat({Bytes(a.begin() + 5, a.end()), b}), Feed::kWhole);
     REQUIRE(recorder.frames.size() == 1);
     CHECK(payload_text(recorder.frames[0]) == "frame b");
@@ -343,7 +343,7 @@ TEST_CASE("Every message kind survives encode, frame, decode and parse", "[link]
   Bytes stream;
   for (const Bytes& part : stream_parts) stream.insert(stream.end(), part.begin(), part.end());
   Recorder recorder;
-  Decoder decoder(recorder);
+  Decoder decoder(recorder, rt::link::kMessageKinds);
   feed(decoder, stream, Feed::kRandomChunks, 3);
   REQUIRE(recorder.frames.size() == kLastMessageKind);
   for (size_t i = 0; i < recorder.frames.size(); ++i) {
@@ -352,7 +352,7 @@ TEST_CASE("Every message kind survives encode, frame, decode and parse", "[link]
     CHECK(got.header.channel == 3);
     CHECK(static_cast<size_t>(got.header.kind) == i + 1);
     const rt::Span<const uint8_t> payload = view(got.payload);
-    switch (got.header.kind) {
+    switch (message_kind(got.header)) {
       case MessageKind::kHello: CHECK(parse_hello(payload)->core_count == 4); break;
       case MessageKind::kLog: CHECK(parse_log(payload)->level == 'E'); break;
       case MessageKind::kInfeedData:
@@ -361,7 +361,7 @@ TEST_CASE("Every message kind survives encode, frame, decode and parse", "[link]
       case MessageKind::kHostCallRequest:
       case MessageKind::kHostCallReply:
       case MessageKind::kRun:
-      case MessageKind::kResult: CHECK(parse_call(got.header.kind, payload)->id == 5); break;
+      case MessageKind::kResult: CHECK(parse_call(message_kind(got.header), payload)->id == 5); break;
       case MessageKind::kError: CHECK(parse_error(payload)->code == rt::StatusCode::kUnimplemented); break;
       case MessageKind::kTrace: {
         TraceEvent parsed[2];

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/link/transport/crc32.hpp"
+#include "runtime/link/protocol/message_kind.hpp"
 #include "runtime/link/transport/frame.hpp"
 
 namespace {
@@ -15,6 +16,9 @@ using Bytes = std::vector<uint8_t>;
 using namespace rt::link;
 
 rt::Span<const uint8_t> view(const Bytes& bytes) { return rt::Span<const uint8_t>(bytes.data(), bytes.size()); }
+
+// Checks a body the way the protocol's receivers do: its message kinds are the known ones.
+FrameCheck check_frame(rt::Span<const uint8_t> body) { return rt::link::check_frame(body, kMessageKinds); }
 
 Bytes encode(const FrameHeader& header, const Bytes& payload) {
   Bytes wire(max_wire_frame_size(payload.size()));
@@ -56,7 +60,7 @@ Bytes raw_body(uint8_t magic, uint8_t version, uint8_t kind, uint8_t reserved, u
 
 TEST_CASE("Frame byte layout: 00, COBS(header, payload, CRC-32), 00", "[link][frame]") {
   const Bytes payload = {0x10, 0x00, 0x20, 0xFA};
-  const Bytes wire = encode({MessageKind::kLog, 0x0302, 0xA1B2C3D4}, payload);
+  const Bytes wire = encode(message_header(MessageKind::kLog, 0x0302, 0xA1B2C3D4), payload);
   CHECK(wire[0] == 0x00);
   CHECK(wire[1] == 0x04);  // the COBS code of the first block: magic, version, kind, then reserved 0
   CHECK(wire[2] == kFrameMagic);
@@ -71,7 +75,7 @@ TEST_CASE("Frame byte layout: 00, COBS(header, payload, CRC-32), 00", "[link][fr
 
   const FrameCheck check = check_frame(view(body));
   REQUIRE(check.error == FrameError::kNone);
-  CHECK(check.frame.header.kind == MessageKind::kLog);
+  CHECK(message_kind(check.frame.header) == MessageKind::kLog);
   CHECK(check.frame.header.channel == 0x0302);
   CHECK(check.frame.header.sequence == 0xA1B2C3D4u);
   CHECK(Bytes(check.frame.payload.begin(), check.frame.payload.end()) == payload);
@@ -81,7 +85,7 @@ TEST_CASE("Frame size limits", "[link][frame]") {
   CHECK(kMaxFrameBytes == 4112);
   CHECK(kMaxWireFrameBytes == 2 + 4112 + 17);
   const Bytes largest(kMaxPayload, 0xAB);  // no zeros: the worst case for COBS
-  const Bytes wire = encode({MessageKind::kOutfeedData, 1, 2}, largest);
+  const Bytes wire = encode(message_header(MessageKind::kOutfeedData, 1, 2), largest);
   CHECK(wire.size() <= kMaxWireFrameBytes);
   CHECK(check_frame(view(body_of(wire))).error == FrameError::kNone);
 
@@ -91,12 +95,15 @@ TEST_CASE("Frame size limits", "[link][frame]") {
   const Bytes small(10, 1);
   CHECK_FALSE(encode_frame({}, view(small), rt::Span<uint8_t>(out.data(), max_wire_frame_size(10) - 1)).is_ok());
   CHECK(encode_frame({}, view(small), rt::Span<uint8_t>(out.data(), max_wire_frame_size(10))).is_ok());
-  CHECK(encode({MessageKind::kHello, 0, 0}, {}).size() <= max_wire_frame_size(0));
-  CHECK_FALSE(encode_frame({static_cast<MessageKind>(0), 0, 0}, view(small), rt::Span<uint8_t>(out.data(), out.size()))
-                  .is_ok());
-  CHECK_FALSE(encode_frame({static_cast<MessageKind>(kLastMessageKind + 1), 0, 0}, view(small),
-                           rt::Span<uint8_t>(out.data(), out.size()))
-                  .is_ok());
+  CHECK(encode(message_header(MessageKind::kHello, 0, 0), {}).size() <= max_wire_frame_size(0));
+  // Senders refuse kinds their protocol does not know, receivers drop them; the transport itself
+  // carries any kind byte.
+  for (const uint8_t kind : {uint8_t{0}, uint8_t(kLastMessageKind + 1)}) {
+    const FrameHeader header{kind, 0, 0};
+    CHECK_FALSE(encode_frame(header, view(small), rt::Span<uint8_t>(out.data(), out.size()), kMessageKinds).is_ok());
+    CHECK(check_frame(view(body_of(encode({kind, 0, 0}, small)))).error == FrameError::kUnknownKind);
+    CHECK(rt::link::check_frame(view(body_of(encode({kind, 0, 0}, small))), FrameKinds{}).error == FrameError::kNone);
+  }
 }
 
 TEST_CASE("check_frame classifies every bad body", "[link][frame]") {

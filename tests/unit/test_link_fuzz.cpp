@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/link/protocol/message_kind.hpp"
 #include "runtime/link/transport/crc32.hpp"
 #include "runtime/link/transport/decoder.hpp"
 
@@ -76,7 +77,7 @@ void model_segment(const Bytes& segment, bool closed, Outcome& outcome) {
   if (!closed || !cobs.complete() || body.size() < 16) return outcome.errors.push_back(FrameError::kMalformed);
   if (crc_field(body) != crc32(rt::Span<const uint8_t>(body.data(), body.size() - 4)))
     return outcome.errors.push_back(FrameError::kCrc);
-  const FrameCheck check = check_frame(view(body));
+  const FrameCheck check = check_frame(view(body), kMessageKinds);
   REQUIRE(check.error != FrameError::kCrc);
   REQUIRE(check.error != FrameError::kOversized);
   if (check.error != FrameError::kNone) return outcome.errors.push_back(check.error);
@@ -102,7 +103,7 @@ Outcome model(const Bytes& stream) {
 
 Outcome decode(const Bytes& stream, std::mt19937& rng) {
   Recorder recorder;
-  Decoder decoder(recorder);
+  Decoder decoder(recorder, rt::link::kMessageKinds);
   const unsigned max_chunk = rng() % 4 == 0 ? 1 : 1 + rng() % 300;
   size_t at = 0;
   while (at < stream.size()) {
@@ -169,7 +170,8 @@ Stream valid_stream(std::mt19937& rng, uint32_t& sequence) {
     }
     const unsigned size_class = rng() % 10;
     const size_t size = size_class < 6 ? rng() % 33 : size_class < 9 ? rng() % 513 : rng() % (kMaxPayload + 1);
-    Received frame{{static_cast<MessageKind>(1 + rng() % kLastMessageKind), uint16_t(rng()), sequence++}, Bytes(size)};
+    Received frame{message_header(static_cast<MessageKind>(1 + rng() % kLastMessageKind), uint16_t(rng()), sequence++),
+                   Bytes(size)};
     for (uint8_t& byte : frame.payload) byte = rng() % 5 == 0 ? 0 : uint8_t(rng());
     Bytes wire(max_wire_frame_size(size));
     auto written = encode_frame(frame.header, view(frame.payload), rt::Span<uint8_t>(wire.data(), wire.size()));

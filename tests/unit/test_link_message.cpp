@@ -298,11 +298,11 @@ TEST_CASE("A tensor larger than a frame travels as chunks and is put back togeth
   REQUIRE(over.is_ok());
   CHECK(*over == kMaxPayload + 1);
   Bytes wire(max_wire_frame_size(*over) + 16);
-  CHECK_FALSE(encode_frame({MessageKind::kInfeedData, 0, 0}, rt::Span<const uint8_t>(out.data(), *over),
+  CHECK_FALSE(encode_frame(message_header(MessageKind::kInfeedData, 0, 0), rt::Span<const uint8_t>(out.data(), *over),
                            rt::Span<uint8_t>(wire.data(), wire.size()))
                   .is_ok());
   uint8_t head[kFrameHeaderBytes], tail[kFrameCrcBytes];
-  CHECK(frame_body_parts({MessageKind::kInfeedData, 0, 0}, rt::Span<const uint8_t>(out.data(), *over), head, tail,
+  CHECK(frame_body_parts(message_header(MessageKind::kInfeedData, 0, 0), rt::Span<const uint8_t>(out.data(), *over), head, tail,
                          kMaxRecordPayload)
             .is_ok());
 }

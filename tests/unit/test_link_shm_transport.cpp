@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/link/protocol/message_kind.hpp"
 #include "runtime/link/transport/shm_transport.hpp"
 
 namespace {
@@ -102,7 +103,7 @@ class Recorder final : public FrameSink {
 TEST_CASE("shm transport: host frames arrive whole and in order, up to the announced payload") {
   Window window;
   FakeClock clock;
-  ShmTransport transport(window.base, clock);
+  ShmTransport transport(window.base, clock, kMessageKinds);
   CHECK(transport.max_receive_payload() == kMaxRecordPayload);
   const Bytes small = pattern(100, 1), large = pattern(kMaxRecordPayload, 2), empty;
   window.host_sends(frame_body(MessageKind::kHostCallReply, 5, 7, small));
@@ -113,11 +114,11 @@ TEST_CASE("shm transport: host frames arrive whole and in order, up to the annou
   CHECK(transport.receive(recorder, 64) == 1);
   CHECK(transport.receive(recorder, 64) == 0);
   REQUIRE(recorder.frames.size() == 3);
-  CHECK(recorder.frames[0].header.kind == MessageKind::kHostCallReply);
+  CHECK(message_kind(recorder.frames[0].header) == MessageKind::kHostCallReply);
   CHECK(recorder.frames[0].header.channel == 5);
   CHECK(recorder.frames[0].header.sequence == 7);
   CHECK(recorder.frames[0].payload == small);
-  CHECK(recorder.frames[1].header.kind == MessageKind::kInfeedData);
+  CHECK(message_kind(recorder.frames[1].header) == MessageKind::kInfeedData);
   CHECK(recorder.frames[1].payload == large);
   CHECK(recorder.frames[2].payload.empty());
   CHECK(transport.counters().frames_ok == 3);
@@ -127,9 +128,9 @@ TEST_CASE("shm transport: host frames arrive whole and in order, up to the annou
 TEST_CASE("shm transport: board frames reach the host ring as checked frame bodies") {
   Window window;
   FakeClock clock;
-  ShmTransport transport(window.base, clock);
+  ShmTransport transport(window.base, clock, kMessageKinds);
   const Bytes payload = pattern(4000, 3);
-  REQUIRE(transport.send({MessageKind::kOutfeedData, 2, 41}, rt::Span<const uint8_t>(payload.data(), payload.size())).is_ok());
+  REQUIRE(transport.send(message_header(MessageKind::kOutfeedData, 2, 41), rt::Span<const uint8_t>(payload.data(), payload.size())).is_ok());
   rt::Result<rt::Span<const uint8_t>> record = window.to_host.peek();
   REQUIRE(record.is_ok());
   REQUIRE(record->data() != nullptr);
@@ -143,7 +144,7 @@ TEST_CASE("shm transport: board frames reach the host ring as checked frame bodi
 TEST_CASE("shm transport: a frame that fails its check ends the link") {
   Window window;
   FakeClock clock;
-  ShmTransport transport(window.base, clock);
+  ShmTransport transport(window.base, clock, kMessageKinds);
   Bytes body = frame_body(MessageKind::kHostCallReply, 1, 1, pattern(64, 4));
   body[20] ^= 0x10;  // one payload bit: the CRC no longer matches
   window.host_sends(body);
@@ -157,13 +158,13 @@ TEST_CASE("shm transport: a frame that fails its check ends the link") {
   const rt::Status failure = transport.failure();
   CHECK(std::string(failure.c_str()).find("failed its check (crc mismatch") != std::string::npos);
   CHECK(transport.receive(recorder, 64) == 0);  // final: the good frame behind it is not delivered
-  CHECK_FALSE(transport.send({MessageKind::kLog, 0, 1}, {}).is_ok());
+  CHECK_FALSE(transport.send(message_header(MessageKind::kLog, 0, 1), {}).is_ok());
 }
 
 TEST_CASE("shm transport: a corrupt ring ends the link, naming what is wrong") {
   Window window;
   FakeClock clock;
-  ShmTransport transport(window.base, clock);
+  ShmTransport transport(window.base, clock, kMessageKinds);
   auto* indices = reinterpret_cast<ShmRingIndices*>(window.base + window.control->to_board.offset);
   indices->head.store(3 * uint64_t{window.control->to_board.capacity});  // more than a ring ahead
   Recorder recorder;
@@ -175,7 +176,7 @@ TEST_CASE("shm transport: a corrupt ring ends the link, naming what is wrong") {
 TEST_CASE("shm transport: a host that closed the window fails every wait at once") {
   Window window;
   FakeClock clock;
-  ShmTransport transport(window.base, clock);
+  ShmTransport transport(window.base, clock, kMessageKinds);
   CHECK_FALSE(transport.failed());
   set_shm_host_state(*window.control, ShmHostState::kClosed);
   REQUIRE(transport.failed());
@@ -187,12 +188,12 @@ TEST_CASE("shm transport: a host that closed the window fails every wait at once
 TEST_CASE("shm transport: a host that stops reading is a timeout naming the core, not a hang") {
   Window window;
   FakeClock clock;
-  ShmTransport transport(window.base, clock);
+  ShmTransport transport(window.base, clock, kMessageKinds);
   const Bytes payload = pattern(4000, 6);
   const rt::Span<const uint8_t> view(payload.data(), payload.size());
   rt::Status status;
   int sent = 0;
-  while ((status = transport.send({MessageKind::kOutfeedData, 0, static_cast<uint32_t>(sent)}, view)).is_ok()) ++sent;
+  while ((status = transport.send(message_header(MessageKind::kOutfeedData, 0, static_cast<uint32_t>(sent)), view)).is_ok()) ++sent;
   CHECK(sent * (payload.size() + 24) >= window.control->to_host.capacity / 2);  // the ring took what fits
   CHECK(status.code() == rt::StatusCode::kDeadlineExceeded);
   CHECK(std::string(status.c_str()).find("core 3") != std::string::npos);
@@ -200,7 +201,7 @@ TEST_CASE("shm transport: a host that stops reading is a timeout naming the core
   CHECK_FALSE(transport.failed());  // a slow host is not a corrupt link: the next send may go through
   REQUIRE(window.to_host.peek().is_ok());
   window.to_host.release();
-  CHECK(transport.send({MessageKind::kOutfeedData, 0, 99}, view).is_ok());
+  CHECK(transport.send(message_header(MessageKind::kOutfeedData, 0, 99), view).is_ok());
 }
 
 }  // namespace

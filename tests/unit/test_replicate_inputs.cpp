@@ -16,7 +16,7 @@ using test_helpers::message;
 using rt::tpu::ReplicaArgs;
 
 
-rt::Status noop(rt::tpu::ReplicaContext&, ReplicaArgs, rt::tpu::ReplicaOutputs&, void*) { return rt::Status::ok(); }
+rt::Status noop(rt::tpu::ReplicaContext&, ReplicaArgs, rt::tpu::ReplicaOutputs&) { return rt::Status::ok(); }
 
 rt::tpu::Computation computation(unsigned num_args, unsigned num_defaults = 0, bool varargs = false) {
   rt::tpu::Computation c;

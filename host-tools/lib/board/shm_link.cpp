@@ -13,6 +13,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "runtime/link/protocol/message_kind.hpp"
+
 namespace tpu {
 namespace {
 
@@ -156,7 +158,8 @@ rt::link::ShmBoardState ShmLink::board_state() const {
 bool ShmLink::send(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) {
   uint8_t head[rt::link::kFrameHeaderBytes];
   uint8_t tail[rt::link::kFrameCrcBytes];
-  const rt::Status parts = rt::link::frame_body_parts(header, payload, head, tail, rt::link::kMaxRecordPayload);
+  const rt::Status parts = rt::link::frame_body_parts(header, payload, head, tail, rt::link::kMaxRecordPayload,
+                                                       rt::link::kMessageKinds);
   if (!parts.is_ok()) {
     fail(std::string("a frame for the board could not be built: ") + parts.c_str());
     return false;

@@ -28,7 +28,7 @@ rt::StringView view(const std::string& text) { return rt::StringView(text.data()
 
 LinkSession::LinkSession(SessionOutput& output, const HostFunctions& functions, OutfeedSink& outfeed,
                          std::ostream& notes)
-    : output_(output), functions_(functions), outfeed_(outfeed), notes_(notes), decoder_(*this) {}
+    : output_(output), functions_(functions), outfeed_(outfeed), notes_(notes), decoder_(*this, rt::link::kMessageKinds) {}
 
 SessionCounters LinkSession::counters() const {
   SessionCounters counters = counters_;
@@ -40,13 +40,14 @@ SessionCounters LinkSession::counters() const {
 // ---------------------------------------------------------------- output
 
 void LinkSession::send_frame(MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload) {
-  const rt::link::FrameHeader header{kind, channel, send_sequence_};
+  const rt::link::FrameHeader header = rt::link::message_header(kind, channel, send_sequence_);
   if (output_.send_frame(header, payload)) {
     ++send_sequence_;
     return;
   }
   std::vector<uint8_t> wire(rt::link::max_wire_frame_size(payload.size()));
-  rt::Result<size_t> size = rt::link::encode_frame(header, payload, rt::Span<uint8_t>(wire.data(), wire.size()));
+  rt::Result<size_t> size = rt::link::encode_frame(header, payload, rt::Span<uint8_t>(wire.data(), wire.size()),
+                                                   rt::link::kMessageKinds);
   if (!size) {
     notes_ << "tpu: internal error: cannot encode a " << rt::link::message_kind_name(kind)
            << " frame: " << to_string(size.status()) << std::endl;
@@ -58,7 +59,8 @@ void LinkSession::send_frame(MessageKind kind, uint16_t channel, rt::Span<const 
 
 void LinkSession::feed_frame_body(std::span<const uint8_t> body) {
   const rt::link::FrameCheck check =
-      rt::link::check_frame(rt::Span<const uint8_t>(body.data(), body.size()), rt::link::kMaxRecordPayload);
+      rt::link::check_frame(rt::Span<const uint8_t>(body.data(), body.size()), rt::link::kMessageKinds,
+                            rt::link::kMaxRecordPayload);
   if (check.error == rt::link::FrameError::kNone) {
     ++record_counters_.frames_ok;
     on_frame(check.frame);
@@ -82,7 +84,7 @@ void LinkSession::send_error(StatusCode code, const FrameView& related, const st
   ++counters_.rejected;
   rt::link::ErrorMessage error;
   error.code = code == StatusCode::kOk ? StatusCode::kInternal : code;
-  error.related_kind = static_cast<uint8_t>(related.header.kind);
+  error.related_kind = related.header.kind;
   error.related_sequence = related.header.sequence;
   const std::string text = message.substr(0, kMaxReplyMessage);
   error.message = view(text);
@@ -105,7 +107,7 @@ void LinkSession::on_text(rt::Span<const uint8_t> text) {
 void LinkSession::on_frame(const FrameView& frame) {
   if (expected_board_sequence_ && frame.header.sequence != *expected_board_sequence_) ++counters_.sequence_gaps;
   expected_board_sequence_ = frame.header.sequence + 1;
-  switch (frame.header.kind) {
+  switch (rt::link::message_kind(frame.header)) {
     case MessageKind::kHello: return on_hello(frame);
     case MessageKind::kLog: return on_log(frame);
     case MessageKind::kHostCallRequest: return on_request(frame);
@@ -117,7 +119,7 @@ void LinkSession::on_frame(const FrameView& frame) {
     case MessageKind::kInfeedCredits: return on_credits(frame);
     default:
       send_error(StatusCode::kInvalidArgument, frame,
-                 std::string("the host does not accept ") + rt::link::message_kind_name(frame.header.kind) + " messages");
+                 std::string("the host does not accept ") + rt::link::message_kind_name(rt::link::message_kind(frame.header)) + " messages");
   }
 }
 

@@ -39,7 +39,7 @@ class OutputLock {
 }  // namespace
 
 Endpoint::Endpoint(LinkPort& port, const BoardIdentity& identity)
-    : port_(port), transport_(port.frame_transport()), identity_(identity), decoder_(*this) {}
+    : port_(port), transport_(port.frame_transport()), identity_(identity), decoder_(*this, kMessageKinds) {}
 
 // ---------------------------------------------------------------- output
 
@@ -47,14 +47,14 @@ Status Endpoint::send_frame(MessageKind kind, uint16_t channel, Span<const uint8
   const unsigned core = port_.core();
   if (core >= kMaxLinkCores) return internal_error("core {} is beyond the link's {} cores", core, kMaxLinkCores);
   OutputLock lock(port_);
-  const FrameHeader header{kind, channel, send_sequence_};
+  const FrameHeader header = message_header(kind, channel, send_sequence_);
   if (transport_ != nullptr) {
     RT_RETURN_IF_ERROR(transport_->send(header, payload));
     ++send_sequence_;
     return Status::ok();
   }
   Span<uint8_t> wire(buffers_[core].wire, kMaxWireFrameBytes);
-  Result<size_t> size = encode_frame(header, payload, wire);
+  Result<size_t> size = encode_frame(header, payload, wire, kMessageKinds);
   if (!size) return size.status();
   ++send_sequence_;
   port_.write(wire.subspan(0, *size));
@@ -79,7 +79,7 @@ void Endpoint::send_error(StatusCode code, const FrameView& related, StringView 
   ++counters_.rejected;
   ErrorMessage error;
   error.code = code;
-  error.related_kind = static_cast<uint8_t>(related.header.kind);
+  error.related_kind = related.header.kind;
   error.related_sequence = related.header.sequence;
   error.message = message;
   Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
@@ -175,7 +175,7 @@ void Endpoint::on_frame(const FrameView& frame) {
   if (seen_host_frame_ && frame.header.sequence != expected_host_sequence_) ++counters_.sequence_gaps;
   seen_host_frame_ = true;
   expected_host_sequence_ = frame.header.sequence + 1;
-  switch (frame.header.kind) {
+  switch (message_kind(frame.header)) {
     case MessageKind::kHello: on_hello(frame); break;
     case MessageKind::kHostCallReply: on_reply(frame); break;
     case MessageKind::kHostCallReplyInPlace: on_reply_in_place(frame); break;
@@ -184,7 +184,7 @@ void Endpoint::on_frame(const FrameView& frame) {
     case MessageKind::kInfeedInPlace: on_infeed_in_place(frame); break;
     default: {
       FixedString<96> message;
-      format_to(message, "the board does not accept {} messages", message_kind_name(frame.header.kind));
+      format_to(message, "the board does not accept {} messages", message_kind_name(message_kind(frame.header)));
       send_error(StatusCode::kUnimplemented, frame, message.view());
     }
   }
@@ -371,7 +371,7 @@ Status Endpoint::send_call_request(uint32_t id, uint16_t replica, StringView tex
   }
   for (size_t i = 0; i < arguments.size(); ++i) {
     request.tensor_index = static_cast<uint8_t>(i);
-    if (transport_ != nullptr && transport_->readable_in_place(arguments[i]))
+    if (transport_ != nullptr && transport_->readable_in_place(tensor_memory(arguments[i])))
       RT_RETURN_IF_ERROR(send_argument_in_place(request, arguments[i]));
     else
       RT_RETURN_IF_ERROR(send_tensor_chunks(MessageKind::kHostCallRequest, request, arguments[i]));
@@ -447,7 +447,7 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
   call.next_result = 0;
   call.next_offset = 0;
   call.state.store(static_cast<uint32_t>(CallState::kWaiting), MemoryOrder::kRelease);
-  const bool armed = transport_ != nullptr && transport_->arm_reply_targets(core, call.id, results);
+  const bool armed = transport_ != nullptr && transport_->arm_reply_targets(core, call.id, HostResultTargets(results));
   Status outcome = send_call_request(call.id, replica, *text, arguments);
   if (!outcome.is_ok()) cancel_call(call);
   else outcome = wait_for_reply(call, deadline, timeout_ns);
@@ -498,7 +498,7 @@ bool Endpoint::outfeed_in_place_possible(Span<const Tensor> tuple) {
   if (transport_ == nullptr) return false;
   uint64_t bytes = 0;
   for (const Tensor& tensor : tuple) {
-    if (!transport_->readable_in_place(tensor)) return false;
+    if (!transport_->readable_in_place(tensor_memory(tensor))) return false;
     bytes += tensor_byte_size(tensor.dtype, tensor.shape).value();
   }
   return bytes >= kOutfeedInPlaceMinBytes;

@@ -29,6 +29,7 @@
 // (acquire), and read only after complete_tuples() passed it (acquire).
 #pragma once
 #include "message.hpp"
+#include "runtime/link/transport/placement.hpp"
 #include "hal/support/atomic.hpp"
 #include "runtime/tensor/tensor.hpp"
 
@@ -78,6 +79,11 @@ class InfeedBuffer {
   size_t slot_bytes() const { return slot_bytes_; }
   size_t element_offset(unsigned element) const { return element_offsets_[element]; }
   uint64_t element_bytes(unsigned element) const { return element_bytes_[element]; }
+  // All of the above, for a frame transport that publishes it (FrameTransport::publish_infeed).
+  InfeedSlotMemory slot_memory() const {
+    return InfeedSlotMemory{queue_, slots_, storage_, slot_bytes_, Span<const size_t>(element_offsets_, element_count_),
+                            Span<const uint64_t>(element_bytes_, element_count_)};
+  }
   // Bytes of the tuple being received that have arrived (for messages).
   uint64_t partial_bytes() const { return partial_bytes_; }
 

@@ -39,7 +39,7 @@ Status Endpoint::attach_infeed(InfeedBuffer& buffer) {
   }
   unlock_receive();
   if (!status.is_ok()) return status;
-  if (transport_ != nullptr) transport_->publish_infeed(buffer);  // before any credit
+  if (transport_ != nullptr) transport_->publish_infeed(buffer.slot_memory());  // before any credit
   return grant_infeed_credits(buffer);
 }
 

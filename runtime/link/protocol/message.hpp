@@ -1,58 +1,53 @@
-// Host-link message payloads: one struct per layout, an encoder that writes exactly what the parser
-// accepts, and a parser for untrusted bytes (it never reads outside the payload, and any bad length,
-// code, count or trailing byte is an error). Parsed views (StringView, Span, TensorChunk::data)
-// point into the payload, so they live as long as the frame buffer.
+// Host-link message payloads: one struct per layout, its fields described once in wire order (the
+// RT_LINK_*_FIELDS lists below: F(wire type, member)), and from that description an encoder that
+// writes exactly what the parser accepts and a parser for untrusted bytes (message_codec.hpp: it
+// never reads outside the payload, and any bad length, code, count or trailing byte is an error).
+// What the layout cannot say (which values are valid) is each message's validate rule
+// (message.cpp), applied by the encoder before writing and by the parser after reading. Parsed
+// views (StringView, Span, TensorChunk::data) point into the payload, so they live as long as the
+// frame buffer. tests/fuzz/make_seeds.py reads the field lists to build its seeds.
 //
-// Field types: integers little-endian; str8 = u8 length + bytes, str16 = u16 length + bytes (no
-// terminator); status = TensorFlow's canonical code number (0 OK, 3 INVALID_ARGUMENT,
+// Wire types (message_codec.hpp): u8 u16 u32 u64 little-endian integers; u16x4 four u16; role,
+// char8 one byte; status = TensorFlow's canonical code number (0 OK, 3 INVALID_ARGUMENT,
 // 4 DEADLINE_EXCEEDED, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 9 FAILED_PRECONDITION, 10 ABORTED,
-// 11 OUT_OF_RANGE, 12 UNIMPLEMENTED, 13 INTERNAL, 14 UNAVAILABLE); chunk = tensor_chunk.hpp, always
-// last, its data running to the end of the payload.
+// 11 OUT_OF_RANGE, 12 UNIMPLEMENTED, 13 INTERNAL, 14 UNAVAILABLE); str8 = u8 length + bytes,
+// str16 = u16 length + bytes (no terminator); rest = bytes to the end of the payload; dtype = the
+// chunk's dtype code; shape = u8 rank + u64 dims[rank]; chunk = tensor_chunk.hpp, always last, its
+// data running to the end of the payload; chunk_if_tensors = a chunk iff tensor_count > 0.
 //
+// The kinds (message_kind.hpp) and their payloads:
 // kHello, both ways, channel 0. Each peer sends one first; messages of another protocol_version
-// are not understood.
-//   u8 protocol_version (kProtocolVersion) | u8 role (0 host, 1 board) | u16 core_count |
-//   u16 max_payload (the largest payload it accepts, >= 512) | u16 mesh_shape[4] (x, y, z, core) |
-//   str8 board | str8 app
-//   Board: core_count >= 1, every mesh entry >= 1, their product = core_count. Host: all zero.
-// kLog, board -> host, channel = the core:   u8 level ('D' 'I' 'W' 'E') | text (rest, no newline)
+// are not understood. max_payload: the largest payload it accepts, >= 512; mesh_shape (x, y, z,
+// core). Board: core_count >= 1, every mesh entry >= 1, their product = core_count. Host: all zero.
+// kLog, board -> host, channel = the core: level 'D' 'I' 'W' 'E', text without newline.
 // kInfeedData (host -> board, channel = the destination core) and kOutfeedData (board -> host,
-// channel = the source core); one message per chunk of each tuple element, in order:
-//   u16 queue | u8 element_count (>= 1) | u8 element_index (< count) | chunk
-// kInfeedCredits, board -> host, channel = the core:
-//   u16 queue | u32 granted_tuples | u64 granted_bytes
-//   Totals since the link started (not increments), so a lost or repeated credit message does no
-//   harm: the host may have sent at most that many tuples and tensor bytes on the queue.
+// channel = the source core); one message per chunk of each tuple element, in order.
+// kInfeedCredits, board -> host, channel = the core: totals since the link started (not
+// increments), so a lost or repeated credit message does no harm: the host may have sent at most
+// that many tuples and tensor bytes on the queue.
 // kHostCallRequest (board -> host), kHostCallReply (host -> board), channel = the calling core;
 // kRun (host -> board, channel 0) and kResult (board -> host, channel = the core whose outputs):
-//   u32 id (call id / run id) | u16 replica (requests: the calling replica; else kNoReplica) |
-//   status (0 in requests and runs) | u8 tensor_count |
-//   u8 tensor_index (< count; 0 if count is 0) | str16 text | chunk if tensor_count > 0
-//   text: the function or computation name (non-empty) in requests and runs; the error message in
-//   replies and results (empty if status is 0; a non-zero status carries no tensors). One message
-//   per chunk of each tensor (argument, result, input, output) in order; tensor_count 0: no chunk.
+//   id: call id / run id; replica: requests: the calling replica, else kNoReplica; status 0 in
+//   requests and runs; tensor_index < count (0 if count is 0); text: the function or computation
+//   name (non-empty) in requests and runs, the error message in replies and results (empty if
+//   status is 0; a non-zero status carries no tensors). One message per chunk of each tensor
+//   (argument, result, input, output) in order; tensor_count 0: no chunk.
 // kHostCallReplyInPlace, host -> board, channel = the calling core (shared memory only: the result's
-// bytes are already at the target the board armed, shm_ring.hpp):
-//   u32 id | u8 tensor_count | u8 tensor_index (< count) | u8 dtype | u8 rank | u64 dims[rank]
+// bytes are already at the target the board armed, shm_ring.hpp).
 // kHostCallArgumentInPlace, board -> host, channel = the calling core (shared memory only: instead
-// of the argument's chunks; the host reads its bytes from board memory, which stays unchanged until
-// the call's reply):
-//   u32 id | u16 replica | u8 tensor_count | u8 tensor_index (< count) | str16 text (as in requests) | u8 dtype |
-//   u8 rank | u64 dims[rank] | u64 address (in the board's address space)
+// of the argument's chunks; the host reads its bytes at `address` in the board's address space,
+// which stays unchanged until the call's reply). text as in requests.
 // Outfeed in place (shared memory): when every tensor of a large outfeed tuple lies in memory the
 // host can read, the board sends the tuple as a host call to the reserved function kOutfeedFunction with
 // the queue number as its text argument and the tensors as in-place arguments; the host delivers the
 // tuple as outfeed and its (empty) reply says it has read the tensors, so the board may reuse them.
 // kInfeedInPlace, host -> board, channel 0 (shared memory only: the tuple's bytes are already in its
-// slot, shm_ring.hpp):   u16 queue | u64 tuple
-// kError, both ways, channel = the core concerned (0 if none):
-//   status (not 0) | u8 related_kind (0 if none) | u32 related_sequence | str16 message
-// kTrace, board -> host, channel 0:
-//   u16 event_count | events: u64 timestamp_ns | u64 arg | u16 core | u8 phase | str8 name
-//   phase as in Chrome traces: 'B' begin, 'E' end, 'X' complete (arg = duration ns), 'i' instant,
-//   'C' counter (arg = value).
+// slot, shm_ring.hpp).
+// kError, both ways, channel = the core concerned (0 if none): status not 0; related_kind 0 if none.
+// kTrace, board -> host, channel 0: u16 event_count, then the events. phase as in Chrome traces:
+//   'B' begin, 'E' end, 'X' complete (arg = duration ns), 'i' instant, 'C' counter (arg = value).
 #pragma once
-#include "runtime/link/transport/frame.hpp"
+#include "message_kind.hpp"
 #include "tensor_chunk.hpp"
 
 namespace rt::link {
@@ -78,11 +73,15 @@ struct Hello {
   StringView board;
   StringView app;
 };
+#define RT_LINK_HELLO_FIELDS(F)                                                                           \
+  F(u8, protocol_version) F(role, role) F(u16, core_count) F(u16, max_payload) F(u16x4, mesh_shape) \
+  F(str8, board) F(str8, app)
 
 struct LogMessage {
   char level = 'I';
   StringView text;
 };
+#define RT_LINK_LOG_FIELDS(F) F(char8, level) F(rest, text)
 
 // kInfeedData and kOutfeedData.
 struct QueueData {
@@ -91,12 +90,14 @@ struct QueueData {
   uint8_t element_index = 0;
   TensorChunk chunk;
 };
+#define RT_LINK_QUEUE_DATA_FIELDS(F) F(u16, queue) F(u8, element_count) F(u8, element_index) F(chunk, chunk)
 
 struct InfeedCredits {
   uint16_t queue = 0;
   uint32_t granted_tuples = 0;
   uint64_t granted_bytes = 0;
 };
+#define RT_LINK_INFEED_CREDITS_FIELDS(F) F(u16, queue) F(u32, granted_tuples) F(u64, granted_bytes)
 
 // The replica a host call was made for, where the call names none (outside a replicated
 // computation, and in every reply).
@@ -112,6 +113,9 @@ struct CallMessage {
   StringView text;
   TensorChunk chunk;  // used iff tensor_count > 0
 };
+#define RT_LINK_CALL_FIELDS(F)                                                                          \
+  F(u32, id) F(u16, replica) F(status, status) F(u8, tensor_count) F(u8, tensor_index) F(str16, text) \
+  F(chunk_if_tensors, chunk)
 
 struct InPlaceResult {
   uint32_t id = 0;
@@ -120,9 +124,8 @@ struct InPlaceResult {
   DType dtype = DType::kF32;
   Shape shape;
 };
-
-Result<size_t> encode_in_place_result(const InPlaceResult& result, Span<uint8_t> out);
-Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload);
+#define RT_LINK_IN_PLACE_RESULT_FIELDS(F) \
+  F(u32, id) F(u8, tensor_count) F(u8, tensor_index) F(dtype, dtype) F(shape, shape)
 
 struct InPlaceArgument {
   uint32_t id = 0;
@@ -134,17 +137,15 @@ struct InPlaceArgument {
   Shape shape;
   uint64_t address = 0;
 };
-
-Result<size_t> encode_in_place_argument(const InPlaceArgument& argument, Span<uint8_t> out);
-Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload);
+#define RT_LINK_IN_PLACE_ARGUMENT_FIELDS(F)                                                              \
+  F(u32, id) F(u16, replica) F(u8, tensor_count) F(u8, tensor_index) F(str16, text) F(dtype, dtype) \
+  F(shape, shape) F(u64, address)
 
 struct InfeedInPlace {
   uint16_t queue = 0;
   uint64_t tuple = 0;
 };
-
-Result<size_t> encode_infeed_in_place(const InfeedInPlace& message, Span<uint8_t> out);
-Result<InfeedInPlace> parse_infeed_in_place(Span<const uint8_t> payload);
+#define RT_LINK_INFEED_IN_PLACE_FIELDS(F) F(u16, queue) F(u64, tuple)
 
 struct ErrorMessage {
   StatusCode code = StatusCode::kInternal;
@@ -152,7 +153,9 @@ struct ErrorMessage {
   uint32_t related_sequence = 0;
   StringView message;
 };
+#define RT_LINK_ERROR_FIELDS(F) F(status, code) F(u8, related_kind) F(u32, related_sequence) F(str16, message)
 
+// One event of a kTrace batch (the payload: u16 event_count, then the events).
 struct TraceEvent {
   uint64_t timestamp_ns = 0;
   uint64_t arg = 0;
@@ -160,8 +163,28 @@ struct TraceEvent {
   char phase = 'i';
   StringView name;
 };
+#define RT_LINK_TRACE_EVENT_FIELDS(F) F(u64, timestamp_ns) F(u64, arg) F(u16, core) F(char8, phase) F(str8, name)
+
+// A kTrace payload: its events (parsed into the caller's array).
+struct TraceBatch {
+  Span<const TraceEvent> events;
+};
+
+// Every described struct: M(struct, title for error messages, its field list).
+#define RT_LINK_MESSAGES(M)                                                        \
+  M(Hello, "hello", RT_LINK_HELLO_FIELDS)                                          \
+  M(LogMessage, "log", RT_LINK_LOG_FIELDS)                                         \
+  M(QueueData, "queue data", RT_LINK_QUEUE_DATA_FIELDS)                            \
+  M(InfeedCredits, "infeed credits", RT_LINK_INFEED_CREDITS_FIELDS)                \
+  M(CallMessage, "call", RT_LINK_CALL_FIELDS)                                      \
+  M(InPlaceResult, "host-call-reply-in-place", RT_LINK_IN_PLACE_RESULT_FIELDS)     \
+  M(InPlaceArgument, "host-call-argument-in-place", RT_LINK_IN_PLACE_ARGUMENT_FIELDS) \
+  M(InfeedInPlace, "infeed-in-place", RT_LINK_INFEED_IN_PLACE_FIELDS)              \
+  M(ErrorMessage, "error", RT_LINK_ERROR_FIELDS)                                   \
+  M(TraceEvent, "trace event", RT_LINK_TRACE_EVENT_FIELDS)
 
 // Each encoder writes the payload into `out` and returns its size; each parser checks a payload.
+// (One line each in message.cpp over the described fields.)
 Result<size_t> encode_hello(const Hello& hello, Span<uint8_t> out);
 Result<Hello> parse_hello(Span<const uint8_t> payload);
 
@@ -183,6 +206,15 @@ Result<CallMessage> parse_call(MessageKind kind, Span<const uint8_t> payload);
 size_t max_chunk_data(const CallMessage& call, size_t max_payload = kMaxPayload);
 // The call's outcome as a Status (OK, or its code with the text as message).
 Status call_status(const CallMessage& call);
+
+Result<size_t> encode_in_place_result(const InPlaceResult& result, Span<uint8_t> out);
+Result<InPlaceResult> parse_in_place_result(Span<const uint8_t> payload);
+
+Result<size_t> encode_in_place_argument(const InPlaceArgument& argument, Span<uint8_t> out);
+Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload);
+
+Result<size_t> encode_infeed_in_place(const InfeedInPlace& message, Span<uint8_t> out);
+Result<InfeedInPlace> parse_infeed_in_place(Span<const uint8_t> payload);
 
 Result<size_t> encode_error(const ErrorMessage& error, Span<uint8_t> out);
 Result<ErrorMessage> parse_error(Span<const uint8_t> payload);

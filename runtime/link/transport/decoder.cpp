@@ -49,7 +49,7 @@ void Decoder::finish_frame() {
     drop_frame(FrameError::kMalformed);
     return;
   }
-  const FrameCheck check = check_frame(cobs_.decoded());
+  const FrameCheck check = check_frame(cobs_.decoded(), kinds_);
   if (check.error != FrameError::kNone) {
     drop_frame(check.error);
     return;

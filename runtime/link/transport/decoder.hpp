@@ -25,7 +25,8 @@
 // which ends any frame in progress (dropped as malformed) and starts a text segment.
 //
 // A good frame is one whose COBS decodes, whose CRC-32 matches and whose header checks (check_frame);
-// anything else is counted and reported, never delivered.
+// anything else is counted and reported, never delivered. Only the frame format is known here: kinds
+// and payloads are the protocol layer's.
 #pragma once
 #include "frame.hpp"
 
@@ -62,7 +63,8 @@ class FrameSink {
 
 class Decoder {
  public:
-  explicit Decoder(FrameSink& sink) : sink_(sink), cobs_(Span<uint8_t>(body_, kMaxFrameBytes)) {}
+  // Frames of kinds outside `kinds` are dropped as kUnknownKind.
+  Decoder(FrameSink& sink, FrameKinds kinds) : sink_(sink), kinds_(kinds), cobs_(Span<uint8_t>(body_, kMaxFrameBytes)) {}
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
 
@@ -89,6 +91,7 @@ class Decoder {
   void drop_frame(FrameError error);
 
   FrameSink& sink_;
+  FrameKinds kinds_;
   State state_ = State::kSegmentStart;
   uint8_t held_ = 0;  // the first byte of a segment while in kSecondByte
   DecoderCounters counters_;

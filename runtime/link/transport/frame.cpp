@@ -11,7 +11,7 @@ void write_header(const FrameHeader& header, size_t payload_size, Span<uint8_t> 
   WireWriter writer(out);
   writer.u8(kFrameMagic);
   writer.u8(kFrameVersion);
-  writer.u8(static_cast<uint8_t>(header.kind));
+  writer.u8(header.kind);
   writer.u8(0);
   writer.u16(header.channel);
   writer.u16(static_cast<uint16_t>(payload_size));
@@ -38,13 +38,13 @@ const char* frame_error_name(FrameError error) {
 }
 
 Status frame_body_parts(const FrameHeader& header, Span<const uint8_t> payload, Span<uint8_t> head, Span<uint8_t> tail,
-                        size_t max_payload) {
-  if (!is_known_message_kind(static_cast<uint8_t>(header.kind)))
-    return invalid_argument("message kind {} is not one the link knows (1..{})", static_cast<unsigned>(header.kind),
-                            kLastMessageKind);
+                        size_t max_payload, FrameKinds kinds) {
+  if (!kinds.contains(header.kind))
+    return invalid_argument("frame kind {} is not one the link knows ({}..{})", static_cast<unsigned>(header.kind),
+                            static_cast<unsigned>(kinds.first), static_cast<unsigned>(kinds.last));
   if (payload.size() > max_payload || payload.size() > 0xFFFF)
-    return invalid_argument("a {} frame payload of {} bytes exceeds the link maximum of {} bytes",
-                            message_kind_name(header.kind), payload.size(), max_payload);
+    return invalid_argument("a frame payload (kind {}) of {} bytes exceeds the link maximum of {} bytes",
+                            static_cast<unsigned>(header.kind), payload.size(), max_payload);
   if (head.size() < kFrameHeaderBytes || tail.size() < kFrameCrcBytes)
     return invalid_argument("frame body parts need {} + {} bytes", kFrameHeaderBytes, kFrameCrcBytes);
   write_header(header, payload.size(), head);
@@ -52,10 +52,11 @@ Status frame_body_parts(const FrameHeader& header, Span<const uint8_t> payload, 
   return Status::ok();
 }
 
-Result<size_t> encode_frame(const FrameHeader& header, Span<const uint8_t> payload, Span<uint8_t> output) {
+Result<size_t> encode_frame(const FrameHeader& header, Span<const uint8_t> payload, Span<uint8_t> output,
+                            FrameKinds kinds) {
   uint8_t head[kFrameHeaderBytes];
   uint8_t tail[kFrameCrcBytes];
-  RT_RETURN_IF_ERROR(frame_body_parts(header, payload, head, tail));
+  RT_RETURN_IF_ERROR(frame_body_parts(header, payload, head, tail, kMaxPayload, kinds));
   const size_t needed = max_wire_frame_size(payload.size());
   if (output.size() < needed)
     return invalid_argument("a frame with {} payload bytes needs an output of {} bytes, got {}", payload.size(), needed,
@@ -71,7 +72,7 @@ Result<size_t> encode_frame(const FrameHeader& header, Span<const uint8_t> paylo
   return 2 + *encoded;
 }
 
-FrameCheck check_frame(Span<const uint8_t> body, size_t max_payload) {
+FrameCheck check_frame(Span<const uint8_t> body, FrameKinds kinds, size_t max_payload) {
   FrameCheck check;
   if (body.size() > kFrameHeaderBytes + max_payload + kFrameCrcBytes) return {FrameError::kOversized, {}};
   if (body.size() < kFrameHeaderBytes + kFrameCrcBytes) return {FrameError::kMalformed, {}};
@@ -90,8 +91,8 @@ FrameCheck check_frame(Span<const uint8_t> body, size_t max_payload) {
   if (magic != kFrameMagic) return {FrameError::kMalformed, {}};
   if (version != kFrameVersion) return {FrameError::kUnknownVersion, {}};
   if (reserved != 0 || payload_size != covered - kFrameHeaderBytes) return {FrameError::kMalformed, {}};
-  if (!is_known_message_kind(kind)) return {FrameError::kUnknownKind, {}};
-  check.frame.header.kind = static_cast<MessageKind>(kind);
+  if (!kinds.contains(kind)) return {FrameError::kUnknownKind, {}};
+  check.frame.header.kind = kind;
   check.frame.payload = body.subspan(kFrameHeaderBytes, payload_size);
   return check;
 }

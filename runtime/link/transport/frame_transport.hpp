@@ -4,8 +4,7 @@
 // console text in between (the console keeps its UART).
 #pragma once
 #include "decoder.hpp"
-#include "runtime/link/protocol/host_result.hpp"
-#include "runtime/link/protocol/infeed_buffer.hpp"
+#include "placement.hpp"
 
 namespace rt::link {
 
@@ -27,7 +26,7 @@ class FrameTransport {
   // "Results in place"). Before the request goes out, the calling core arms its targets (true if it
   // did); a kHostCallReplyInPlace frame is accepted only for a result whose target was armed; when
   // the call ends, done or not, the core disarms them (waiting for a host that is writing).
-  virtual bool arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) {
+  virtual bool arm_reply_targets(unsigned core, uint32_t call_id, const ReplyTargets& results) {
     (void)core, (void)call_id, (void)results;
     return false;
   }
@@ -38,15 +37,15 @@ class FrameTransport {
   virtual void disarm_reply_targets(unsigned core) { (void)core; }
 
   // Host-call arguments the host reads straight from board memory (shared memory): true if the
-  // host can read `tensor` where it is (contiguous, inside the memory announced to the host).
-  virtual bool readable_in_place(const Tensor& tensor) const {
-    (void)tensor;
+  // host can read `bytes` where they are (inside the memory announced to the host).
+  virtual bool readable_in_place(MemoryRange bytes) const {
+    (void)bytes;
     return false;
   }
 
   // Infeed tuples written straight into their slots (shm_ring.hpp, "Infeed in place"): an attached
   // buffer's slot memory is published for the host, and withdrawn before the buffer goes away.
-  virtual void publish_infeed(const InfeedBuffer& buffer) { (void)buffer; }
+  virtual void publish_infeed(const InfeedSlotMemory& memory) { (void)memory; }
   virtual void withdraw_infeed(uint16_t queue) { (void)queue; }
 
  protected:

@@ -1,12 +1,10 @@
 // The board's shared-memory link transport (shm_transport.hpp).
 #include "shm_transport.hpp"
 
-#include "runtime/link/protocol/tensor_chunk.hpp"
-
 namespace rt::link {
 
-ShmTransport::ShmTransport(uint8_t* window, ShmClock& clock)
-    : control_(reinterpret_cast<ShmControl*>(window)), clock_(clock) {
+ShmTransport::ShmTransport(uint8_t* window, ShmClock& clock, FrameKinds kinds)
+    : control_(reinterpret_cast<ShmControl*>(window)), clock_(clock), kinds_(kinds) {
   to_host_.attach(window, control_->to_host);
   to_board_.attach(window, control_->to_board);
 }
@@ -35,7 +33,7 @@ Status ShmTransport::send(const FrameHeader& header, Span<const uint8_t> payload
   if (failed()) return failure();
   uint8_t head[kFrameHeaderBytes];
   uint8_t tail[kFrameCrcBytes];
-  RT_RETURN_IF_ERROR(frame_body_parts(header, payload, head, tail));
+  RT_RETURN_IF_ERROR(frame_body_parts(header, payload, head, tail, kMaxPayload, kinds_));
   const uint64_t body = kFrameHeaderBytes + payload.size() + kFrameCrcBytes;
   const uint64_t start = clock_.now_ns();
   for (;;) {
@@ -66,18 +64,17 @@ void ShmTransport::announce_core_status(const void* table, size_t table_bytes) {
   control_->core_status_bytes = table_bytes;
 }
 
-bool ShmTransport::arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) {
-  if (core >= kShmMaxCores || results.empty() || results.size() > kShmMaxTargets || failed()) return false;
+bool ShmTransport::arm_reply_targets(unsigned core, uint32_t call_id, const ReplyTargets& results) {
+  const size_t count = results.count();
+  if (core >= kShmMaxCores || count == 0 || count > kShmMaxTargets || failed()) return false;
   ShmReplyTarget& target = control_->targets[core];
   if (shm_target_state(target) != ShmTargetState::kIdle) return false;  // the last call's host is still writing
   target.call_id = call_id;
-  target.count = static_cast<uint32_t>(results.size());
-  for (size_t i = 0; i < results.size(); ++i) {
-    const bool placeable = !results[i].is_text() && results[i].tensor_destination().is_contiguous();
-    const Tensor& tensor = results[i].tensor_destination();
-    const Result<uint64_t> bytes = placeable ? tensor_byte_size(tensor.dtype, tensor.shape) : Result<uint64_t>(0);
-    target.address[i] = placeable && bytes ? reinterpret_cast<uintptr_t>(tensor.data) : 0;
-    target.bytes[i] = placeable && bytes ? *bytes : 0;
+  target.count = static_cast<uint32_t>(count);
+  for (size_t i = 0; i < count; ++i) {
+    const MemoryRange range = results.target(i);
+    target.address[i] = range.empty() ? 0 : reinterpret_cast<uintptr_t>(range.data);
+    target.bytes[i] = range.empty() ? 0 : range.bytes;
   }
   set_shm_target_state(target, ShmTargetState::kArmed);  // release: the fields above first
   return true;
@@ -101,28 +98,28 @@ void ShmTransport::disarm_reply_targets(unsigned core) {
   set_shm_target_state(target, ShmTargetState::kIdle);
 }
 
-bool ShmTransport::readable_in_place(const Tensor& tensor) const {
-  if (!tensor.is_contiguous()) return false;
-  const Result<uint64_t> bytes = tensor_byte_size(tensor.dtype, tensor.shape);
-  const uint64_t address = reinterpret_cast<uintptr_t>(tensor.data);
+bool ShmTransport::readable_in_place(MemoryRange bytes) const {
+  if (bytes.empty()) return false;
+  const uint64_t address = reinterpret_cast<uintptr_t>(bytes.data);
   const uint64_t aperture = control_->aperture_address;
-  return bytes && address >= aperture && *bytes <= control_->aperture_bytes &&
-         address - aperture <= control_->aperture_bytes - *bytes;
+  return address >= aperture && bytes.bytes <= control_->aperture_bytes &&
+         address - aperture <= control_->aperture_bytes - bytes.bytes;
 }
 
-void ShmTransport::publish_infeed(const InfeedBuffer& buffer) {
-  if (buffer.element_count() > kShmMaxInfeedElements) return;  // too many elements: frames carry them
-  withdraw_infeed(buffer.queue());
+void ShmTransport::publish_infeed(const InfeedSlotMemory& memory) {
+  const size_t elements = memory.element_offsets.size();
+  if (elements > kShmMaxInfeedElements || memory.element_bytes.size() != elements) return;  // frames carry them
+  withdraw_infeed(memory.queue);
   for (ShmInfeedTarget& target : control_->infeed) {
     if (__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) != 0) continue;
-    target.queue = buffer.queue();
-    target.element_count = static_cast<uint8_t>(buffer.element_count());
-    target.slots = buffer.slots();
-    target.storage_address = reinterpret_cast<uintptr_t>(buffer.storage());
-    target.slot_bytes = buffer.slot_bytes();
-    for (unsigned e = 0; e < buffer.element_count(); ++e) {
-      target.element_offset[e] = buffer.element_offset(e);
-      target.element_bytes[e] = buffer.element_bytes(e);
+    target.queue = memory.queue;
+    target.element_count = static_cast<uint8_t>(elements);
+    target.slots = memory.slots;
+    target.storage_address = reinterpret_cast<uintptr_t>(memory.storage);
+    target.slot_bytes = memory.slot_bytes;
+    for (size_t e = 0; e < elements; ++e) {
+      target.element_offset[e] = memory.element_offsets[e];
+      target.element_bytes[e] = memory.element_bytes[e];
     }
     __atomic_store_n(&target.state, 1u, __ATOMIC_RELEASE);  // the fields above first
     return;
@@ -149,7 +146,7 @@ size_t ShmTransport::receive(FrameSink& sink, size_t max_frames) {
       break;
     }
     if (body->data() == nullptr) break;  // nothing published
-    const FrameCheck check = check_frame(*body, max_receive_payload());
+    const FrameCheck check = check_frame(*body, kinds_, max_receive_payload());
     if (check.error != FrameError::kNone) {
       counters_.count(check.error);
       fail(Status::error(StatusCode::kAborted, "shared-memory link: a frame from the host failed its check ({}, {} bytes)",

@@ -27,7 +27,9 @@ inline constexpr uint64_t kShmHostWritingTimeoutNs = 5ull * 1000 * 1000 * 1000; 
 class ShmTransport final : public FrameTransport {
  public:
   // `window` holds a control block the host set up; check it with check_shm_control first.
-  ShmTransport(uint8_t* window, ShmClock& clock);
+  // Frames of kinds outside `kinds` are refused on sending; from the host they fail the link like
+  // any other bad frame.
+  ShmTransport(uint8_t* window, ShmClock& clock, FrameKinds kinds);
 
   Status send(const FrameHeader& header, Span<const uint8_t> payload) override;
   size_t receive(FrameSink& sink, size_t max_frames) override;
@@ -37,11 +39,11 @@ class ShmTransport final : public FrameTransport {
   // Frames received so far (any core may read it while another receives).
   uint64_t frames_received() const { return frames_received_.load(MemoryOrder::kRelaxed); }
   size_t max_receive_payload() const override;
-  bool arm_reply_targets(unsigned core, uint32_t call_id, Span<const HostResult> results) override;
+  bool arm_reply_targets(unsigned core, uint32_t call_id, const ReplyTargets& results) override;
   bool reply_target_armed(unsigned core, uint32_t call_id, unsigned index) const override;
   void disarm_reply_targets(unsigned core) override;
-  bool readable_in_place(const Tensor& tensor) const override;
-  void publish_infeed(const InfeedBuffer& buffer) override;
+  bool readable_in_place(MemoryRange bytes) const override;
+  void publish_infeed(const InfeedSlotMemory& memory) override;
   void withdraw_infeed(uint16_t queue) override;
 
   // What the host may write results into (the board's tensor memory) and where the window is, in
@@ -59,6 +61,7 @@ class ShmTransport final : public FrameTransport {
 
   ShmControl* control_;
   ShmClock& clock_;
+  FrameKinds kinds_;
   ShmRingWriter to_host_;
   ShmRingReader to_board_;
   DecoderCounters counters_;

@@ -74,18 +74,13 @@ Status InfeedDequeue::open(InfeedQueue& queue, Arena& shared_arena, const Infeed
   endpoint_ = endpoint;
   timeout_ns_ = options.timeout_ns;
   binding_.number_of_tuple_elements = signature_.count;
-  binding_.dequeue = &InfeedDequeue::dequeue_entry;
-  binding_.queue = this;
+  binding_.dequeue = [this](unsigned replica, Tensor* tuple, Arena& arena) { return dequeue(replica, tuple, arena); };
   return Status::ok();
 }
 
 void InfeedDequeue::close() {
   if (endpoint_ != nullptr) endpoint_->detach_infeed(buffer_);
   endpoint_ = nullptr;
-}
-
-Status InfeedDequeue::dequeue_entry(void* self, unsigned replica, Tensor* tuple, Arena& arena) {
-  return static_cast<InfeedDequeue*>(self)->dequeue(replica, tuple, arena);
 }
 
 Status InfeedDequeue::copy_shards(unsigned replica, uint64_t tuple, Tensor* out, Arena& arena) const {

@@ -61,7 +61,6 @@ class InfeedDequeue {
   Status dequeue(unsigned replica, Tensor* tuple, Arena& arena);
 
  private:
-  static Status dequeue_entry(void* self, unsigned replica, Tensor* tuple, Arena& arena);
   Status copy_shards(unsigned replica, uint64_t tuple, Tensor* out, Arena& arena) const;
 
   InfeedBinding binding_;

@@ -5,6 +5,7 @@
 // queues") and a function that dequeues one replica's tuple. The dequeued elements are appended
 // after the replica's regular inputs.
 #pragma once
+#include "hal/support/inplace_function.hpp"
 #include "runtime/tensor/arena.hpp"
 
 namespace rt::tpu {
@@ -12,10 +13,9 @@ namespace rt::tpu {
 struct InfeedBinding {
   unsigned number_of_tuple_elements = 0;
   // Runs on the replica's core before its computation: fills tuple[0 .. number_of_tuple_elements)
-  // with replica `replica`'s dequeued elements (memory from `arena`, the core's own). Null: infeed
+  // with replica `replica`'s dequeued elements (memory from `arena`, the core's own). Empty: infeed
   // is not wired, and replicate fails with an error saying so (after its argument checks).
-  Status (*dequeue)(void* queue, unsigned replica, Tensor* tuple, Arena& arena) = nullptr;
-  void* queue = nullptr;
+  InplaceFunction<Status(unsigned replica, Tensor* tuple, Arena& arena)> dequeue;
 };
 
 }  // namespace rt::tpu

@@ -7,13 +7,15 @@
 // Parameters: an optional first ReplicaContext&, then one Tensor (or const Tensor&) per argument.
 // Returns: Status (no outputs: TF's NoOp), Tensor or Result<Tensor> (one output),
 // Array<Tensor, N> or Result<Array<Tensor, N>> (N outputs, in order).
-// The callable is copied into the Computation (kMaxCallableBytes, trivially copyable: capture
-// values, pointers or references to things that outlive the call), so each replica runs its own
-// copy and a replica that outlives a timed-out replicate never calls into a dead stack frame.
+// The callable is copied into the Computation's InplaceFunction (hal/support/inplace_function.hpp:
+// at most 128 bytes, trivially copyable: capture values, pointers or references to things that
+// outlive the call), so each replica runs its own copy and a replica that outlives a timed-out
+// replicate never calls into a dead stack frame.
 #pragma once
 #include "computation.hpp"
 #include "replica_context.hpp"
 #include "hal/support/array.hpp"
+#include "hal/support/inplace_function.hpp"
 #include "hal/support/result.hpp"
 #include "hal/support/type_traits.hpp"
 
@@ -77,7 +79,7 @@ Status invoke(const F& fn, Context& context, ReplicaArgs args, ReplicaOutputs& o
 // A callable run per replica with `Context` (ReplicaContext for replicate, StrategyReplicaContext
 // for TPUStrategy::run) as its optional first parameter.
 template <class F, class Context>
-struct Callable {
+struct ReplicaFunction {
   using Traits = CallTraits<F>;
   static constexpr bool kContext = TakesContext<typename Traits::Params, Context>::value;
   static constexpr unsigned kArity = Count<typename Traits::Params>::value - (kContext ? 1 : 0);
@@ -86,21 +88,18 @@ struct Callable {
                 "StrategyReplicaContext& for TPUStrategy::run) and then Tensor (or const Tensor&) parameters");
   static_assert(kArity <= kMaxReplicaInputs, "a replica function takes at most kMaxReplicaInputs tensors");
 
-  static Status call(Context& context, ReplicaArgs args, ReplicaOutputs& outputs, void* user) {
+  static Status call(const F& fn, Context& context, ReplicaArgs args, ReplicaOutputs& outputs) {
     // The caller checked the argument count against kArity (TF's arity texts) before any replica ran.
     if (args.size() != kArity)
       return Status::error(StatusCode::kInternal, "a function taking {} tensors got {}", kArity, args.size());
-    return invoke<F, kContext>(*static_cast<const F*>(user), context, args, outputs, typename MakeIndices<kArity>::type{});
+    return invoke<F, kContext>(fn, context, args, outputs, typename MakeIndices<kArity>::type{});
+  }
+
+  // `fn` as the runtime calls it: (Context&, ReplicaArgs, ReplicaOutputs&) -> Status, holding a copy of fn.
+  static InplaceFunction<Status(Context&, ReplicaArgs, ReplicaOutputs&)> body(const F& fn) {
+    return [fn](Context& context, ReplicaArgs args, ReplicaOutputs& outputs) { return call(fn, context, args, outputs); };
   }
 };
-
-// Copies `fn` into `storage` (a Computation's or StrategyFunction's callable bytes).
-template <class F>
-void store_callable(const F& fn, unsigned char (&storage)[kMaxCallableBytes]) {
-  static_assert(sizeof(F) <= kMaxCallableBytes, "the function's captures exceed kMaxCallableBytes: capture less");
-  static_assert(__is_trivially_copyable(F), "a replica function must be trivially copyable: capture values, pointers or references");
-  __builtin_memcpy(storage, static_cast<const void*>(&fn), sizeof(F));
-}
 
 }  // namespace detail
 
@@ -110,10 +109,8 @@ template <class F>
 Computation computation_of(StringView name, F fn, const Signature* signature = nullptr) {
   Computation computation;
   computation.name = name;
-  computation.fn = &detail::Callable<F, ReplicaContext>::call;
-  computation.signature = signature ? *signature : Signature{detail::Callable<F, ReplicaContext>::kArity};
-  detail::store_callable(fn, computation.callable);
-  computation.stores_callable = true;
+  computation.fn = detail::ReplicaFunction<F, ReplicaContext>::body(fn);
+  computation.signature = signature ? *signature : Signature{detail::ReplicaFunction<F, ReplicaContext>::kArity};
   return computation;
 }
 

@@ -1,5 +1,5 @@
 // Computation: what tpu.replicate runs on every replica, as the runtime sees a TF Python function:
-// a function pointer plus a user pointer, and a declared signature (how many arguments it takes,
+// a callable stored by value (an InplaceFunction), and a declared signature (how many arguments it takes,
 // how many of them have defaults, whether it takes *args, optionally their names) that replicate
 // checks the supplied inputs against with TF's check_function_argument_count rules.
 //
@@ -11,6 +11,7 @@
 // outlives the replicate call; inputs may be returned as they are (they are views).
 #pragma once
 #include "hal/core.hpp"
+#include "hal/support/inplace_function.hpp"
 #include "hal/support/string_view.hpp"
 #include "runtime/tensor/tensor.hpp"
 
@@ -41,7 +42,9 @@ class ReplicaOutputs {
   unsigned count_ = 0;
 };
 
-using ComputationFn = Status (*)(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs, void* user);
+// The computation's body as the runtime calls it: the replica's context, its arguments, its outputs.
+// computation_of (callable_computation.hpp) makes one from a lambda taking typed tensors.
+using ComputationBody = InplaceFunction<Status(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs)>;
 
 // The Python signature TF inspects (tf_inspect.getargspec): positional parameters, how many of
 // them have defaults, and *args.
@@ -54,21 +57,12 @@ struct Signature {
   StringView arg_name(unsigned index) const { return index < arg_names.size() ? arg_names[index] : StringView(); }
 };
 
-// Bytes a Computation can hold a callable in (callable_computation.hpp stores lambdas there).
-inline constexpr size_t kMaxCallableBytes = 128;
-
 struct Computation {
   StringView name;  // for messages ("computation 'step'")
-  ComputationFn fn = nullptr;
-  void* user = nullptr;
+  // Stored by value: every Launch copies the Computation, so a replica that outlives a timed-out
+  // replicate calls its own copy, never a dead stack frame of the caller.
+  ComputationBody fn;
   Signature signature;
-  // A callable stored by value: every Launch copies the Computation, so a replica that outlives a
-  // timed-out replicate calls its own copy, never a dead stack frame of the caller.
-  alignas(16) unsigned char callable[kMaxCallableBytes] = {};
-  bool stores_callable = false;
-
-  // What fn receives as `user`: the stored callable, or `user`.
-  void* user_data() const { return stores_callable ? const_cast<unsigned char*>(callable) : user; }
 };
 
 // TF's check_function_argument_count: false when `supplied` arguments can call a function with this

@@ -27,6 +27,9 @@
 
 namespace rt::tpu {
 
+// Where a host function's result goes: a tensor to fill, or text (host_result.hpp).
+using HostResult = link::HostResult;
+
 namespace detail {
 
 enum class HostCallRoute : uint8_t {
@@ -50,7 +53,7 @@ uint64_t host_call_count();
 
 // Calls the host function `name` over the link (see above).
 Status host_function(StringView name, StringView text_argument, Span<const Tensor> arguments,
-                     Span<const link::HostResult> results, uint64_t timeout_ns = link::kDefaultHostCallTimeoutNs);
+                     Span<const HostResult> results, uint64_t timeout_ns = link::kDefaultHostCallTimeoutNs);
 
 // The host function `name` returning one tensor, allocated in `arena` with the dtype and shape the
 // host must send back (TF's outside_compilation outputs have static shapes too):

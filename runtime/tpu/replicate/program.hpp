@@ -12,7 +12,7 @@
 // A replica's error is returned by replicate on core 0, not by the worker that ran it.
 #pragma once
 #include "executor.hpp"
-#include "function_ref.hpp"
+#include "hal/support/function_ref.hpp"
 
 namespace rt::tpu {
 

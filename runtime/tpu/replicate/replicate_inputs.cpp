@@ -63,7 +63,7 @@ DTypesText dtypes_text(ReplicaArgs args) {
 
 Status validate_replicate_inputs(const Computation& computation, Span<const ReplicaArgs> inputs, bool has_infeed,
                                  unsigned infeed_elements, Span<const StringView> input_names) {
-  if (computation.fn == nullptr) return invalid_argument("replicate: the computation has no function");
+  if (!computation.fn) return invalid_argument("replicate: the computation has no function");
   if (inputs.empty())
     return invalid_argument("replicate needs at least one replica: inputs has 0 replicas (to run one replica with no "
                             "inputs, pass no inputs at all)");

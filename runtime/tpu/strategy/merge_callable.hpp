@@ -1,8 +1,8 @@
 // merge_fn as a lambda (or any callable): merge_fn(strategy, values...) with one DistributedValue
 // parameter per merge_call argument, returning Status (nothing), a Tensor or DistributedValue, or a
 // Result of either; the arity is deduced and checked against the call. Used by the value-returning
-// StrategyReplicaContext::merge_call (strategy_replica_context.hpp). merge_fn runs on replica 0's
-// core inside replica 0's own merge_call, so the callable is used where it lives: no copy needed.
+// StrategyReplicaContext::merge_call (strategy_replica_context.hpp), which calls it through a
+// MergeFn (an InplaceFunction holding a copy of the lambda).
 #pragma once
 #include "runtime/tpu/replicate/callable_computation.hpp"
 #include "replica_context_merge.hpp"
@@ -36,12 +36,20 @@ struct MergeCallable {
                        Indices<I...>) {
     return add_merge_value(fn(strategy, args[I]...), result);
   }
-  static Status call(TPUStrategy& strategy, Span<const DistributedValue> args, MergeResult& result, void* user) {
+  static Status call(const F& fn, TPUStrategy& strategy, Span<const DistributedValue> args, MergeResult& result) {
     if (args.size() != kArity)
       return Status::error(StatusCode::kInvalidArgument, "merge_fn takes {} arguments, merge_call gave it {}", kArity,
                            args.size());
-    return invoke(*static_cast<const F*>(user), strategy, args, result, typename MakeIndices<kArity>::type{});
+    return invoke(fn, strategy, args, result, typename MakeIndices<kArity>::type{});
   }
 };
+
+// The lambda `fn` as a MergeFn.
+template <class F>
+MergeFn merge_fn_of(F fn) {
+  return [fn](TPUStrategy& strategy, Span<const DistributedValue> args, MergeResult& result) {
+    return MergeCallable<F>::call(fn, strategy, args, result);
+  };
+}
 
 }  // namespace rt::tpu::detail

@@ -29,6 +29,7 @@
 #pragma once
 #include "distributed_value.hpp"
 #include "hal/core.hpp"
+#include "hal/support/inplace_function.hpp"
 #include "runtime/tpu/replicate/replica_context.hpp"
 #include "replica_context_merge_sync.hpp"
 
@@ -55,8 +56,9 @@ class MergeResult {
 using MergeOutputs = ReplicaOutputs;
 
 // merge_fn(strategy, *args): runs on replica 0's core in cross-replica context (no replica context
-// is current there, so strategy.reduce works and merge_call is refused).
-using MergeFn = Status (*)(TPUStrategy& strategy, Span<const DistributedValue> args, MergeResult& result, void* user);
+// is current there, so strategy.reduce works and merge_call is refused). Its values go to `result`.
+// merge_callable.hpp makes one from a lambda taking (TPUStrategy&, const DistributedValue&...).
+using MergeFn = InplaceFunction<Status(TPUStrategy& strategy, Span<const DistributedValue> args, MergeResult& result)>;
 
 // Shared by the replicas of one strategy launch (static storage: the strategy keeps one).
 struct MergeRendezvous {
@@ -75,7 +77,7 @@ class MergeParticipant {
  public:
   MergeParticipant(ReplicaContext& replica, MergeRendezvous& rendezvous) : replica_(replica), rendezvous_(rendezvous) {}
 
-  Status merge_call(MergeFn fn, Span<const Tensor> args, MergeOutputs& outputs, void* user);
+  Status merge_call(const MergeFn& fn, Span<const Tensor> args, MergeOutputs& outputs);
   // A new step of run_steps_on_dataset: merge_calls are counted per step.
   void begin_step(uint32_t step) {
     step_ = step;
@@ -94,7 +96,7 @@ class MergeParticipant {
   bool runs_merge_fn() const { return replica_.replica_id() == 0 && replica_.logical_core() == 0; }
   // The error ending the merge protocol for this replica, or OK to run merge_fn.
   Status judge(const Result<SyncOutcome>& outcome);
-  void run_merge_fn(MergeFn fn, unsigned num_args, void* user);
+  void run_merge_fn(const MergeFn& fn, unsigned num_args);
   Status gather_arguments(unsigned num_args);
   Status check_result() const;
   Status take_part(MergeOutputs& outputs);

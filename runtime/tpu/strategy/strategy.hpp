@@ -48,19 +48,14 @@ struct StrategyOptions {
   uint64_t collective_timeout_ns = kDefaultWaitTimeoutNs;
 };
 
-// The function run() calls on every replica: its values go to `outputs`, in order.
-using StrategyFn = Status (*)(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& outputs, void* user);
+// The function run() calls on every replica, as the runtime calls it: its values go to `outputs`,
+// in order. Stored by value (an InplaceFunction): the launch keeps its own copy.
+using StrategyBody = InplaceFunction<Status(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& outputs)>;
 
 struct StrategyFunction {
   StringView name;
-  StrategyFn fn = nullptr;
-  void* user = nullptr;
+  StrategyBody fn;
   Signature signature{0, 0, true};  // checked like replicate's computations; default: *args
-  // A callable stored by value (strategy_function_of): the launch keeps its own copy.
-  alignas(16) unsigned char callable[kMaxCallableBytes] = {};
-  bool stores_callable = false;
-
-  void* user_data() const { return stores_callable ? const_cast<unsigned char*>(callable) : user; }
 };
 
 // The strategy function `fn`: a lambda or any callable taking an optional StrategyReplicaContext&
@@ -68,13 +63,8 @@ struct StrategyFunction {
 // Tensors (callable_computation.hpp); its arity is deduced.
 template <class F>
 StrategyFunction strategy_function_of(StringView name, F fn) {
-  StrategyFunction function;
-  function.name = name;
-  function.fn = &detail::Callable<F, StrategyReplicaContext>::call;
-  function.signature = Signature{detail::Callable<F, StrategyReplicaContext>::kArity};
-  detail::store_callable(fn, function.callable);
-  function.stores_callable = true;
-  return function;
+  using Function = detail::ReplicaFunction<F, StrategyReplicaContext>;
+  return StrategyFunction{name, Function::body(fn), Signature{Function::kArity}};
 }
 
 // run()'s result: one value per output (caller storage: it is large).
@@ -109,18 +99,8 @@ struct MirroredVariable {
   const Tensor& copy(unsigned replica) const { return copies.component(replica); }
 };
 
-// update()'s function: changes `variable` (the replica's copy) in place.
-using UpdateFn = Status (*)(StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args, void* user);
-
-// An update function as a value: a function pointer and user, or a callable stored by value.
-struct UpdateFunction {
-  UpdateFn fn = nullptr;
-  void* user = nullptr;
-  alignas(16) unsigned char callable[kMaxCallableBytes] = {};
-  bool stores_callable = false;
-
-  void* user_data() const { return stores_callable ? const_cast<unsigned char*>(callable) : user; }
-};
+// update()'s function, as the runtime calls it: changes `variable` (the replica's copy) in place.
+using UpdateFunction = InplaceFunction<Status(StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args)>;
 
 namespace detail {
 // update's lambda: (StrategyReplicaContext&, const Tensor& variable, const Tensor&... args) -> Status.
@@ -131,57 +111,36 @@ struct UpdateCallable {
   static Status invoke(const F& fn, StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args, Indices<I...>) {
     return fn(context, variable, args[I]...);
   }
-  static Status call(StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args, void* user) {
+  static Status call(const F& fn, StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args) {
     if (args.size() != kArity)
       return Status::error(StatusCode::kInvalidArgument, "update: the function takes {} arguments besides the variable, "
                            "update gave it {}", kArity, args.size());
-    return invoke(*static_cast<const F*>(user), context, variable, args, typename MakeIndices<kArity>::type{});
+    return invoke(fn, context, variable, args, typename MakeIndices<kArity>::type{});
   }
 };
 }  // namespace detail
 
 template <class F>
 UpdateFunction update_function_of(F fn) {
-  UpdateFunction function;
-  function.fn = &detail::UpdateCallable<F>::call;
-  detail::store_callable(fn, function.callable);
-  function.stores_callable = true;
-  return function;
+  return [fn](StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args) {
+    return detail::UpdateCallable<F>::call(fn, context, variable, args);
+  };
 }
 
 // distribute_datasets_from_function's function, called once per input pipeline.
-using DatasetFn = Result<Dataset> (*)(const InputContext& context, void* user);
+using DatasetFunction = InplaceFunction<Result<Dataset>(const InputContext& context)>;
 
 class StepContext;  // strategy_steps.hpp
 // run_steps_on_dataset's function: one step on one replica, with the replica's element of the step.
-using StepFn = Status (*)(StepContext& step, const Tensor& inputs, void* user);
-
 struct StepFunction {
   StringView name;
-  StepFn fn = nullptr;
-  void* user = nullptr;
-  alignas(16) unsigned char callable[kMaxCallableBytes] = {};  // a callable stored by value (step_function_of)
-  bool stores_callable = false;
-
-  void* user_data() const { return stores_callable ? const_cast<unsigned char*>(callable) : user; }
+  InplaceFunction<Status(StepContext& step, const Tensor& inputs)> fn;  // stored by value
 };
-
-namespace detail {
-template <class F>
-Status call_step(StepContext& step, const Tensor& inputs, void* user) {
-  return (*static_cast<const F*>(user))(step, inputs);
-}
-}  // namespace detail
 
 // run_steps_on_dataset's function as a lambda: (StepContext& step, const Tensor& inputs) -> Status.
 template <class F>
 StepFunction step_function_of(StringView name, F fn) {
-  StepFunction function;
-  function.name = name;
-  function.fn = &detail::call_step<F>;
-  detail::store_callable(fn, function.callable);
-  function.stores_callable = true;
-  return function;
+  return StepFunction{name, fn};
 }
 
 class TPUStrategy {
@@ -212,7 +171,6 @@ class TPUStrategy {
   Result<Tensor> reduce(StringView op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
   Result<DistributedValue> broadcast(const DistributedValue& value);
   Status create_mirrored_variable(const Tensor& initial_value, MirroredVariable& variable);
-  Status update(MirroredVariable& variable, UpdateFn fn, Span<const DistributedValue> args = {}, void* user = nullptr);
   Status update(MirroredVariable& variable, const UpdateFunction& fn, Span<const DistributedValue> args);
   // update(var, fn, args...) with fn a lambda (StrategyReplicaContext&, const Tensor& variable,
   // const Tensor&... args) -> Status; arguments Tensors (plain) or DistributedValues.
@@ -224,16 +182,8 @@ class TPUStrategy {
   }
 
   Result<DistributedDataset> experimental_distribute_dataset(const Dataset& dataset) const;
-  Result<DistributedDataset> distribute_datasets_from_function(DatasetFn fn, void* user = nullptr) const;
-  // The same with a lambda (const InputContext&) -> Result<Dataset>, called before this returns.
-  template <class F>
-  Result<DistributedDataset> distribute_datasets_from_function(const F& fn) const {
-    const auto callable = fn;
-    using Callable = remove_cvref_t<decltype(callable)>;
-    return distribute_datasets_from_function(
-        [](const InputContext& context, void* user) -> Result<Dataset> { return (*static_cast<const Callable*>(user))(context); },
-        const_cast<void*>(static_cast<const void*>(&callable)));
-  }
+  // fn: a lambda (const InputContext&) -> Result<Dataset>, called once before this returns.
+  Result<DistributedDataset> distribute_datasets_from_function(const DatasetFunction& fn) const;
   // Runs `iterations` steps (0: steps_per_run) of the iterator's dataset in one launch; `context`
   // gets the final step's outputs and the iterator moves past the steps run.
   Status run_steps_on_dataset(const StepFunction& fn, DistributedIterator& iterator, MultiStepContext& context,

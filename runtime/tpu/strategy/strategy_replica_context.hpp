@@ -36,7 +36,8 @@ class StrategyReplicaContext {
   Result<Tensor> all_reduce(StringView op, const Tensor& value);
   // Every replica gets replica 0's value.
   Result<Tensor> broadcast(const Tensor& value);
-  Status merge_call(MergeFn merge_fn, Span<const Tensor> args, MergeOutputs& outputs, void* user = nullptr);
+  // merge_fn(strategy, args, result) with any number of arguments and results.
+  Status merge_call(const MergeFn& merge_fn, Span<const Tensor> args, MergeOutputs& outputs);
   // merge_call(merge_fn, args=(...)) returning this replica's part of merge_fn's one value; merge_fn
   // a lambda taking (TPUStrategy&, const DistributedValue&...) (merge_callable.hpp).
   template <class F, class... Args>
@@ -54,12 +55,9 @@ class StrategyReplicaContext {
 template <class F, class... Args>
   requires(is_same_v<remove_cvref_t<Args>, Tensor> && ...)
 Result<Tensor> StrategyReplicaContext::merge_call(const F& merge_fn, const Args&... args) {
-  const auto callable = merge_fn;  // a function becomes a pointer; a lambda stays itself
-  using Callable = detail::MergeCallable<remove_cvref_t<decltype(callable)>>;
   const Tensor values[] = {args..., Tensor()};
   MergeOutputs outputs;
-  RT_RETURN_IF_ERROR(merge_call(&Callable::call, Span<const Tensor>(values, sizeof...(Args)), outputs,
-                                const_cast<void*>(static_cast<const void*>(&callable))));
+  RT_RETURN_IF_ERROR(merge_call(detail::merge_fn_of(merge_fn), Span<const Tensor>(values, sizeof...(Args)), outputs));
   if (outputs.size() != 1)
     return Status::error(StatusCode::kInvalidArgument,
                          "merge_call: merge_fn returned {} values; this form returns exactly one (the MergeOutputs "
@@ -84,6 +82,6 @@ class StrategyContextScope {
 };
 
 // get_replica_context().merge_call(...) from anywhere: the current context's, or TF's error.
-Status merge_call(MergeFn merge_fn, Span<const Tensor> args, MergeOutputs& outputs, void* user = nullptr);
+Status merge_call(const MergeFn& merge_fn, Span<const Tensor> args, MergeOutputs& outputs);
 
 }  // namespace rt::tpu

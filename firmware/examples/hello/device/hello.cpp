@@ -8,14 +8,7 @@
 //   4. C++ runtime: static constructors ran, virtual dispatch works, errno is per core (TLS)
 #include <errno.h>
 
-#include "firmware/app.hpp"
-#include "hal/core.hpp"
-#include "hal/event.hpp"
-#include "hal/time.hpp"
-#include "hal/support/atomic.hpp"
-#include "hal/support/new.hpp"
-#include "runtime/sync/barrier.hpp"
-#include "runtime/sync/wait.hpp"
+#include "firmware/tpu_pod.hpp"
 
 namespace {
 

@@ -11,8 +11,6 @@
 //     so the host saves c<r>_q0_t<s>_e{0,1,2}.npy, which the test checks against NumPy.
 // Also: the queue's TF checks (a second dequeue op from the same queue) hold on the board.
 #include "firmware/tpu_pod.hpp"
-#include "runtime/link/protocol/host_call.hpp"
-#include "runtime/link/protocol/infeed_steps.hpp"
 
 namespace {
 
@@ -32,7 +30,7 @@ Result<Tensor> step(ReplicaContext& replica, const Tensor& x, const Tensor& labe
   const Tensor column_sums = RT_TRY(rt::reduce_sum(replica.arena(), x, {0}));
   const Tensor label_sum = RT_TRY(rt::reduce_sum(replica.arena(), labels));
   const Tensor tuple[] = {x, column_sums, label_sum};
-  RT_RETURN_IF_ERROR(rt::link::outfeed(kOutfeedQueue, tuple, kTimeoutNs));
+  RT_RETURN_IF_ERROR(outfeed_enqueue_tuple(kOutfeedQueue, tuple, kTimeoutNs));
   return column_sums;
 }
 
@@ -68,7 +66,7 @@ Status run_steps(unsigned cores, int64_t steps) {
 Status host_program(unsigned cores) {
   if (kRows % cores != 0)
     return invalid_argument("the infeed app shards 8 rows over the cores: run it on 1, 2, 4 or 8 cores, not {}", cores);
-  const int64_t steps = RT_TRY(rt::link::infeed_steps(kInfeedQueue, kTimeoutNs));
+  const int64_t steps = RT_TRY(infeed_steps(kInfeedQueue, kTimeoutNs));
   InfeedQueue queue = RT_TRY(make_queue(cores));
   PodMemoryScope memory(cores);
   RT_RETURN_IF_ERROR(infeed.open(queue, hbm(), {.link_queue = kInfeedQueue, .slots = 4, .timeout_ns = kTimeoutNs}));

@@ -17,7 +17,7 @@ namespace {
 
 using namespace rt;
 using namespace rt::tpu;
-using rt::link::HostResult;
+using rt::tpu::HostResult;
 
 float expected_number(unsigned replica) {
   const unsigned x = replica + 1;

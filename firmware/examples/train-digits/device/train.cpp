@@ -24,7 +24,6 @@
 // Summation orders are the runtime's documented ones (MXU: k ascending; reduce_sum: rows ascending;
 // cross_replica_sum: the collectives' order), so the same run gives the same bits on every board.
 #include "model.hpp"
-#include "runtime/link/protocol/infeed_steps.hpp"
 
 namespace {
 
@@ -196,7 +195,7 @@ Status train(unsigned cores) {
     options.device_assignment = &*assignment;
   }
   TPUStrategy strategy = RT_TRY(TPUStrategy::for_board(options));
-  const int64_t steps = RT_TRY(link::infeed_steps(0, kHostTimeoutNs));
+  const int64_t steps = RT_TRY(infeed_steps(0, kHostTimeoutNs));
   InfeedQueue queue = RT_TRY(batch_queue(strategy.num_replicas_in_sync()));
   RT_RETURN_IF_ERROR(infeed.open(queue, hbm(), {.link_queue = 0}));
   const ModelSpec& spec = *RT_TRY(model_spec(static_cast<int32_t>(config.kind)));
@@ -218,7 +217,7 @@ Status train(unsigned cores) {
   }
   infeed.close();
   const Tensor final_weights[] = {variables[0].copy(0), variables[1].copy(0), variables[2].copy(0), variables[3].copy(0)};
-  RT_RETURN_IF_ERROR(link::outfeed(0, final_weights, kHostTimeoutNs));
+  RT_RETURN_IF_ERROR(outfeed_enqueue_tuple(0, final_weights, kHostTimeoutNs));
   RT_RETURN_IF_ERROR(host_function("training_done", "", {}, {}, kHostTimeoutNs));
   log_info("train-digits: {} {} steps of {} images on {} replicas of {} cores done; final weights outfed", spec.name,
            steps, kBatch, replicas, config.logical_cores);

@@ -5,15 +5,12 @@
 // host ever answers.
 #include "exec_ops.hpp"
 #include "firmware/tpu_pod.hpp"
-#include "runtime/link/protocol/host_call.hpp"
-#include "runtime/trace/trace_point.hpp"
 
 namespace {
 
 using namespace rt;
 using namespace rt::tpu;
 using exec_app::ExecSpec;
-using rt::link::HostResult;
 
 constexpr uint64_t kCallTimeoutNs = 60000ull * 1000000ull;
 
@@ -22,11 +19,11 @@ ExecSpec spec;
 FixedString<exec_protocol::kMaxSpecBytes> spec_text;
 Tensor inputs[exec_app::kMaxExecTensors];
 
-// A host call of the exec protocol (a tensor as large as the host sends may take long on the UART).
+// A host call of the exec protocol (a tensor as large as the host sends may take long on the UART);
+// host_function traces it under the host_call category.
 Status call_host(StringView function, StringView argument, Span<const Tensor> tensors,
                  Span<const HostResult> results) {
-  RT_TRACE_SCOPE("host_call", trace::Category::kHostCall);
-  return rt::link::host_call(function, argument, tensors, results, kCallTimeoutNs);
+  return host_function(function, argument, tensors, results, kCallTimeoutNs);
 }
 
 Status fetch_spec(unsigned cores) {

@@ -22,9 +22,9 @@ Status prepare_inputs(const Launch& launch, Tensor* args) {
 // args[num_inputs ..): the replica's infeed tuple.
 Status dequeue_infeed(const Launch& launch, Tensor* args) {
   if (!launch.has_infeed) return Status::ok();
-  if (launch.infeed.dequeue == nullptr)
+  if (!launch.infeed.dequeue)
     return Status::error(StatusCode::kUnimplemented, "replicate: the infeed binding has no dequeue function");
-  return launch.infeed.dequeue(launch.infeed.queue, launch.placement.replica, args + launch.num_inputs, hbm());
+  return launch.infeed.dequeue(launch.placement.replica, args + launch.num_inputs, hbm());
 }
 
 // The replica's logical cores; a launch filled without them (one core per replica) spans its own core.
@@ -51,7 +51,7 @@ Status run_launch(const Launch& launch, ReplicaOutputs& outputs) {
   CurrentReplicaScope scope(context);
   LogicalDevices logical_devices(launch.placement, logical_cores_of(launch), launch.collective_timeout_ns);
   LogicalDevicesScope logical_scope(logical_devices);
-  return launch.computation.fn(context, ReplicaArgs(args, num_args), outputs, launch.computation.user_data());
+  return launch.computation.fn(context, ReplicaArgs(args, num_args), outputs);
 }
 
 }  // namespace rt::tpu

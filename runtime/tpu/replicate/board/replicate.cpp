@@ -142,7 +142,7 @@ Status replicate(const Computation& computation, Span<const ReplicaArgs> inputs,
   result.padding = *plan;
   Result<PodPlacement> placement = place_computation(num_replicas, options.device_assignment, hal::core_count());
   if (!placement) return placement.status();
-  if (has_infeed && options.infeed_queue->dequeue == nullptr)
+  if (has_infeed && !options.infeed_queue->dequeue)
     return Status::error(StatusCode::kUnimplemented,
                          "replicate: the infeed binding has no dequeue function (bind an InfeedQueue's dequeue); "
                          "this call asks for {} infeed tuple elements per replica",

@@ -72,7 +72,7 @@ Status MergeParticipant::judge(const Result<SyncOutcome>& outcome) {
   return ended_ = merge_call_count_mismatch();
 }
 
-Status MergeParticipant::merge_call(MergeFn fn, Span<const Tensor> args, MergeOutputs& outputs, void* user) {
+Status MergeParticipant::merge_call(const MergeFn& fn, Span<const Tensor> args, MergeOutputs& outputs) {
   outputs.clear();
   if (!ended_.is_ok()) return ended_;
   if (args.size() > kMaxMergeValues)
@@ -82,7 +82,7 @@ Status MergeParticipant::merge_call(MergeFn fn, Span<const Tensor> args, MergeOu
   const Result<SyncOutcome> outcome = sync(SyncKind::kMerge);
   ++merges_;
   RT_RETURN_IF_ERROR(judge(outcome));
-  if (runs_merge_fn()) run_merge_fn(fn, static_cast<unsigned>(args.size()), user);
+  if (runs_merge_fn()) run_merge_fn(fn, static_cast<unsigned>(args.size()));
   const Status merged = await_merge_fn();  // replica 0's logical core 0 has written the result
   if (!merged.is_ok()) return ended_ = merged;
   if (!rendezvous_.merge_status.is_ok()) return rendezvous_.merge_status;
@@ -114,13 +114,13 @@ Status MergeParticipant::check_result() const {
   return Status::ok();
 }
 
-void MergeParticipant::run_merge_fn(MergeFn fn, unsigned num_args, void* user) {
+void MergeParticipant::run_merge_fn(const MergeFn& fn, unsigned num_args) {
   rendezvous_.result.clear();
   rendezvous_.merge_status = gather_arguments(num_args);
   if (!rendezvous_.merge_status.is_ok()) return;
   StrategyContextScope cross_replica(nullptr);
   rendezvous_.merge_status = fn(*rendezvous_.strategy, Span<const DistributedValue>(rendezvous_.gathered, num_args),
-                                rendezvous_.result, user);
+                                rendezvous_.result);
   if (rendezvous_.merge_status.is_ok()) rendezvous_.merge_status = check_result();
 }
 

@@ -75,9 +75,9 @@ Result<DistributedDataset> TPUStrategy::experimental_distribute_dataset(const Da
   return DistributedDataset::split_batches(dataset, num_replicas_);
 }
 
-Result<DistributedDataset> TPUStrategy::distribute_datasets_from_function(DatasetFn fn, void* user) const {
+Result<DistributedDataset> TPUStrategy::distribute_datasets_from_function(const DatasetFunction& fn) const {
   const InputContext context{1, 0, num_replicas_};  // a board is one host: one input pipeline
-  Result<Dataset> pipeline = fn(context, user);
+  Result<Dataset> pipeline = fn(context);
   if (!pipeline) return pipeline.status();
   return DistributedDataset::per_replica_elements(*pipeline, num_replicas_);
 }

@@ -20,11 +20,10 @@ struct LaunchState {
 
 LaunchState state;
 
-Status strategy_entry(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs, void* user) {
-  LaunchState& launch = *static_cast<LaunchState*>(user);
+Status strategy_entry(LaunchState& launch, ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs) {
   StrategyReplicaContext context(replica, launch.rendezvous);
   StrategyContextScope scope(&context);
-  const Status status = launch.body.fn(context, args, outputs, launch.body.user_data());
+  const Status status = launch.body.fn(context, args, outputs);
   return context.merge().finish(status);
 }
 
@@ -63,7 +62,11 @@ Status TPUStrategy::launch(const StrategyFunction& body, Span<const DistributedV
     for (unsigned k = 0; k < args.size(); ++k) state.inputs[r][k] = args[k].component(r);
     state.replica_args[r] = ReplicaArgs(state.inputs[r], args.size());
   }
-  const Computation computation{body.name, strategy_entry, &state, body.signature};
+  const Computation computation{body.name,
+                                [](ReplicaContext& replica, ReplicaArgs replica_args, ReplicaOutputs& outputs) {
+                                  return strategy_entry(state, replica, replica_args, outputs);
+                                },
+                                body.signature};
   ReplicateOptions options;
   options.device_assignment = options_.device_assignment;
   options.timeout_ns = options_.timeout_ns;

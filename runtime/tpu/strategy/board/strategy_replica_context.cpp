@@ -35,9 +35,8 @@ Result<Tensor> StrategyReplicaContext::all_reduce(StringView op, const Tensor& v
 
 Result<Tensor> StrategyReplicaContext::broadcast(const Tensor& value) { return replica_.broadcast(value, 0); }
 
-Status StrategyReplicaContext::merge_call(MergeFn merge_fn, Span<const Tensor> args, MergeOutputs& outputs,
-                                          void* user) {
-  return merge_.merge_call(merge_fn, args, outputs, user);
+Status StrategyReplicaContext::merge_call(const MergeFn& merge_fn, Span<const Tensor> args, MergeOutputs& outputs) {
+  return merge_.merge_call(merge_fn, args, outputs);
 }
 
 StrategyReplicaContext* current_strategy_replica_context() { return current[hal::core_id()]; }
@@ -48,10 +47,10 @@ StrategyContextScope::StrategyContextScope(StrategyReplicaContext* context) : pr
 
 StrategyContextScope::~StrategyContextScope() { current[hal::core_id()] = previous_; }
 
-Status merge_call(MergeFn merge_fn, Span<const Tensor> args, MergeOutputs& outputs, void* user) {
+Status merge_call(const MergeFn& merge_fn, Span<const Tensor> args, MergeOutputs& outputs) {
   StrategyReplicaContext* context = current_strategy_replica_context();
   if (context == nullptr) return not_in_replica_context();
-  return context->merge_call(merge_fn, args, outputs, user);
+  return context->merge_call(merge_fn, args, outputs);
 }
 
 }  // namespace rt::tpu

@@ -24,11 +24,10 @@ Status run_one_step(StrategyReplicaContext& context, StepLoop& steps, unsigned s
   table.clear();
   context.merge().begin_step(step);
   StepContext step_context(context, table, step);
-  return steps.fn.fn(step_context, *inputs, steps.fn.user_data());
+  return steps.fn.fn(step_context, *inputs);
 }
 
-Status step_loop(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs&, void* user) {
-  StepLoop& steps = *static_cast<StepLoop*>(user);
+Status step_loop(StrategyReplicaContext& context, StepLoop& steps) {
   for (unsigned step = 0; step < steps.steps; ++step) {
     const size_t mark = context.arena().used();
     RT_RETURN_IF_ERROR(run_one_step(context, steps, step));
@@ -68,7 +67,9 @@ Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIter
   loop.dataset = iterator.dataset();
   loop.first_step = iterator.position();
   loop.steps = steps;
-  const StrategyFunction body{fn.name, step_loop, &loop, Signature{0}};
+  const StrategyFunction body{fn.name,
+                              [](StrategyReplicaContext& replica, ReplicaArgs, ReplicaOutputs&) { return step_loop(replica, loop); },
+                              Signature{0}};
   const ReplicateResult* result = nullptr;
   RT_RETURN_IF_ERROR(launch(body, {}, &result));
   const StepOutputTable* tables[kMaxReplicas];

@@ -8,7 +8,7 @@ namespace rt::tpu {
 namespace {
 
 // Each replica copies its argument 0 into its arena and returns the copy.
-Status copy_to_replica(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& outputs, void*) {
+Status copy_to_replica(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& outputs) {
   Result<Tensor> copy_of_value = context.arena().allocate_tensor(args[0].dtype, args[0].shape, "a mirrored copy");
   if (!copy_of_value) return copy_of_value.status();
   RT_RETURN_IF_ERROR(copy(args[0], *copy_of_value));
@@ -25,10 +25,9 @@ UpdateCall update_call;  // read by the replicas of update's launch
 // Logical core 0 of each replica updates the replica's copy; with model parallelism the replica's
 // other logical cores run fn too (SPMD: its collectives need every core) on a private copy in their
 // arena, taken before logical core 0 starts changing the replica's.
-Status update_copy(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs&, void* user) {
-  const UpdateCall& call = *static_cast<const UpdateCall*>(user);
+Status update_copy(StrategyReplicaContext& context, ReplicaArgs args, const UpdateCall& call) {
   const Tensor& copy_of_replica = call.variable->copy(context.replica_id_in_sync_group());
-  if (context.replica().num_logical_cores() == 1) return call.fn.fn(context, copy_of_replica, args, call.fn.user_data());
+  if (context.replica().num_logical_cores() == 1) return call.fn(context, copy_of_replica, args);
   Tensor variable = copy_of_replica;
   if (context.replica().logical_core() != 0) {
     Result<Tensor> private_copy =
@@ -38,14 +37,14 @@ Status update_copy(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOut
     variable = *private_copy;
   }
   RT_RETURN_IF_ERROR(logical_devices().barrier());
-  return call.fn.fn(context, variable, args, call.fn.user_data());
+  return call.fn(context, variable, args);
 }
 
 }  // namespace
 
 Result<DistributedValue> TPUStrategy::broadcast(const DistributedValue& value) {
   const DistributedValue source = DistributedValue::plain(value.component(0));
-  const StrategyFunction body{"broadcast", copy_to_replica, nullptr, Signature{1}};
+  const StrategyFunction body{"broadcast", copy_to_replica, Signature{1}};
   const ReplicateResult* result = nullptr;
   RT_RETURN_IF_ERROR(launch(body, Span<const DistributedValue>(&source, 1), &result));
   Tensor copies[kMaxReplicas];
@@ -60,19 +59,16 @@ Status TPUStrategy::create_mirrored_variable(const Tensor& initial_value, Mirror
   return Status::ok();
 }
 
-Status TPUStrategy::update(MirroredVariable& variable, UpdateFn fn, Span<const DistributedValue> args, void* user) {
-  UpdateFunction function;
-  function.fn = fn;
-  function.user = user;
-  return update(variable, function, args);
-}
-
 Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn, Span<const DistributedValue> args) {
   if (variable.copies.kind() != ValueKind::kMirrored || variable.copies.num_components() != num_replicas_)
     return invalid_argument("update: the variable has {} copies of kind {}, expected a Mirrored value with {} copies",
                             variable.copies.num_components(), value_kind_name(variable.copies.kind()), num_replicas_);
   update_call = UpdateCall{fn, &variable};
-  const StrategyFunction body{"update", update_copy, &update_call, Signature{0, 0, true}};
+  const StrategyFunction body{"update",
+                              [](StrategyReplicaContext& context, ReplicaArgs update_args, ReplicaOutputs&) {
+                                return update_copy(context, update_args, update_call);
+                              },
+                              Signature{0, 0, true}};
   const ReplicateResult* result = nullptr;
   return launch(body, args, &result);
 }

@@ -11,7 +11,7 @@
 // the series with a note rather than failing.
 #include "firmware/app.hpp"
 #include "hal/time.hpp"
-#include "runtime/link/protocol/host_call.hpp"
+#include "runtime/link/protocol/host_call.hpp"  // a link test: it calls the link itself, below rt::tpu
 #include "runtime/log/log.hpp"
 #include "runtime/tensor/hbm.hpp"
 

@@ -10,8 +10,6 @@
 //     unchanged on queue 0 as a 1-tuple, so the host saves c<r>_q0_t<s>_e0.npy, which the test
 //     compares with x[s, r * 8/N : (r + 1) * 8/N] bit for bit.
 #include "firmware/tpu_pod.hpp"
-#include "runtime/link/protocol/host_call.hpp"
-#include "runtime/link/protocol/infeed_steps.hpp"
 
 namespace {
 
@@ -30,7 +28,7 @@ constexpr uint64_t kDequeueTimeoutNs = 10 * kTimeoutNs;
 InfeedDequeue infeed;  // the queue's data path; replicate dequeues each replica's shard through it
 
 // The replica's shard goes back to the host as it came.
-Status step(const Tensor& x) { return rt::link::outfeed(kOutfeedQueue, Span<const Tensor>(&x, 1), kTimeoutNs); }
+Status step(const Tensor& x) { return rt::tpu::outfeed_enqueue_tuple(kOutfeedQueue, {x}, kTimeoutNs); }
 
 Result<InfeedQueue> make_queue(unsigned shards) {
   const DType types[] = {DType::kF32};
@@ -56,7 +54,7 @@ Status host_program(unsigned cores) {
   if (kRows % cores != 0)
     return invalid_argument(
         "the infeed-bulk app shards 8 rows over the cores: run it on 1, 2, 4 or 8 cores, not {}", cores);
-  const int64_t steps = RT_TRY(rt::link::infeed_steps(kInfeedQueue, kTimeoutNs));
+  const int64_t steps = RT_TRY(rt::tpu::infeed_steps(kInfeedQueue, kTimeoutNs));
   InfeedQueue queue = RT_TRY(make_queue(cores));
   PodMemoryScope memory(cores);
   RT_RETURN_IF_ERROR(

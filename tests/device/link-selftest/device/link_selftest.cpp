@@ -12,7 +12,7 @@
 //      as c0_q0_t0_e0.npy and c0_q0_t0_e1.npy
 // Every core's tensors live in its own arena (rt::hbm()).
 #include "firmware/tpu_pod.hpp"
-#include "runtime/link/protocol/host_call.hpp"
+#include "runtime/link/protocol/host_call.hpp"  // a link test: it calls the link itself, below rt::tpu
 #include "runtime/sync/barrier.hpp"
 
 namespace {

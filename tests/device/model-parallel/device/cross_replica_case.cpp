@@ -37,8 +37,8 @@ rt::Conv2dOptions same_padding() {
 }
 
 // args: image, filter. Output: the gathered cross-replica sum of the convolution.
-Status conv_then_cross_replica_sum(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs, void* user) {
-  const Layout& layout = *static_cast<const Layout*>(user);
+Status conv_then_cross_replica_sum(const Layout& layout, ReplicaContext& replica, ReplicaArgs args,
+                                   ReplicaOutputs& outputs) {
   Result<ShardedTensor> image =
       rt::tpu::split_to_logical_devices(args[0], rt::Span<const int64_t>(layout.partition, 4));
   if (!image) return image.status();
@@ -87,8 +87,11 @@ Status run_layout(const Layout& layout, const rt::tpu::DeviceAssignment& assigne
     images[r] = *image, args[r][0] = *image, args[r][1] = *filter;
     inputs[r] = ReplicaArgs(args[r], 2);
   }
-  const rt::tpu::Computation computation{"conv_then_cross_replica_sum", conv_then_cross_replica_sum,
-                                         const_cast<Layout*>(&layout), {2}};
+  const rt::tpu::Computation computation{"conv_then_cross_replica_sum",
+                                         [&layout](ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs) {
+                                           return conv_then_cross_replica_sum(layout, replica, args, outputs);
+                                         },
+                                         {2}};
   rt::tpu::ReplicateOptions options;
   options.device_assignment = &assigned;
   RT_RETURN_IF_ERROR(

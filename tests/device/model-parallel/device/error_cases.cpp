@@ -44,17 +44,14 @@ Status attempt(const ErrorCase& c, const Tensor& t) {
   return rt::tpu::spmd::conv2d(*x, rt::tpu::replicate_to_logical_devices(*filter), same).status();
 }
 
-// args: the case's tensor; user: the case.
-Status raise(ReplicaContext&, ReplicaArgs args, ReplicaOutputs&, void* user) {
-  return attempt(*static_cast<const ErrorCase*>(user), args[0]);
-}
-
 Status run_case(const ErrorCase& c, const rt::tpu::DeviceAssignment& whole_board, StatusCode code,
                 rt::StringView expected) {
   rt::tpu::PodMemoryScope memory(hal::core_count());
   Result<Tensor> t = random_f32(rt::hbm(), rt::Span<const int64_t>(c.tensor_dims, c.rank), 1);
   if (!t) return t.status();
-  const rt::tpu::Computation computation{"raise", raise, const_cast<ErrorCase*>(&c), {1}};
+  // args: the case's tensor.
+  const rt::tpu::Computation computation{
+      "raise", [&c](ReplicaContext&, ReplicaArgs args, ReplicaOutputs&) { return attempt(c, args[0]); }, {1}};
   rt::tpu::ReplicateOptions options;
   options.device_assignment = &whole_board;
   const ReplicaArgs inputs[] = {ReplicaArgs(&*t, 1)};

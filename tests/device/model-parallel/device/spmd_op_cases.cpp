@@ -83,7 +83,7 @@ Status intra_replica_collectives(ReplicaOutputs& outputs) {
   return outputs.add(*id_sum);
 }
 
-Status spmd_tour(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs, void*) {
+Status spmd_tour(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs) {
   const unsigned n = replica.num_logical_cores();
   const Result<Tensor> results[] = {
       split_matmul(args[kRowsA], args[kRowsB], n, 1, 1, 1),  split_matmul(args[kColsA], args[kColsB], 1, 1, 1, n),
@@ -177,7 +177,7 @@ Status run_spmd_op_cases(unsigned cores) {
   if (!whole_board) return whole_board.status();
   Result<Inputs> in = make_inputs(cores);
   if (!in) return in.status();
-  const rt::tpu::Computation tour{"spmd_tour", spmd_tour, nullptr, {kNumArgs}};
+  const rt::tpu::Computation tour{"spmd_tour", spmd_tour, {kNumArgs}};
   rt::tpu::ReplicateOptions options;
   options.device_assignment = &*whole_board;
   const ReplicaArgs inputs[] = {ReplicaArgs(in->args, kNumArgs)};

@@ -17,7 +17,7 @@ using rt::tpu::ReplicaContext;
 using rt::tpu::ReplicaOutputs;
 
 // [replica_id, num_replicas, core, logical_core] as int32.
-Status identify(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs, void*) {
+Status identify(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs) {
   const int64_t four[] = {4};
   const int32_t values[] = {static_cast<int32_t>(replica.replica_id()), static_cast<int32_t>(replica.num_replicas()),
                             static_cast<int32_t>(replica.core()), static_cast<int32_t>(replica.logical_core())};
@@ -27,14 +27,14 @@ Status identify(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs, v
 }
 
 // cross_replica_sum(x, groups) through the free function (the current replica's context).
-Status grouped_sum(ReplicaContext&, ReplicaArgs args, ReplicaOutputs& outputs, void* user) {
-  rt::Result<Tensor> sum = rt::tpu::cross_replica_sum(args[0], *static_cast<const rt::GroupAssignment*>(user));
+Status grouped_sum(const rt::GroupAssignment& groups, ReplicaArgs args, ReplicaOutputs& outputs) {
+  rt::Result<Tensor> sum = rt::tpu::cross_replica_sum(args[0], groups);
   if (!sum) return sum.status();
   return outputs.add(*sum);
 }
 
 // all_gather, all_to_all, collective_permute (a ring), broadcast and a barrier in one computation.
-Status collective_tour(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs, void*) {
+Status collective_tour(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs) {
   const unsigned n = replica.num_replicas(), r = replica.replica_id();
   const int64_t one[] = {1};
   rt::Result<Tensor> id = i32_tensor(replica.arena(), one, {static_cast<int32_t>(r)});
@@ -62,8 +62,8 @@ Status collective_tour(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& out
   return outputs.add(*broadcast);
 }
 
-const rt::tpu::Computation kIdentify{"identify", identify, nullptr, {0}};
-const rt::tpu::Computation kTour{"collective_tour", collective_tour, nullptr, {0}};
+const rt::tpu::Computation kIdentify{"identify", identify, {0}};
+const rt::tpu::Computation kTour{"collective_tour", collective_tour, {0}};
 
 Status expect_identities(unsigned n, const unsigned* core_of, const char* what) {
   RT_RETURN_IF_ERROR(expect_output_counts(result(), n, 1, what));
@@ -105,7 +105,10 @@ Status parity_groups(unsigned cores, const rt::tpu::DeviceAssignment* assignment
     tensors[r] = *x;
     inputs[r] = ReplicaArgs(&tensors[r], 1);
   }
-  const rt::tpu::Computation sum{"grouped_sum", grouped_sum, &groups, {1}};
+  const rt::tpu::Computation sum{
+      "grouped_sum",
+      [&groups](ReplicaContext&, ReplicaArgs args, ReplicaOutputs& outputs) { return grouped_sum(groups, args, outputs); },
+      {1}};
   rt::tpu::ReplicateOptions options;
   options.device_assignment = assignment;
   RT_RETURN_IF_ERROR(rt::tpu::replicate(sum, rt::Span<const ReplicaArgs>(inputs, n), options, result()));

@@ -14,11 +14,10 @@ using rt::tpu::ReplicaArgs;
 using rt::tpu::ReplicaContext;
 using rt::tpu::ReplicaOutputs;
 
-Status returns_nothing(ReplicaContext&, ReplicaArgs, ReplicaOutputs&, void*) { return Status::ok(); }
+Status returns_nothing(ReplicaContext&, ReplicaArgs, ReplicaOutputs&) { return Status::ok(); }
 
-// `count` (from user) scalars replica_id * 10 + i, i = 0..count-1.
-Status returns_values(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs, void* user) {
-  const unsigned count = *static_cast<const unsigned*>(user);
+// `count` scalars replica_id * 10 + i, i = 0..count-1.
+Status returns_values(unsigned count, ReplicaContext& replica, ReplicaOutputs& outputs) {
   for (unsigned i = 0; i < count; ++i) {
     rt::Result<Tensor> value = i32_tensor(replica.arena(), {}, {static_cast<int32_t>(replica.replica_id() * 10 + i)});
     if (!value) return value.status();
@@ -27,7 +26,7 @@ Status returns_values(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outp
   return Status::ok();
 }
 
-Status fails_on_last_replica(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs&, void*) {
+Status fails_on_last_replica(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs&) {
   if (replica.replica_id() + 1 == replica.num_replicas())
     return rt::invalid_argument("replica {} refuses on core {}", replica.replica_id(), replica.core());
   return Status::ok();
@@ -49,12 +48,15 @@ Status run_convention_cases(unsigned cores) {
   const ReplicaArgs no_inputs[rt::tpu::kMaxReplicas] = {};
   const rt::Span<const ReplicaArgs> every_core(no_inputs, cores);
 
-  const rt::tpu::Computation nothing{"returns_nothing", returns_nothing, nullptr, {0}};
+  const rt::tpu::Computation nothing{"returns_nothing", returns_nothing, {0}};
   RT_RETURN_IF_ERROR(rt::tpu::replicate(nothing, every_core, {}, result()));
   RT_RETURN_IF_ERROR(expect_output_counts(result(), cores, 0, "a computation returning nothing"));
 
   unsigned count = 1;
-  const rt::tpu::Computation values{"returns_values", returns_values, &count, {0}};
+  const rt::tpu::Computation values{
+      "returns_values",
+      [&count](ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs) { return returns_values(count, replica, outputs); },
+      {0}};
   RT_RETURN_IF_ERROR(rt::tpu::replicate(values, every_core, {}, result()));
   RT_RETURN_IF_ERROR(expect_values(cores, 1, "a single value (one-element tuple)"));
   count = 3;
@@ -65,7 +67,7 @@ Status run_convention_cases(unsigned cores) {
   RT_RETURN_IF_ERROR(rt::tpu::replicate(values, {}, result()));
   RT_RETURN_IF_ERROR(expect_values(1, 1, "inputs=None"));
 
-  const rt::tpu::Computation failing{"fails_on_last_replica", fails_on_last_replica, nullptr, {0}};
+  const rt::tpu::Computation failing{"fails_on_last_replica", fails_on_last_replica, {0}};
   rt::FixedString<64> expected;
   rt::format_to(expected, "replica {} refuses on core {}", cores - 1, cores - 1);
   return expect_error(rt::tpu::replicate(failing, every_core, {}, result()), rt::StatusCode::kInvalidArgument,

@@ -17,16 +17,17 @@ using rt::tpu::ReplicaContext;
 using rt::tpu::ReplicaOutputs;
 constexpr int64_t kNone = rt::tpu::kUnknownSize;
 
-// [dims0, dims1, real0, real1, sum of all elements, 1 if x is a copy in this core's arena]. `user`
-// holds every replica's original input data. A padded copy is the last allocation in the replica's
+// [dims0, dims1, real0, real1, sum of all elements, 1 if x is a copy in this core's arena].
+// `originals` holds every replica's original input data. A padded copy is the last allocation in the replica's
 // arena before the computation runs, so the next allocation starts right after it (64-byte aligned).
-Status describe(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs, void* user) {
+const uint8_t* originals[rt::tpu::kMaxReplicas];
+
+Status describe(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs) {
   const Tensor& x = args[0];
   int32_t sum = 0;
   for (size_t i = 0; i < x.num_elements(); ++i) sum += i32_at(x, i);
   rt::Result<Tensor> probe = replica.arena().allocate_tensor(rt::DType::kI32, rt::Shape{}, "a probe");
   if (!probe) return probe.status();
-  const uint8_t* const* originals = static_cast<const uint8_t* const*>(user);
   const size_t bytes = (x.num_elements() * x.element_size() + 63) & ~size_t{63};
   const bool own_copy = x.data != originals[replica.replica_id()] && probe->data == x.data + bytes;
   const int64_t six[] = {6};
@@ -39,8 +40,7 @@ Status describe(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outpu
 }
 
 const rt::StringView kArgNames[] = {"x"};
-const uint8_t* originals[rt::tpu::kMaxReplicas];
-const rt::tpu::Computation kDescribe{"describe", describe, originals, {1, 0, false, kArgNames}};
+const rt::tpu::Computation kDescribe{"describe", describe, {1, 0, false, kArgNames}};
 
 struct Case {
   const char* what;

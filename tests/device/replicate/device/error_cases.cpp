@@ -16,7 +16,7 @@ using rt::tpu::ReplicaArgs;
 using rt::tpu::ReplicaContext;
 using rt::tpu::ReplicaOutputs;
 
-Status identity(ReplicaContext&, ReplicaArgs args, ReplicaOutputs& outputs, void*) {
+Status identity(ReplicaContext&, ReplicaArgs args, ReplicaOutputs& outputs) {
   for (const Tensor& arg : args) RT_RETURN_IF_ERROR(outputs.add(arg));
   return Status::ok();
 }
@@ -25,20 +25,20 @@ Status identity(ReplicaContext&, ReplicaArgs args, ReplicaOutputs& outputs, void
 rt::tpu::ReplicateResult inner;
 
 // Calls replicate from inside a replicated computation.
-Status nests_replicate(ReplicaContext&, ReplicaArgs, ReplicaOutputs&, void*) {
-  const rt::tpu::Computation nothing{"inner", identity, nullptr, {0}};
+Status nests_replicate(ReplicaContext&, ReplicaArgs, ReplicaOutputs&) {
+  const rt::tpu::Computation nothing{"inner", identity, {0}};
   return rt::tpu::replicate(nothing, {}, inner);
 }
 
 // cross_replica_sum with groups [[0]] on 2+ replicas: every replica gets XLA's error.
-Status bad_groups(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs&, void*) {
+Status bad_groups(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs&) {
   const uint32_t zero[] = {0};
   return replica.cross_replica_sum(args[0], rt::GroupAssignment{zero, 1, 1}).status();
 }
 
 const rt::StringView kOneName[] = {"x"};
-const rt::tpu::Computation kOneArg{"identity", identity, nullptr, {1, 0, false, kOneName}};
-const rt::tpu::Computation kTwoArgs{"identity", identity, nullptr, {2}};
+const rt::tpu::Computation kOneArg{"identity", identity, {1, 0, false, kOneName}};
+const rt::tpu::Computation kTwoArgs{"identity", identity, {2}};
 
 struct Inputs {
   Tensor f32;
@@ -147,7 +147,7 @@ Status placement_checks(const Inputs& in, unsigned cores) {
 
 Status errors_inside_computations(const Inputs& in, unsigned cores) {
   const ReplicaArgs no_inputs[rt::tpu::kMaxReplicas] = {};
-  const rt::tpu::Computation nested{"nests_replicate", nests_replicate, nullptr, {0}};
+  const rt::tpu::Computation nested{"nests_replicate", nests_replicate, {0}};
   RT_RETURN_IF_ERROR(expect_error(rt::tpu::replicate(nested, rt::Span<const ReplicaArgs>(no_inputs, cores), {}, result()),
                                   StatusCode::kInvalidArgument,
                                   "TPU computations cannot be nested on op (name: \"TPUReplicateMetadata\" op: "
@@ -157,7 +157,7 @@ Status errors_inside_computations(const Inputs& in, unsigned cores) {
   const Tensor one[] = {in.f32};
   ReplicaArgs inputs[rt::tpu::kMaxReplicas];
   for (ReplicaArgs& args : inputs) args = ReplicaArgs(one);
-  const rt::tpu::Computation groups{"bad_groups", bad_groups, nullptr, {1}};
+  const rt::tpu::Computation groups{"bad_groups", bad_groups, {1}};
   rt::FixedString<96> expected;
   rt::format_to(expected, "In kCrossReplica mode, replica groups should contain {} replicas, but found 1: [[0]]", cores);
   return expect_error(rt::tpu::replicate(groups, rt::Span<const ReplicaArgs>(inputs, cores), {}, result()),

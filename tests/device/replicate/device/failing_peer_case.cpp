@@ -13,7 +13,7 @@ using rt::tpu::ReplicaArgs;
 using rt::tpu::ReplicaContext;
 using rt::tpu::ReplicaOutputs;
 
-Status last_replica_fails_first(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs, void*) {
+Status last_replica_fails_first(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs) {
   if (replica.replica_id() + 1 == replica.num_replicas())
     return rt::invalid_argument("replica {} gave up before its cross_replica_sum", replica.replica_id());
   rt::Result<rt::Tensor> one = f32_tensor(replica.arena(), {}, {1.0f});
@@ -29,7 +29,7 @@ Status run_failing_peer_case(unsigned cores) {
   if (cores < 2) return Status::ok();
   rt::tpu::PodMemoryScope memory(cores);
   const ReplicaArgs no_inputs[rt::tpu::kMaxReplicas] = {};
-  const rt::tpu::Computation computation{"last_replica_fails_first", last_replica_fails_first, nullptr, {0}};
+  const rt::tpu::Computation computation{"last_replica_fails_first", last_replica_fails_first, {0}};
   rt::tpu::ReplicateOptions options;
   options.collective_timeout_ns = 200 * hal::kNanosPerMilli;
   rt::FixedString<80> expected;

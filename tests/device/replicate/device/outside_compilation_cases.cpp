@@ -30,7 +30,7 @@ rt::Result<int32_t> computation_with_string_ops(int32_t x) {
   return number;
 }
 
-Status calls_host(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs, void*) {
+Status calls_host(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs) {
   rt::Result<int32_t> number =
       rt::tpu::outside_compilation(computation_with_string_ops, static_cast<int32_t>(replica.replica_id() + 1));
   if (!number) return number.status();
@@ -39,7 +39,7 @@ Status calls_host(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs,
   return outputs.add(*out);
 }
 
-Status nests_host_calls(ReplicaContext&, ReplicaArgs, ReplicaOutputs&, void*) {
+Status nests_host_calls(ReplicaContext&, ReplicaArgs, ReplicaOutputs&) {
   return rt::tpu::outside_compilation([] {
     return rt::tpu::outside_compilation([] { return Status::ok(); });
   });
@@ -63,7 +63,7 @@ Status run_outside_compilation_cases(unsigned cores) {
 
   const ReplicaArgs no_inputs[rt::tpu::kMaxReplicas] = {};
   const rt::Span<const ReplicaArgs> every_core(no_inputs, cores);
-  const rt::tpu::Computation host_call{"calls_host", calls_host, nullptr, {0}};
+  const rt::tpu::Computation host_call{"calls_host", calls_host, {0}};
   const Status status = rt::tpu::replicate(host_call, every_core, {}, result());
   if (!on_host_board()) {
     rt::FixedString<256> expected;
@@ -81,7 +81,7 @@ Status run_outside_compilation_cases(unsigned cores) {
       return rt::internal_error("outside_compilation: replica {} got {}, expected {}", r, i32_at(result()[r][0], 0),
                                 expected_number(r));
   if (rt::tpu::host_call_count() == 0) return rt::internal_error("core 0's host call was not counted");
-  const rt::tpu::Computation nested{"nests_host_calls", nests_host_calls, nullptr, {0}};
+  const rt::tpu::Computation nested{"nests_host_calls", nests_host_calls, {0}};
   return expect_error(rt::tpu::replicate(nested, every_core, {}, result()), rt::StatusCode::kUnimplemented,
                       "Cannot nest outside_compilation clusters", "nested outside_compilation");
 }

@@ -25,7 +25,7 @@ void sleep_ns(uint64_t nanoseconds) {
 }
 
 // Replica 1 takes kSlowNs; the others return at once (no collectives, so nobody waits for it).
-Status slow_replica_one(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs, void*) {
+Status slow_replica_one(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs) {
   if (replica.replica_id() == 1) sleep_ns(kSlowNs);
   rt::Result<rt::Tensor> id = i32_tensor(replica.arena(), {}, {static_cast<int32_t>(replica.replica_id())});
   if (!id) return id.status();
@@ -39,7 +39,7 @@ Status run_timeout_case(unsigned cores) {
   rt::tpu::PodMemoryScope memory(cores);
   const ReplicaArgs no_inputs[rt::tpu::kMaxReplicas] = {};
   const rt::Span<const ReplicaArgs> every_core(no_inputs, cores);
-  const rt::tpu::Computation slow{"slow", slow_replica_one, nullptr, {0}};
+  const rt::tpu::Computation slow{"slow", slow_replica_one, {0}};
   rt::tpu::ReplicateOptions options;
   options.timeout_ns = kTimeoutNs;
   RT_RETURN_IF_ERROR(expect_error(rt::tpu::replicate(slow, every_core, options, result()),

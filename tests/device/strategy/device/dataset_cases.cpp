@@ -33,7 +33,7 @@ Result<Tensor> counting_rows(int64_t rows, int64_t cols) {
 }
 
 // Outputs reduce_sum(x, 0) and the row count.
-Status sum_and_count(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out, void*) {
+Status sum_and_count(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out) {
   Result<Tensor> sum = sum_rows(context.arena(), args[0]);
   if (!sum) return sum.status();
   Result<Tensor> count = f32_scalar(context.arena(), static_cast<float>(args[0].shape.dims[0]));
@@ -107,8 +107,7 @@ struct PipelineSource {
   Status context_error;
 };
 
-Result<Dataset> per_replica_dataset(const InputContext& context, void* user) {
-  PipelineSource& source = *static_cast<PipelineSource*>(user);
+Result<Dataset> per_replica_dataset(const InputContext& context, PipelineSource& source) {
   ++source.calls;
   if (context.num_input_pipelines != 1 || context.input_pipeline_id != 0)
     return rt::internal_error("InputContext({}, {}, {}): expected one pipeline, id 0", context.num_input_pipelines,
@@ -135,7 +134,7 @@ Status from_function(TPUStrategy& strategy, unsigned n) {
   if (!rows) return rows.status();
   source = PipelineSource{*rows, 0, Status::ok()};
   Result<DistributedDataset> distributed = strategy.distribute_datasets_from_function(
-      [](const InputContext& context) { return per_replica_dataset(context, &source); });
+      [](const InputContext& context) { return per_replica_dataset(context, source); });
   if (!distributed) return distributed.status();
   RT_RETURN_IF_ERROR(source.context_error);
   if (source.calls != 1 || distributed->num_steps() != 2)

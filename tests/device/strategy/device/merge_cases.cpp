@@ -23,7 +23,7 @@ unsigned merge_fn_runs = 0;       // written by merge_fn (replica 0's core), rea
 unsigned merge_fn_core = ~0u;
 bool merge_fn_cross_replica = false;
 
-Status sum_over_replicas(TPUStrategy& strategy, rt::Span<const DistributedValue> args, MergeResult& result, void*) {
+Status sum_over_replicas(TPUStrategy& strategy, rt::Span<const DistributedValue> args, MergeResult& result) {
   ++merge_fn_runs;
   merge_fn_core = hal::core_id();
   merge_fn_cross_replica = rt::tpu::current_strategy_replica_context() == nullptr;
@@ -39,7 +39,7 @@ Result<Tensor> three_plus_replica_id(StrategyReplicaContext& context, const Tens
 }
 
 // The seed example, merge_call through get_replica_context() (the free function).
-Status seed_fn(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out, void*) {
+Status seed_fn(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out) {
   Result<Tensor> v = three_plus_replica_id(context, args[0]);
   if (!v) return v.status();
   const Tensor merge_args[] = {*v};
@@ -67,14 +67,14 @@ Status run_seed(TPUStrategy& strategy, unsigned n, unsigned replica0_core) {
 }
 
 // merge_fn returning the gathered PerReplica itself and a plain constant: replica r gets v_r and 7.
-Status echo_merge(TPUStrategy&, rt::Span<const DistributedValue> args, MergeResult& result, void*) {
+Status echo_merge(TPUStrategy&, rt::Span<const DistributedValue> args, MergeResult& result) {
   RT_RETURN_IF_ERROR(result.add(args[0]));
   Result<Tensor> seven = f32_scalar(rt::hbm(), 7.0f);
   if (!seven) return seven.status();
   return result.add(DistributedValue::plain(*seven));
 }
 
-Status echo_fn(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out, void*) {
+Status echo_fn(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out) {
   Result<Tensor> v = three_plus_replica_id(context, args[0]);
   if (!v) return v.status();
   const Tensor merge_args[] = {*v};
@@ -96,11 +96,11 @@ Status per_replica_parts(TPUStrategy& strategy, unsigned n) {
   return Status::ok();
 }
 
-// Replica 0 merges once, the others never (user: 0); or the last replica merges twice, the others
-// once (user: 1).
-Status uneven_merges(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs&, void* user) {
+// Replica 0 merges once, the others never (variant 0); or the last replica merges twice, the others
+// once (variant 1).
+Status uneven_merges(int variant, StrategyReplicaContext& context, ReplicaArgs args) {
   const unsigned r = context.replica_id_in_sync_group(), n = context.num_replicas_in_sync();
-  const bool twice_on_last = *static_cast<const int*>(user) == 1;
+  const bool twice_on_last = variant == 1;
   const unsigned calls = twice_on_last ? (r + 1 == n ? 2 : 1) : (r == 0 ? 1 : 0);
   const Tensor merge_args[] = {args[0]};
   MergeOutputs merged;
@@ -115,7 +115,12 @@ Status different_merge_counts(TPUStrategy& strategy, unsigned n) {
   const DistributedValue args[] = {DistributedValue::plain(*one)};
   for (int variant : {0, 1}) {
     const char* what = variant == 0 ? "merge_call on replica 0 only" : "two merge_calls on the last replica";
-    RT_RETURN_IF_ERROR(expect_error(strategy.run({"uneven_merges", uneven_merges, &variant}, args, outputs()),
+    const rt::tpu::StrategyFunction uneven{
+        "uneven_merges",
+        [variant](StrategyReplicaContext& context, ReplicaArgs merge_args, ReplicaOutputs&) {
+          return uneven_merges(variant, context, merge_args);
+        }};
+    RT_RETURN_IF_ERROR(expect_error(strategy.run(uneven, args, outputs()),
                                     rt::StatusCode::kFailedPrecondition,
                                     "Some replicas made a different number of replica_context().merge_call() calls.",
                                     what));
@@ -123,27 +128,31 @@ Status different_merge_counts(TPUStrategy& strategy, unsigned n) {
   return Status::ok();
 }
 
-Status calls_merge(TPUStrategy&, rt::Span<const DistributedValue>, MergeResult&, void*) {
+Status calls_merge(TPUStrategy&, rt::Span<const DistributedValue>, MergeResult&) {
   MergeOutputs merged;
   return rt::tpu::merge_call(echo_merge, {}, merged);
 }
 
-Status refusing_merge(TPUStrategy&, rt::Span<const DistributedValue>, MergeResult&, void*) {
+Status refusing_merge(TPUStrategy&, rt::Span<const DistributedValue>, MergeResult&) {
   return rt::invalid_argument("merge_fn refuses");
 }
 
-rt::tpu::MergeFn calls_merge_fn = calls_merge;
-rt::tpu::MergeFn refusing_merge_fn = refusing_merge;
+const rt::tpu::MergeFn calls_merge_fn = calls_merge;
+const rt::tpu::MergeFn refusing_merge_fn = refusing_merge;
+const rt::tpu::MergeFn sum_over_replicas_fn = sum_over_replicas;
 
-// merge_call with the merge_fn user points to; the last replica fails first when user is null.
-Status merges_with(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs&, void* user) {
-  if (user == nullptr && context.replica_id_in_sync_group() + 1 == context.num_replicas_in_sync())
-    return rt::invalid_argument("replica {} gave up", context.replica_id_in_sync_group());
-  MergeOutputs merged;
-  return context.merge_call(user != nullptr ? *static_cast<rt::tpu::MergeFn*>(user) : sum_over_replicas, {}, merged);
+// A strategy function whose replicas merge_call with *merge_fn; with no merge_fn, the last replica
+// fails first and the others merge_call with sum_over_replicas.
+rt::tpu::StrategyFunction merges_with(const rt::tpu::MergeFn* merge_fn) {
+  return {"merges_with", [merge_fn](StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs&) {
+            if (merge_fn == nullptr && context.replica_id_in_sync_group() + 1 == context.num_replicas_in_sync())
+              return rt::invalid_argument("replica {} gave up", context.replica_id_in_sync_group());
+            MergeOutputs merged;
+            return context.merge_call(merge_fn != nullptr ? *merge_fn : sum_over_replicas_fn, {}, merged);
+          }};
 }
 
-Status plain_replicate_merge(rt::tpu::ReplicaContext&, ReplicaArgs, ReplicaOutputs&, void*) {
+Status plain_replicate_merge(rt::tpu::ReplicaContext&, ReplicaArgs, ReplicaOutputs&) {
   MergeOutputs merged;
   return rt::tpu::merge_call(echo_merge, {}, merged);
 }
@@ -153,21 +162,19 @@ Status merge_errors(TPUStrategy& strategy, unsigned n) {
   const char* outside = "Need to be inside `call_for_each_replica()`";
   RT_RETURN_IF_ERROR(expect_error(rt::tpu::merge_call(echo_merge, {}, merged), rt::StatusCode::kFailedPrecondition,
                                   outside, "merge_call in the host program"));
-  RT_RETURN_IF_ERROR(expect_error(strategy.run({"merges_with", merges_with, &calls_merge_fn}, {},
-                                               outputs()),
+  RT_RETURN_IF_ERROR(expect_error(strategy.run(merges_with(&calls_merge_fn), {}, outputs()),
                                   rt::StatusCode::kFailedPrecondition, outside, "merge_call inside merge_fn"));
-  RT_RETURN_IF_ERROR(expect_error(strategy.run({"merges_with", merges_with, &refusing_merge_fn},
-                                               {}, outputs()),
+  RT_RETURN_IF_ERROR(expect_error(strategy.run(merges_with(&refusing_merge_fn), {}, outputs()),
                                   rt::StatusCode::kInvalidArgument, "merge_fn refuses", "a failing merge_fn"));
   rt::FixedString<64> gave_up;
   rt::format_to(gave_up, "replica {} gave up", n - 1);
-  return expect_error(strategy.run({"merges_with", merges_with, nullptr}, {}, outputs()),
+  return expect_error(strategy.run(merges_with(nullptr), {}, outputs()),
                       rt::StatusCode::kInvalidArgument, gave_up.view(), "a replica failing before merge_call");
 }
 
 Status plain_replicate_refuses(unsigned n) {
   static rt::tpu::ReplicateResult result;
-  const rt::tpu::Computation computation{"plain_replicate_merge", plain_replicate_merge, nullptr, {0}};
+  const rt::tpu::Computation computation{"plain_replicate_merge", plain_replicate_merge, {0}};
   rt::tpu::ReplicaArgs inputs[rt::tpu::kMaxReplicas];
   return expect_error(rt::tpu::replicate(computation, rt::Span<const rt::tpu::ReplicaArgs>(inputs, n), {}, result),
                       rt::StatusCode::kFailedPrecondition, "Need to be inside `call_for_each_replica()`",

@@ -38,7 +38,7 @@ unsigned merge_fn_core = ~0u;
 unsigned merge_fn_values = 0;
 unsigned ran_on[hal::kMaxCores];  // by core: 1 + the logical core that ran the function there
 
-Status sum_values(TPUStrategy& strategy, rt::Span<const DistributedValue> args, MergeResult& result, void*) {
+Status sum_values(TPUStrategy& strategy, rt::Span<const DistributedValue> args, MergeResult& result) {
   ++merge_fn_runs;
   merge_fn_core = hal::core_id();
   merge_fn_values = args.size() == 1 ? args[0].num_components() : 0;
@@ -61,7 +61,7 @@ Status expect_whole(const Tensor& t, Expected expected, const char* what, unsign
   return Status::ok();
 }
 
-Status split_add_gather_merge(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out, void*) {
+Status split_add_gather_merge(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out) {
   const unsigned r = context.replica_id_in_sync_group(), l = context.replica().logical_core();
   const float n = static_cast<float>(context.num_replicas_in_sync()), rf = static_cast<float>(r);
   const float triangle = n * (n - 1) / 2;
@@ -141,7 +141,7 @@ Status check_run(TPUStrategy& strategy, const rt::tpu::DeviceAssignment& assignm
                       "reduce(SUM) of s + v", 0, 0);
 }
 
-Status add_one(StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs, void*) {
+Status add_one(StrategyReplicaContext& context, const Tensor& variable) {
   Result<Tensor> one = f32_scalar(context.arena(), 1.0f);
   if (!one) return one.status();
   Result<Tensor> summed = context.all_reduce(rt::ReduceOp::kSum, *one);  // a collective inside fn: N
@@ -162,12 +162,11 @@ Status update_once_per_replica(TPUStrategy& strategy, unsigned n) {
   return Status::ok();
 }
 
-// user: 0: logical core 1 of the last replica merges twice, everyone else once; 1: it fails
+// variant 0: logical core 1 of the last replica merges twice, everyone else once; 1: it fails
 // before its merge_call while the others wait there.
-Status uneven_logical_cores(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs&, void* user) {
+Status uneven_logical_cores(int variant, StrategyReplicaContext& context, ReplicaArgs args) {
   const bool odd_one = context.replica_id_in_sync_group() + 1 == context.num_replicas_in_sync() &&
                        context.replica().logical_core() == 1;
-  const int variant = *static_cast<const int*>(user);
   if (variant == 1 && odd_one) return rt::invalid_argument("logical core 1 gave up");
   const Tensor merge_args[] = {args[0]};
   MergeOutputs merged;
@@ -181,13 +180,16 @@ Status errors(TPUStrategy& strategy) {
   if (!one) return one.status();
   const DistributedValue args[] = {DistributedValue::plain(*one)};
   int variant = 0;
-  RT_RETURN_IF_ERROR(expect_error(strategy.run({"uneven_logical_cores", uneven_logical_cores, &variant}, args,
-                                               outputs()),
+  const rt::tpu::StrategyFunction uneven{"uneven_logical_cores",
+                                         [&variant](StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs&) {
+                                           return uneven_logical_cores(variant, context, args);
+                                         }};
+  RT_RETURN_IF_ERROR(expect_error(strategy.run(uneven, args, outputs()),
                                   rt::StatusCode::kFailedPrecondition,
                                   "Some replicas made a different number of replica_context().merge_call() calls.",
                                   "logical core 1 of the last replica merging twice"));
   variant = 1;
-  return expect_error(strategy.run({"uneven_logical_cores", uneven_logical_cores, &variant}, args, outputs()),
+  return expect_error(strategy.run(uneven, args, outputs()),
                       rt::StatusCode::kInvalidArgument, "logical core 1 gave up",
                       "logical core 1 of the last replica failing before merge_call");
 }

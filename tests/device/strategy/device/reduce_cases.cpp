@@ -15,7 +15,7 @@ using rt::tpu::ReplicaOutputs;
 using rt::tpu::StrategyReplicaContext;
 using rt::tpu::TPUStrategy;
 
-Status values_and_batch(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out, void*) {
+Status values_and_batch(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out) {
   const float r = static_cast<float>(context.replica_id_in_sync_group());
   const int64_t two[] = {2};
   Result<Tensor> v = f32_tensor(context.arena(), two, {r + 1, 2 * (r + 1)});
@@ -30,8 +30,7 @@ Status values_and_batch(StrategyReplicaContext& context, ReplicaArgs, ReplicaOut
   return out.add(*batch);
 }
 
-Status reduce_in_replica_context(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs&, void* user) {
-  const TPUStrategy& strategy = *static_cast<const TPUStrategy*>(user);
+Status reduce_in_replica_context(const TPUStrategy& strategy, StrategyReplicaContext& context) {
   Result<Tensor> x = f32_scalar(context.arena(), 1.0f);
   if (!x) return x.status();
   return strategy.reduce(ReduceOp::kSum, DistributedValue::plain(*x)).status();
@@ -77,8 +76,11 @@ Status reduce_errors(TPUStrategy& strategy, const DistributedValue& v, unsigned 
                                   "axis -2 of a vector"));
   RT_RETURN_IF_ERROR(expect_error(strategy.reduce("min", v).status(), rt::StatusCode::kInvalidArgument,
                                   "'MIN' is not a valid ReduceOp", "reduce(\"min\")"));
-  RT_RETURN_IF_ERROR(expect_error(strategy.run({"reduce_in_replica_context", reduce_in_replica_context, &strategy}, {},
-                                               outputs()),
+  const rt::tpu::StrategyFunction reduces{"reduce_in_replica_context",
+                                          [&strategy](StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs&) {
+                                            return reduce_in_replica_context(strategy, context);
+                                          }};
+  RT_RETURN_IF_ERROR(expect_error(strategy.run(reduces, {}, outputs()),
                                   rt::StatusCode::kFailedPrecondition,
                                   "Method requires being in cross-replica context, use "
                                   "get_replica_context().merge_call()",

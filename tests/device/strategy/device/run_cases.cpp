@@ -14,7 +14,7 @@ using rt::tpu::StrategyReplicaContext;
 using rt::tpu::TPUStrategy;
 
 // Returns x + y and [replica_id_in_sync_group, num_replicas_in_sync].
-Status add_and_identify(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out, void*) {
+Status add_and_identify(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out) {
   Result<Tensor> sum = add(context.arena(), args[0], args[1]);
   if (!sum) return sum.status();
   const int64_t two[] = {2};
@@ -60,7 +60,7 @@ Result<Tensor> multiples_of_n(StrategyReplicaContext& context) {
 }
 
 // all_reduce SUM, MEAN, "sum", "mean", then broadcast: five outputs; then the two op errors.
-Status reduce_in_replica(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out, void*) {
+Status reduce_in_replica(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out) {
   Result<Tensor> v = multiples_of_n(context);
   if (!v) return v.status();
   Result<Tensor> reduced[] = {context.all_reduce(rt::ReduceOp::kSum, *v), context.all_reduce(rt::ReduceOp::kMean, *v),
@@ -92,7 +92,7 @@ Status replica_context_collectives(TPUStrategy& strategy, unsigned n) {
   return Status::ok();
 }
 
-Status uneven_outputs(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out, void*) {
+Status uneven_outputs(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out) {
   const unsigned count = context.replica_id_in_sync_group() == 0 ? 1 : 2;
   for (unsigned i = 0; i < count; ++i) {
     Result<Tensor> value = f32_scalar(context.arena(), 1.0f);

@@ -18,13 +18,13 @@ using rt::tpu::TPUStrategy;
 
 unsigned steps_seen[rt::tpu::kMaxReplicas];  // each replica counts its own steps
 
-Status total_merge(TPUStrategy& strategy, rt::Span<const DistributedValue> args, MergeResult& result, void*) {
+Status total_merge(TPUStrategy& strategy, rt::Span<const DistributedValue> args, MergeResult& result) {
   Result<Tensor> sum = strategy.reduce("sum", args[0]);
   if (!sum) return sum.status();
   return result.add(DistributedValue::plain(*sum));
 }
 
-Status train_step(StepContext& step, const Tensor& inputs, void*) {
+Status train_step(StepContext& step, const Tensor& inputs) {
   rt::tpu::StrategyReplicaContext& replica = step.replica();
   ++steps_seen[replica.replica_id_in_sync_group()];
   Result<Tensor> local = sum_rows(replica.arena(), inputs);
@@ -88,7 +88,7 @@ Status run_steps_cases(unsigned cores) {
                               strategy->launches() - launches, context.steps_run(), iterator.position());
   RT_RETURN_IF_ERROR(expect_last_step(context, cores, 2, 2));
   // The same step function as a lambda (stored with the launch, called through its own copy).
-  auto step_lambda = [](StepContext& step_context, const Tensor& inputs) { return train_step(step_context, inputs, nullptr); };
+  auto step_lambda = [](StepContext& step_context, const Tensor& inputs) { return train_step(step_context, inputs); };
   RT_RETURN_IF_ERROR(strategy->run_steps_on_dataset(step_lambda, iterator, context, 2));
   if (strategy->launches() != launches + 2 || iterator.position() != 5)
     return rt::internal_error("2 iterations: {} launches in all, iterator at {}; expected 2 and 5",

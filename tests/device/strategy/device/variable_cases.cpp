@@ -14,12 +14,12 @@ using rt::tpu::ReplicaOutputs;
 using rt::tpu::StrategyReplicaContext;
 using rt::tpu::TPUStrategy;
 
-Status assign_add(StrategyReplicaContext&, const Tensor& variable, ReplicaArgs args, void*) {
+Status assign_add(StrategyReplicaContext&, const Tensor& variable, ReplicaArgs args) {
   return rt::binary(rt::BinaryOp::kAdd, variable, args[0], variable);
 }
 
 // Returns the replica's copy of the variable (argument 0) plus its replica id.
-Status read_plus_id(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out, void*) {
+Status read_plus_id(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out) {
   Result<Tensor> id = f32_scalar(context.arena(), static_cast<float>(context.replica_id_in_sync_group()));
   if (!id) return id.status();
   Result<Tensor> sum = add(context.arena(), args[0], *id);

@@ -1,5 +1,5 @@
 // host-function-faults: the app's host functions misbehave on purpose, to test that a user's host
-// code cannot take tpu down (host-tools/lib/host_function_worker.hpp). The host half reads the
+// code cannot take tpu down (host-tools/lib/functions/host_function_worker.hpp). The host half reads the
 // environment variable HOST_FAULT (tpu's worker inherits tpu's environment) and answers `fault_mode`
 // with it; then every replica calls `count` three times (the worker keeps its state: the answers
 // must be 1, 2, 3 for that core), and replica 1 calls `misbehave`, which does what HOST_FAULT says:
@@ -15,7 +15,7 @@ namespace {
 
 using namespace rt;
 using namespace rt::tpu;
-using rt::link::HostResult;
+using rt::tpu::HostResult;
 
 constexpr unsigned kMisbehavingReplica = 1;
 

@@ -1,4 +1,4 @@
-// link-corrupt: fault injection for the shared-memory host link (runtime/link/shm_ring.hpp). Run
+// link-corrupt: fault injection for the shared-memory host link (runtime/link/transport/shm_ring.hpp). Run
 // under `tpu run --link shm`; the run must fail with tpu naming the corruption, never hang, and
 // leave no backing file. Core 0 makes one good host call (the link is up), then publishes a bad
 // record in the to-host ring; which kind depends on the core count:
@@ -11,8 +11,8 @@
 #include "firmware/app.hpp"
 #include "hal/link_window.hpp"
 #include "hal/time.hpp"
-#include "runtime/link/host_call.hpp"
-#include "runtime/link/shm_ring.hpp"
+#include "runtime/link/protocol/host_call.hpp"  // a link test: it calls the link itself, below rt::tpu
+#include "runtime/link/transport/shm_ring.hpp"  // a link test: it corrupts the ring on purpose
 #include "runtime/log/log.hpp"
 
 namespace {

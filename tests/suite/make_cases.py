@@ -1,0 +1,75 @@
+"""make itself: a bad BOARD, APP or CORES is refused with the valid values listed, `make debug`
+attaches gdb with one thread per core, `make chainboot` sends an image to the raspi3b chainloader
+(in QEMU), and `make freestanding-check` compiles runtime/ without the C++ standard library."""
+from __future__ import annotations
+
+import re
+import shlex
+import socket
+from functools import partial
+
+from qemu_runner import describe_exit, make_command, run_image
+
+from .case import BOARDS, COMPILE_TIMEOUT_S, DEBUG_TIMEOUT_S, MAKE_TIMEOUT_S, Case, Outcome
+from .checks import check_command_succeeds
+
+INJECTION_CORES = 4  # needs cores 1..3 (as fault-null, stack-overflow and dead-core do)
+
+
+def check_bad_arguments(variables: dict[str, object], listed: str) -> Outcome:
+    """`make run` with an invalid variable must refuse (non-zero) and list the valid values."""
+    command = make_command("run", **variables)
+    result = run_image(command, MAKE_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code == 0:
+        return Outcome(False, f"expected make to refuse, got {describe_exit(result)}", log)
+    if not re.search(rf"valid.*(?<![\w-]){re.escape(listed)}(?![\w-])", result.output):
+        return Outcome(False, f"the error does not list the valid values (no '{listed}')", log)
+    return Outcome(True, "", log)
+
+
+def free_tcp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def check_debug(board: str, cores: int) -> Outcome:
+    """`make debug` with gdb in batch mode: 'info threads' must list one thread per core."""
+    command = make_command("debug", BOARD=board, CORES=cores, GDB_PORT=free_tcp_port(),
+                           GDB_ARGS="-batch -ex 'info threads'")
+    result = run_image(command, DEBUG_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    # gdb-multiarch 13 prints e.g. "* 1    Thread 1.1 (CPU#0 [running]) _start () at ..."
+    threads = set(re.findall(r"^\*?\s+\d+\s+Thread (\d+\.\d+)\b", result.output, re.MULTILINE))
+    if result.timed_out:
+        return Outcome(False, describe_exit(result), log)
+    if len(threads) != cores:
+        hint = " (gdb printed 'No threads.': not connected yet?)" if "No threads." in result.output else ""
+        return Outcome(False, f"gdb listed {len(threads)} threads, expected {cores}; {describe_exit(result)}{hint}", log)
+    return Outcome(True, "", log)
+
+
+def freestanding_cases() -> list[Case]:
+    return [Case(f"freestanding/{board}", partial(check_command_succeeds, make_command("freestanding-check", BOARD=board),
+                                                  COMPILE_TIMEOUT_S), images=((board, "runtime"),), estimate_s=15)
+            for board in BOARDS] + [
+        # The examples program against the umbrella header alone (make examples-check proves it can fail).
+        Case("examples-check", partial(check_command_succeeds, make_command("examples-check"), COMPILE_TIMEOUT_S))]
+
+
+def make_cases() -> list[Case]:
+    n = INJECTION_CORES
+    return [
+        Case("bad-arguments/board", partial(check_bad_arguments, {"BOARD": "nosuchboard"}, "qemu-virt-a53")),
+        Case("bad-arguments/app", partial(check_bad_arguments, {"APP": "nosuchapp"}, "hello")),
+        Case("bad-arguments/cores-17", partial(check_bad_arguments, {"BOARD": "qemu-virt-a53", "CORES": 17}, "16")),
+        Case("bad-arguments/cores-0", partial(check_bad_arguments, {"BOARD": "qemu-virt-a53", "CORES": 0}, "16")),
+        Case(f"debug-smoke/qemu-virt-a53/{n}", partial(check_debug, "qemu-virt-a53", n),
+             images=(("qemu-virt-a53", "hello"),), estimate_s=3),
+        Case(f"debug-smoke/raspi3b/{n}", partial(check_debug, "raspi3b", n),
+             images=(("raspi3b", "hello"),), estimate_s=3),
+        Case("chainboot/raspi3b/qemu", partial(check_command_succeeds,
+                                                make_command("chainboot", BOARD="raspi3b", APP="hello", SERIAL="qemu"),
+                                                COMPILE_TIMEOUT_S), images=(("raspi3b", "hello"),), estimate_s=15),
+    ]
