@@ -5,6 +5,7 @@ whose image did not build fails naming make's error. Ctrl-C kills the builds and
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import threading
 import time
 import traceback
@@ -19,6 +20,15 @@ from .case import Case, Image, Outcome
 _print_lock = threading.Lock()
 _interrupted = threading.Event()  # after Ctrl-C, cases killed on the way out are not reported
 WAKE_UP_S = 1.0
+# With one case at a time (-j 1) each line also says the CPU time of the case's processes (the
+# children's times grow by theirs, and by the builds' while the build phase still runs); with more,
+# the cases' processes would be mixed up.
+_cpu_per_case = threading.Event()
+
+
+def children_cpu_seconds() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
 
 
 def emit(text: str) -> None:
@@ -37,10 +47,11 @@ def run_case(case: Case, phase: BuildPhase) -> Outcome:
         return Outcome(False, f"harness error: {error!r}", traceback.format_exc())
 
 
-def report(case: Case, outcome: Outcome, seconds: float, width: int) -> None:
+def report(case: Case, outcome: Outcome, seconds: float, cpu_seconds: float | None, width: int) -> None:
     if _interrupted.is_set():
         return
-    line = f"{'PASS' if outcome.ok else 'FAIL'}  {case.name:<{width}}  ({seconds:.1f} s)"
+    cpu = "" if cpu_seconds is None else f", CPU {cpu_seconds:.1f} s"
+    line = f"{'PASS' if outcome.ok else 'FAIL'}  {case.name:<{width}}  ({seconds:.1f} s{cpu})"
     if not outcome.ok:
         line += f"  {outcome.reason}\n{format_log(outcome.log)}"
     emit(line)
@@ -48,10 +59,10 @@ def report(case: Case, outcome: Outcome, seconds: float, width: int) -> None:
 
 def timed_run(case: Case, phase: BuildPhase, width: int) -> tuple[bool, float]:
     """Runs one case and reports it; (passed, seconds)."""
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), children_cpu_seconds()
     outcome = run_case(case, phase)
     seconds = time.monotonic() - start
-    report(case, outcome, seconds, width)
+    report(case, outcome, seconds, children_cpu_seconds() - cpu_start if _cpu_per_case.is_set() else None, width)
     return outcome.ok, seconds
 
 
@@ -113,6 +124,8 @@ def run_all(cases: list[Case], jobs: int) -> tuple[int, int, dict[str, float]]:
     phases' figures in seconds)."""
     for case in cases:
         case.images = with_tools(case)
+    if jobs == 1:
+        _cpu_per_case.set()
     changed = threading.Event()
     phase = BuildPhase(build_order(sorted(cases, key=lambda case: -case.estimate_s)), on_change=changed)
     builds, cases_pool = BuildReporter(phase), CasePool(cases, jobs, phase, changed)
