@@ -4,7 +4,7 @@
 #   make test          every test on every board; ends with "N passed, N failed"
 #   make debug         QEMU halted at reset with gdb-multiarch attached (each core a gdb thread)
 #   make image         just build the firmware image for BOARD/APP
-#   make host-program  (APP with a host/ folder) the app's own tpu: the host tool plus its host functions
+#   make app-tool  (APP with a host/ folder) the app's own tpu: the host tool plus its host functions
 #   make runtime       just build the board's runtime library (every app links it; built once per board)
 #   make tpu           build the host tool build/host-tools/tpu (tpu run APP: boot, serve, collect)
 #   make tpu-tests     build and run the host tool's Catch2 tests
@@ -85,7 +85,7 @@ BUILD_ROOT := build
 # reads only the groups of .d files its goals can build: none for a query (print-*, help, setup).
 GOALS := $(or $(MAKECMDGOALS),all)
 QUERY_GOALS := print-% help clean setup setup-% examples-check
-HOST_TOOLS_GOALS := tpu tpu-tests host-program unit-tests $(BUILD_ROOT)/host-tools%
+HOST_TOOLS_GOALS := tpu tpu-tests app-tool unit-tests $(BUILD_ROOT)/host-tools%
 FUZZ_GOALS := fuzz fuzz-targets $(BUILD_ROOT)/fuzz/%
 READ_BOARD_DEPS := $(filter-out $(QUERY_GOALS) $(HOST_TOOLS_GOALS) $(FUZZ_GOALS),$(GOALS))
 READ_HOST_TOOLS_DEPS := $(filter $(HOST_TOOLS_GOALS),$(GOALS))
@@ -182,8 +182,8 @@ endif
 into_place = && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 
 # ---------------------------------------------------------------- build rules
-.PHONY: all image boot-image runtime host-program run print-run-command print-app-folders print-link-layout print-board-cores debug test freestanding-check bench \
-  setup setup-board setup-host-tools setup-debug setup-all clean help tpu tpu-tests print-host-program
+.PHONY: all image boot-image runtime app-tool run print-run-command print-app-folders print-link-layout print-board-cores debug test freestanding-check bench \
+  setup setup-board setup-host-tools setup-debug setup-all clean help tpu tpu-tests print-app-tool
 all: image
 image: $(APP_IMAGE) $(APP_BOOT_IMAGE)
 # The boot image of IMAGE (the ELF itself, or e.g. raspi3b's kernel8.img made from it).
@@ -333,7 +333,7 @@ examples-check:
 # ---------------------------------------------------------------- host tools
 # Hosted C++20 (the standard library is fine here), linked with the runtime's link protocol,
 # tensor/.npy and support code compiled for the host: the host library (build/host-tools/
-# libtpu-host.a), which the tpu tool and every app's own host program link.
+# libtpu-host.a), which the tpu tool and every app's own tool link.
 # HOST_SANITIZE=address,undefined builds the host tools with those sanitizers, in their own folder
 # (build/host-tools-address-undefined): make test runs the tool's tests and command line under them.
 # That build is for checking only: -Og (-O1 less what hampers debugging; the sanitizers' checks that
@@ -355,7 +355,7 @@ TPU_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tpu/*
 TPU_TEST_MAIN := $(BUILD_ROOT)/host-tools/obj/host-tools/tests/main.cpp.o
 TPU_TEST_OBJS := $(filter-out %/host-tools/tests/main.cpp.o,\
   $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp $(APP_FOLDERS:%=%/host/*.cpp)))) $(TPU_TEST_MAIN)
-# The repository the tools belong to, so an app's host program (built anywhere) finds the Makefile.
+# The repository the tools belong to, so an app's tool (built anywhere) finds the Makefile.
 $(filter %/make_driver.cpp.o,$(HOST_LIB_OBJS)): HOST_TOOLS_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
 
 $(HOST_TOOLS_BUILD)/obj/%.cpp.o: %.cpp | setup-host-tools
@@ -395,28 +395,28 @@ $(HOST_TOOLS_BUILD)/tpu: $(TPU_OBJS) $(HOST_LIB)
 
 # Programs are linked under a temporary name and renamed into place (into_place): a run that is
 # executing the old one keeps it ("Text file busy" otherwise, when two runs of one app build at once).
-# The app's own host program: the tpu tool plus the host functions of <app>/host/*.cpp
+# The app's own tool: the tpu tool plus the host functions of <app>/host/*.cpp
 # (host-tools/lib/functions/app_host.hpp). `tpu run <app>` builds and runs it when the app has a host half.
 # The host half of an app of this repository compiles to the objects the tool's tests link too
 # (build/host-tools/obj/<app folder>/host/), so it is compiled once for both.
 APP_HOST_BUILD := $(if $(APP_IN_TREE),$(HOST_TOOLS_BUILD)/apps/$(APP_NAME),$(APP_DIR)/build/host-tools)
 APP_HOST_OBJS := $(if $(APP_IN_TREE),$(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(APP_HOST_SRCS)),\
   $(patsubst $(APP_DIR)/%,$(APP_HOST_BUILD)/obj/%.o,$(APP_HOST_SRCS)))
-APP_HOST_PROGRAM := $(APP_HOST_BUILD)/tpu
-host-program: $(APP_HOST_PROGRAM)
+APP_TOOL := $(APP_HOST_BUILD)/tpu
+app-tool: $(APP_TOOL)
 ifeq ($(APP_IN_TREE),)
 $(APP_HOST_OBJS): $(APP_HOST_BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp | setup-host-tools
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
 endif
-$(APP_HOST_PROGRAM): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB)
+$(APP_TOOL): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB)
 	$(if $(APP_HOST_SRCS),,$(error APP $(APP) has no host half: no $(APP_DIR)/host/*.cpp))
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) $(into_place)
 
-# Where `make host-program` puts the app's host program ("" if the app has no host half).
-print-host-program:
-	@echo $(if $(APP_HOST_SRCS),$(APP_HOST_PROGRAM))
+# Where `make app-tool` puts the app's tool ("" if the app has no host half).
+print-app-tool:
+	@echo $(if $(APP_HOST_SRCS),$(APP_TOOL))
 
 tpu-tests: $(HOST_TOOLS_BUILD)/tpu-tests
 	$(HOST_TOOLS_BUILD)/tpu-tests
@@ -431,7 +431,7 @@ endif
 # The runtime's host unit tests (tests/unit/*.cpp, Catch2), compiled for this machine with the runtime
 # sources they test: `make unit-tests` builds build/unit/unit-tests (make test runs each test file's
 # cases from it). The runtime sources: every source in the folders that need no HAL (new files there
-# are picked up), except the implementations that do need it: runtime/tpu/<concept>/board/*.cpp
+# are picked up), except the implementations that do need it: runtime/tpu/<concept>/uses_hal/*.cpp
 # (per-core state, timers, doorbells) and the two named here; plus two files from elsewhere.
 # UNIT_SANITIZE=address,undefined builds the test files UNIT_TESTS names (default: all; make test
 # names the link, ring and .npy tests) with those sanitizers (build/unit-address-undefined/), linked
@@ -441,7 +441,7 @@ endif
 # Test-only builds: -O1 without -g (a failing check prints its file and line itself); with the
 # sanitizers -Og -g1, as the sanitized host tools.
 UNIT_PURE_DIRS := hal/support runtime/dtype runtime/tensor runtime/mxu runtime/ops runtime/link runtime/tpu
-UNIT_NEEDS_HAL := runtime/tensor/hbm.cpp runtime/mxu/core_mxu.cpp $(wildcard runtime/tpu/*/board/*.cpp)
+UNIT_NEEDS_HAL := runtime/tensor/hbm.cpp runtime/mxu/core_mxu.cpp $(wildcard runtime/tpu/*/uses_hal/*.cpp)
 UNIT_EXTRA_SRCS := runtime/collectives/groups.cpp hal/common/fdt.cpp
 UNIT_TESTS ?= $(filter-out tests/unit/main.cpp,$(wildcard tests/unit/*.cpp))
 UNIT_SANITIZE ?=

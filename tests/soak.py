@@ -14,7 +14,7 @@ One JSON line per configuration and a total go to stdout and build/soak/report.j
 
 Then --concurrent-rounds rounds (default 5) of 8 `build/host-tools/tpu run` of 8 different apps at
 once (CONCURRENT_RUNS: host, qemu-virt-a53 and qemu-virt-rv64, shared memory and UART links,
-outfeed, infeed, host functions, a short training; images and host programs built first), each into
+outfeed, infeed, host functions, a short training; images and app tools built first), each into
 its own folder build/soak/concurrent/<round>/<run>/ (its log beside it). Each must exit 0 with
 "N of N cores reported a result, all OK", a PASS line from every core and its own patterns; its
 outfeed folder must hold only the files it makes, checked with NumPy (Debian's /usr/bin/python3);
@@ -279,10 +279,10 @@ class Started:
 
 
 def prebuild(runs: tuple[AppRun, ...]) -> None:
-    """tpu and every image and host program first (one at a time), so the concurrent runs only run."""
+    """tpu and every image and app tool first (one at a time), so the concurrent runs only run."""
     subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, timeout=BUILD_TIMEOUT_S)
     for run in runs:
-        targets = ["image", *(["host-program"] if (app_tests.app_folder(run.app) / "host").is_dir() else [])]
+        targets = ["image", *(["app-tool"] if (app_tests.app_folder(run.app) / "host").is_dir() else [])]
         subprocess.run(["make", "-s", "-j2", *targets, f"BOARD={run.board}", f"APP={run.app}"], cwd=ROOT, check=True,
                        timeout=BUILD_TIMEOUT_S)
 

@@ -1,6 +1,6 @@
 // FunctionRef<R(Args...)>: a non-owning reference to any callable (freestanding std::function_ref).
 // Two words, no heap, no copy of the callable: the referenced callable must outlive every call
-// through the reference, so use it for synchronous callbacks only (e.g. the host program that
+// through the reference, so use it for synchronous callbacks only (e.g. the program that
 // run_program calls before returning), never for a function kept for later: that is an
 // InplaceFunction (inplace_function.hpp).
 #pragma once

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <iostream>
 
-#include "app_host_program.hpp"
+#include "app_tool.hpp"
 #include "console.hpp"
 #include "host-tools/lib/cli/app_commands.hpp"
 #include "host-tools/lib/cli/cli_checks.hpp"
@@ -22,7 +22,7 @@ namespace {
 constexpr int kExitUsage = 2;
 
 // Commands an app's host half provides (app_commands.hpp): a program without them hands the run
-// to that app's host program.
+// to that app's tool.
 struct DelegatedCommand {
   const char* name;
   const char* app;
@@ -33,15 +33,8 @@ constexpr DelegatedCommand kDelegatedCommands[] = {
 };
 
 // The repository's boards (boards/<name>/board.mk), for --board's check and help.
-std::vector<std::string> known_boards() {
-  const std::optional<std::filesystem::path> root = find_repository_root();
-  return root ? repository_boards(*root) : std::vector<std::string>{};
-}
-
 std::string board_help(const std::vector<std::string>& boards) {
-  std::string text = "the board (boards/: ";
-  for (size_t i = 0; i < boards.size(); ++i) text += (i ? ", " : "") + boards[i];
-  return text + "); default qemu-virt-a53 for apps; for an IMAGE, from its ELF";
+  return "the board (boards/: " + boards_text(boards) + "); default qemu-virt-a53 for apps; for an IMAGE, from its ELF";
 }
 
 std::optional<std::filesystem::path> repository_root(const char* command) {
@@ -171,17 +164,17 @@ int run_app_tests(const std::vector<std::string>& folders) {
   return kExitUsage;
 }
 
-// A delegated command's action: hands the whole command line to the app's host program.
+// A delegated command's action: hands the whole command line to the app's tool.
 int delegate_to_app(const std::string& command, const std::string& app, const std::vector<std::string>& argv) {
   const std::optional<std::filesystem::path> root = repository_root(command.c_str());
   if (!root) return kExitUsage;
-  const std::optional<int> status = hand_over_to_app_host_program(*root, app, argv);
-  if (!status) std::cerr << "tpu " << command << ": the " << app << " app's host program does not provide it" << std::endl;
+  const std::optional<int> status = hand_over_to_app_tool(*root, app, argv);
+  if (!status) std::cerr << "tpu " << command << ": the " << app << " app's tool does not provide it" << std::endl;
   return status.value_or(kExitUsage);
 }
 
 // A command of an app this program does not contain: everything after its name goes, with the
-// whole command line, to the app's own host program.
+// whole command line, to the app's own tool.
 void add_delegated_command(CLI::App& tpu, const DelegatedCommand& command, int argc, char** argv,
                            const CommandActions& actions) {
   CLI::App* placeholder = tpu.add_subcommand(command.name, command.summary);

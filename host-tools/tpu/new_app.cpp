@@ -76,8 +76,7 @@ int new_app(const std::filesystem::path& root, const std::filesystem::path& fold
   }
   std::cout << "tpu new: created app " << name << ":" << std::endl;
   if (!copy_template(from, folder, name)) return kExitUsage;
-  std::string boards;
-  for (const std::string& board : repository_boards(root)) boards += (boards.empty() ? "" : "|") + board;
+  const std::string boards = boards_text(repository_boards(root), "|");
   std::cout << "next:\n  tpu run " << folder.string() << "                  (any board: --board " << boards << ")\n"
             << "  tpu test " << folder.string() << "                 (what app.toml declares, on every board)" << std::endl;
   return 0;

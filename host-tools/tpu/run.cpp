@@ -1,7 +1,7 @@
 // The `tpu run` loop: board process <-> link session, with a deadline and an end-of-run report.
 #include "run.hpp"
 
-#include "app_host_program.hpp"
+#include "app_tool.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -273,8 +273,8 @@ int run_board(const RunOptions& options) {
   }
   const std::optional<Target> target = options.target.empty() ? std::nullopt : resolve_target(options);
   if (!options.target.empty() && !target) return kExitBuildFailed;
-  if (target && !target->app.empty())  // an app with a host half runs under its own host program
-    if (const std::optional<int> status = hand_over_to_app_host_program(*root, target->app, options.argv)) return *status;
+  if (target && !target->app.empty())  // an app with a host half runs under its own tool
+    if (const std::optional<int> status = hand_over_to_app_tool(*root, target->app, options.argv)) return *status;
   std::optional<std::vector<InfeedDataset>> datasets = load_infeed(options);
   if (!datasets) return kExitBuildFailed;
   if (options.outfeed_dir) {

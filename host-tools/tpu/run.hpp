@@ -24,7 +24,7 @@ struct RunOptions {
   LinkChoice link = LinkChoice::kAuto;  // --link shm|uart: how frames travel (shm where the board has it)
   AttachTarget attach;  // --serial DEV [--baud B] / --socket PATH: a running board, not a launched one
   std::string target;  // an app name or folder (built with make image) or an image path (optional when attaching)
-  std::vector<std::string> argv;  // tpu's whole command line, for handing the run to the app's host program
+  std::vector<std::string> argv;  // tpu's whole command line, for handing the run to the app's tool
 };
 
 // Adds one --infeed value to `options`; returns "" or what is wrong with it (a bad value, a queue

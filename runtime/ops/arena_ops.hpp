@@ -1,5 +1,5 @@
 // The ops as functions that return their result: each allocates its output in the arena it is given
-// (a replica's ReplicaContext::arena(), or rt::hbm() in the host program) and returns it, the way a
+// (a replica's ReplicaContext::arena(), or rt::hbm() in the program) and returns it, the way a
 // TF op returns a new tensor:
 //   Tensor y = RT_TRY(rt::add(arena, x, 1.0f));          // broadcasting, a scalar of x's dtype
 //   Tensor m = RT_TRY(rt::reduce_mean(arena, y));        // axis=None: every axis

@@ -6,7 +6,7 @@ files at the same time) and how soon (build_priority).
   (board, "runtime"[, san.])  `make runtime BOARD=board`: the board's runtime library, before its images
   ("tool", "tpu")             `make tpu`; ("tool", "tpu-tests") its Catch2 tests
   ("sanitized-tool", ..)      the same with HOST_SANITIZE=address,undefined
-  ("host-program", app)       `make host-program APP=app`: the app's tpu with its host functions
+  ("app-tool", app)       `make app-tool APP=app`: the app's tpu with its host functions
   ("tpu-new", folder)         `tpu new folder` (the app the tpu-new cases run)
   ("unit-tests", variant)     `make unit-tests`, plain or UNIT_SANITIZE=address,undefined
   ("fuzzers", "all")          `make fuzz-targets`
@@ -24,7 +24,7 @@ from .tpu_new_app import NEW_APP_FOLDER, NEW_APP_TEMPLATE
 from .tpu_tool import TPU_BINARY
 from .unit_tests import make_unit_tests
 
-TOOL_KINDS = ("tool", "sanitized-tool", "host-program", "fuzzers", "unit-tests", "tpu-new")
+TOOL_KINDS = ("tool", "sanitized-tool", "app-tool", "fuzzers", "unit-tests", "tpu-new")
 
 
 def has_host_half(app: str) -> bool:
@@ -43,7 +43,7 @@ def made_by_tpu_new(app: str) -> bool:
 
 
 def with_tools(case: Case) -> tuple[Image, ...]:
-    """What a case needs built, tools included: every tpu case needs the tpu tool, the host program of
+    """What a case needs built, tools included: every tpu case needs the tpu tool, the app tool of
     each app with a host half it runs (built here once, not by concurrent cases), and the folder of
     an app that `tpu new` makes."""
     if case.name.startswith("asan/tpu"):
@@ -52,7 +52,7 @@ def with_tools(case: Case) -> tuple[Image, ...]:
         return case.images
     apps = [image[1] for image in case.images if image[0] in BOARDS and image[1] != "runtime"]
     made = [("tpu-new", app) for app in dict.fromkeys(apps) if made_by_tpu_new(app)]
-    programs = [("host-program", app) for app in dict.fromkeys(apps) if has_host_half(app)]
+    programs = [("app-tool", app) for app in dict.fromkeys(apps) if has_host_half(app)]
     return (("tool", "tpu"), *made, *programs, *case.images)
 
 
@@ -81,8 +81,8 @@ def build_command(image: Image) -> list[str]:
         return ["make", "-s", target, f"HOST_SANITIZE={SANITIZERS}"]
     if kind == "fuzzers":
         return ["make", "-s", "fuzz-targets"]
-    if kind == "host-program":
-        return ["make", "-s", "host-program", f"APP={name}"]
+    if kind == "app-tool":
+        return ["make", "-s", "app-tool", f"APP={name}"]
     if kind == "unit-tests":
         return make_unit_tests(name)
     if kind == "tpu-new":
@@ -97,11 +97,11 @@ def prerequisites(image: Image) -> list[Image]:
     """What must be built before `image`, because its make would build (or need) the same files:
     a board's runtime library before its images, the tpu tool before what links its objects."""
     kind, name, *sanitizer = image
-    if kind == "tool":  # the tests link the host halves of the apps, compiled as their host programs are
-        return [] if name == "tpu" else [("tool", "tpu"), *(("host-program", app) for app in apps_with_host_half())]
+    if kind == "tool":  # the tests link the host halves of the apps, compiled as their app tools are
+        return [] if name == "tpu" else [("tool", "tpu"), *(("app-tool", app) for app in apps_with_host_half())]
     if kind == "sanitized-tool":  # the sanitized tests link the plain tests' Catch2 main
         return [] if name == "tpu" else [("sanitized-tool", "tpu"), ("tool", name)]
-    if kind == "host-program":
+    if kind == "app-tool":
         return [("tool", "tpu"), *([("tpu-new", name)] if made_by_tpu_new(name) else [])]
     if kind == "tpu-new":
         return [("tool", "tpu")]

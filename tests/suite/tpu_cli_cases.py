@@ -162,8 +162,8 @@ HOSTILE_IMAGES = {"image-runs-on-its-board": (("raspi3b", "fault-null"),),
 
 
 def cli_images(arguments: list[str]) -> tuple:
-    """`tpu exec` runs the exec image's host program (even for --help): built first, never by the case."""
-    return (("host-program", "exec"),) if arguments[:1] == ["exec"] else ()
+    """`tpu exec` runs the exec app's tool (even for --help): built first, never by the case."""
+    return (("app-tool", "exec"),) if arguments[:1] == ["exec"] else ()
 
 
 def tpu_tool_cases() -> list[Case]:

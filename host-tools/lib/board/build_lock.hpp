@@ -1,4 +1,4 @@
-// One build at a time per repository for the builds tpu starts (make image, host-program,
+// One build at a time per repository for the builds tpu starts (make image, app-tool,
 // boot-image): two `tpu run` or `tpu exec` of the same app started together would otherwise rebuild
 // the same objects, archives and images at once and read each other's half-written files. The lock
 // is an flock(2) on build/.tpu-build.lock under the repository root, released when the holder

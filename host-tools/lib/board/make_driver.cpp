@@ -80,6 +80,17 @@ std::vector<std::string> repository_boards(const std::filesystem::path& root) {
   return boards;
 }
 
+std::vector<std::string> known_boards() {
+  const std::optional<std::filesystem::path> root = find_repository_root();
+  return root ? repository_boards(*root) : std::vector<std::string>{};
+}
+
+std::string boards_text(const std::vector<std::string>& boards, const std::string& separator) {
+  std::string text;
+  for (const std::string& board : boards) text += (text.empty() ? "" : separator) + board;
+  return text;
+}
+
 std::string build_image(const std::filesystem::path& root, const std::string& board, const std::string& app) {
   const std::vector<std::string> argv = {"make", "-s", "image", "BOARD=" + board, "APP=" + app};
   const BuildLock lock(root, std::cerr);
@@ -113,9 +124,9 @@ std::optional<std::vector<std::string>> run_command(const std::filesystem::path&
   return command;
 }
 
-std::optional<std::filesystem::path> build_host_program(const std::filesystem::path& root, const std::string& app,
+std::optional<std::filesystem::path> build_app_tool(const std::filesystem::path& root, const std::string& app,
                                                          std::string& error) {
-  const std::vector<std::string> query = {"make", "-s", "print-host-program", "APP=" + app};
+  const std::vector<std::string> query = {"make", "-s", "print-app-tool", "APP=" + app};
   const CommandOutput listed = run_and_collect(query, root);
   if (listed.exit_code != 0) {
     error = "`" + joined_command(query) + "` failed:\n" + listed.output;
@@ -123,7 +134,7 @@ std::optional<std::filesystem::path> build_host_program(const std::filesystem::p
   }
   const std::string program = last_nonempty_line(listed.output);
   if (program.empty()) return std::nullopt;
-  const std::vector<std::string> build = {"make", "-s", "host-program", "APP=" + app};
+  const std::vector<std::string> build = {"make", "-s", "app-tool", "APP=" + app};
   const BuildLock lock(root, std::cerr);
   const CommandOutput built = run_and_collect(build, root);
   std::cerr << built.output;

@@ -28,6 +28,12 @@ std::optional<std::filesystem::path> find_repository_root();
 // data; this is the one list the tool asks), sorted by name.
 std::vector<std::string> repository_boards(const std::filesystem::path& root);
 
+// The boards of the repository tpu belongs to (find_repository_root); none outside a repository.
+std::vector<std::string> known_boards();
+
+// Board names joined for a help text or an error ("host, qemu-virt-a53, ..."; "host|qemu-virt-a53").
+std::string boards_text(const std::vector<std::string>& boards, const std::string& separator = ", ");
+
 // `make -s image BOARD=.. APP=..`, its output passed through to stderr; "" or the failure.
 std::string build_image(const std::filesystem::path& root, const std::string& board, const std::string& app);
 
@@ -39,10 +45,10 @@ std::optional<std::vector<std::string>> run_command(const std::filesystem::path&
                                                     const std::optional<std::filesystem::path>& image,
                                                     std::string& error, const std::vector<std::string>& variables = {});
 
-// The app's own host program (`make -s host-program APP=..`, built first): the tpu tool plus the
+// The app's own tool (`make -s app-tool APP=..`, built first): the tpu tool plus the
 // app's host functions. Nothing, with `error` empty, if the app has no host half; nothing with
 // `error` set if it did not build.
-std::optional<std::filesystem::path> build_host_program(const std::filesystem::path& root, const std::string& app,
+std::optional<std::filesystem::path> build_app_tool(const std::filesystem::path& root, const std::string& app,
                                                          std::string& error);
 
 // The board's valid core counts (`make print-board-cores`); nothing with `error` set.

@@ -1,4 +1,4 @@
-// Subcommands an app's host half adds to its own host program's command line: the exec app's
+// Subcommands an app's host half adds to its own tool's command line: the exec app's
 // host half defines `tpu exec` this way, so the generic tool holds nothing of the exec app.
 //
 //   void add_exec_command(CLI::App& tpu) { CLI::App* exec = tpu.add_subcommand("exec", "..."); ... }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "host-tools/lib/board/make_driver.hpp"
+
 namespace tpu {
 
 // A time limit in seconds: any positive number, including inf (no limit; deadlines saturate).
@@ -33,9 +35,7 @@ inline CLI::Validator known_board(std::vector<std::string> boards) {
   return CLI::Validator(
       [boards](std::string& text) -> std::string {
         if (boards.empty() || std::find(boards.begin(), boards.end(), text) != boards.end()) return "";
-        std::string list;
-        for (const std::string& board : boards) list += (list.empty() ? "" : ", ") + board;
-        return "unknown board '" + text + "' (boards: " + list + ")";
+        return "unknown board '" + text + "' (boards: " + boards_text(boards) + ")";
       },
       "BOARD");
 }

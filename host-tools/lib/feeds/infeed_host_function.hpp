@@ -1,6 +1,6 @@
 // The host function that tells device code how long an infeed dataset is:
 //   infeed_steps(text "QUEUE") -> int64 scalar: the steps (tuples) `tpu run --infeed QUEUE=...` streams
-// so a host program on the board can run one step per tuple (TF's training loop knows its step
+// so the program on the board can run one step per tuple (TF's training loop knows its step
 // count on the host; here the dataset's length is on the PC). A queue without a dataset is
 // NOT_FOUND naming it; a text that is no queue number is INVALID_ARGUMENT.
 #pragma once

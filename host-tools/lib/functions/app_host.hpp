@@ -1,6 +1,6 @@
 // What an app's host half writes: host functions the device calls by name (outside compilation of
 // the user's own code). In any .cpp under <app>/host/, built into the app's own tpu program
-// (`make host-program APP=<app>`, which `tpu run <app>` does by itself):
+// (`make app-tool APP=<app>`, which `tpu run <app>` does by itself):
 //
 //   #include "host-tools/lib/functions/app_host.hpp"
 //

@@ -9,7 +9,7 @@
 //
 // With replicate (TF_BEHAVIOUR.md section 1: the dequeued tuple follows the regular inputs):
 //   InfeedDequeue infeed;                                     // static: it must outlive the run
-//   RT_RETURN_IF_ERROR(infeed.open(queue, hbm(), {.link_queue = 0}));   // core 0, host program
+//   RT_RETURN_IF_ERROR(infeed.open(queue, hbm(), {.link_queue = 0}));   // core 0, program
 //   ReplicateOptions options;
 //   options.infeed_queue = &infeed.binding();
 //   for (step ...) RT_RETURN_IF_ERROR(replicate(computation, inputs, options, result));
@@ -45,7 +45,7 @@ class InfeedDequeue {
 
   // Generates the queue's dequeue op (TF's errors, including a second dequeue op from the same
   // queue), takes options.slots full tuples of memory from `shared_arena` (memory every core can
-  // read: core 0's arena in the host program) and attaches the buffer to the link, granting the host
+  // read: core 0's arena in the program) and attaches the buffer to the link, granting the host
   // its first credits.
   Status open(InfeedQueue& queue, Arena& shared_arena, const InfeedDequeueOptions& options = {});
   // Detaches from the link (the memory stays with the arena). Also done by the destructor.

@@ -1,4 +1,4 @@
-// How long the host's infeed dataset is, asked by the host program on the board: the host function
+// How long the host's infeed dataset is, asked by the program on the board: the host function
 // infeed_steps (served by `tpu run --infeed QUEUE=...`, host-tools/lib/feeds/infeed_host_function.hpp)
 // gives the number of tuples the host will stream on queue `queue`, so the program can run one
 // replicate step per tuple (TF's host program knows its dataset's length; here the host tells it).

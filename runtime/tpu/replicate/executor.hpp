@@ -1,4 +1,4 @@
-// The executor: how core 0 (the host program) makes the other cores run replicas. Every core has a
+// The executor: how core 0 (the program) makes the other cores run replicas. Every core has a
 // launch slot in shared memory; core 0 fills a core's slot and rings it (publish_launch), the core
 // serving launches (serve) runs it and publishes a Status and the replica's outputs, and core 0
 // collects them (await_completion). Wake-ups use the mailbox's sleep/notify handshake (a doorbell

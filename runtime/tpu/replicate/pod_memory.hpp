@@ -1,6 +1,6 @@
 // PodMemoryScope: gives back, when it ends, everything allocated in the arenas of cores 0..cores-1
 // while it lived: padded inputs, replica outputs and collective scratch of the replicate calls made
-// inside it, and the host program's own tensors. Use it on core 0 around a group of replicate calls
+// inside it, and the program's own tensors. Use it on core 0 around a group of replicate calls
 // whose results are no longer needed afterwards. A core still running a (timed-out) launch keeps its
 // memory, so nothing is freed under a running replica.
 #pragma once

@@ -1,10 +1,10 @@
 // run_program: the execution model of a TPU app. Every core calls it from the app's run(); core 0
-// runs the host program (the code that calls replicate, like a TF Python program) and then tells the
+// runs the program (the code that calls replicate, like a TF Python program) and then tells the
 // other cores to stop; every other core serves launches from core 0 until then (executor.hpp). Core 0
 // may itself be assigned a replica; it runs it between dispatching the others and collecting them.
 //
 //   rt::Status run(const firmware::CoreContext& context) {
-//     return rt::tpu::run_program(context, [&] { return host_program(); });
+//     return rt::tpu::run_program(context, [&] { return program(); });
 //   }
 //
 // Core 0 returns the program's status (or the error of stopping the workers); a worker returns OK

@@ -4,7 +4,7 @@
 // parallelism) runs the computation on each of its logical cores at once (SPMD; logical_core() and
 // num_logical_cores() tell them apart, logical_devices_context.hpp has their collectives and
 // spmd_tensor.hpp the sharding of tensors over them); its outputs are those of its logical core 0.
-// Called by the host program on core 0 (run_program); blocks until every replica is done.
+// Called by the program on core 0 (run_program); blocks until every replica is done.
 //
 // Checks, in TF's order, with TF's texts (TF_BEHAVIOUR.md sections 1 and 5):
 //   - called inside a replicated computation: "TPU computations cannot be nested on op (...)"; the

@@ -4,7 +4,7 @@
 //   - per-replica (TF's PerReplica): one component per replica, replica r's is component r;
 //   - mirrored (TF's Mirrored): one component per replica, kept equal (broadcast results, the
 //     copies of a mirrored variable).
-// Components are views (tensors live in the replicas' arenas or the host program's memory).
+// Components are views (tensors live in the replicas' arenas or the program's memory).
 // regroup() is TF's distribute_utils.regroup for one value: a single component is returned as a
 // plain value, more become a PerReplica.
 #pragma once

@@ -19,7 +19,7 @@
 //     replica's component of each argument (mirrored or plain arguments keep the copies equal).
 //   - experimental_distribute_dataset / distribute_datasets_from_function: strategy_input.hpp.
 //   - run_steps_on_dataset(fn, iterator, context, iterations): strategy_steps.hpp; one launch runs
-//     every step on the replicas before control returns to the host program.
+//     every step on the replicas before control returns to the program.
 // Model parallelism: with a device assignment giving each replica several cores (computation_shape
 // spanning cores), every call runs the function on each logical core of each replica (SPMD, as
 // replicate does), so experimental_split_to_logical_devices and friends (spmd_tensor.hpp) and the

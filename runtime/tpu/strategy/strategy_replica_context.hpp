@@ -9,7 +9,7 @@
 // integer tensor); other ops: the "`reduce_op`=... is not supported" text; op names "sum"/"mean".
 //
 // The current context: while a strategy function runs on a core, current_strategy_replica_context()
-// is its context (TF's get_replica_context() in replica context); elsewhere (the host program, and
+// is its context (TF's get_replica_context() in replica context); elsewhere (the program, and
 // merge_fn, which runs in cross-replica context) it is null, and merge_call() there fails with TF's
 // "Need to be inside `call_for_each_replica()`".
 #pragma once

@@ -1,7 +1,7 @@
 // run_steps_on_dataset: the contrib TPUStrategy's steps_per_run loop
 // (extended.experimental_run_steps_on_iterator(fn, iterator, iterations)): ONE replicate launch in
 // which every replica runs `iterations` steps back to back, step s taking the replica's element of
-// the iterator's step (position + s), before control returns to the host program. Inside a step the
+// the iterator's step (position + s), before control returns to the program. Inside a step the
 // function gets a StepContext: the replica's StrategyReplicaContext (all_reduce, merge_call: counted
 // per step) and set_last_step_output(name, value[, reduce_op]) (multi_step_context.hpp): with a
 // reduce op the value is all_reduced across the replicas inside the step (TF reduces it through

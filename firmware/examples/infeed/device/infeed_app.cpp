@@ -3,7 +3,7 @@
 //   - the host's files: x float32 [S, 8, 3] and labels int32 [S, 8]: S steps (tuples), each tuple a
 //     full x [8, 3] and labels [8];
 //   - the board: an InfeedQueue of (float32 [8, 3], int32 [8]) sharded N ways along dimension 0,
-//     N = the core count (8 % N must be 0), one replica per core; the host program asks the host for
+//     N = the core count (8 % N must be 0), one replica per core; the program asks the host for
 //     S (host function infeed_steps) and runs S replicate steps; in step s replica r dequeues its
 //     shard, x rows [r * 8/N, (r + 1) * 8/N) and the same labels, and outfeeds on queue 0
 //       (its x shard, the column sums of the shard in float32 (reduce_sum over axis 0: rows added in
@@ -63,7 +63,7 @@ Status run_steps(unsigned cores, int64_t steps) {
   return Status::ok();
 }
 
-Status host_program(unsigned cores) {
+Status program(unsigned cores) {
   if (kRows % cores != 0)
     return invalid_argument("the infeed app shards 8 rows over the cores: run it on 1, 2, 4 or 8 cores, not {}", cores);
   const int64_t steps = RT_TRY(infeed_steps(kInfeedQueue, kTimeoutNs));
@@ -80,7 +80,7 @@ Status host_program(unsigned cores) {
 }
 
 Status run(const firmware::CoreContext& context) {
-  return run_program(context, [&] { return host_program(context.cores); });
+  return run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

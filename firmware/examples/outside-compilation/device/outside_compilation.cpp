@@ -6,7 +6,7 @@
 // replicate() runs it on every core with x = replica id + 1, so replica r must return the number
 // "1" followed by the digits of r + 1. Also: an unknown host function comes back to the replica as
 // NOT_FOUND (and replicate returns it). Nesting rules are checked by the replicate app.
-// Then the app's own host functions (host/functions.cpp, served by this app's host program): two
+// Then the app's own host functions (host/functions.cpp, served by this app's tool): two
 // tensors in and two out per replica (weighted_sum, checked against the same sum done here), and
 // errors coming back as a Status (a HostError's code and text; a C++ exception as INTERNAL).
 // Calls with a text result or several results use the named form host_function(name, text, args,
@@ -100,7 +100,7 @@ Status check_app_host_functions(Span<const ReplicaArgs> inputs) {
   return Status::ok();
 }
 
-Status host_program(unsigned cores) {
+Status program(unsigned cores) {
   PodMemoryScope memory(cores);  // gives back what the calls below allocate
   Tensor x[kMaxReplicas];        // replica r's x: r + 1
   ReplicaArgs inputs[kMaxReplicas];
@@ -115,7 +115,7 @@ Status host_program(unsigned cores) {
 }
 
 Status run(const firmware::CoreContext& context) {
-  return run_program(context, [&] { return host_program(context.cores); });
+  return run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

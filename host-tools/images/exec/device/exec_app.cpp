@@ -1,4 +1,4 @@
-// exec: the device half of `tpu exec` (protocol: exec_protocol.hpp). Core 0 runs the host program
+// exec: the device half of `tpu exec` (protocol: exec_protocol.hpp). Core 0 runs the program
 // (rt::tpu::run_program): it fetches one op spec and its input tensors from the host, runs the op
 // with replicate() over the spec's replicas (replica r on core r), and sends every replica's output
 // back. Other cores serve replicas. Run alone (make run) it fails after the host-call timeout: no
@@ -59,7 +59,7 @@ Status send_outputs(const Replicated& outputs) {
   return Status::ok();
 }
 
-Status host_program(unsigned cores) {
+Status program(unsigned cores) {
   PodMemoryScope memory(cores);  // gives back the inputs and outputs at the end
   RT_RETURN_IF_ERROR(fetch_spec(cores));
   RT_RETURN_IF_ERROR(fetch_inputs());
@@ -73,7 +73,7 @@ Status host_program(unsigned cores) {
 }
 
 Status run(const firmware::CoreContext& context) {
-  return run_program(context, [&] { return host_program(context.cores); });
+  return run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The exec app's host half: the `tpu exec` command (CLI11 options, the exec session with a board, the
 // result files). `tpu exec [options] OP INPUT.npy... -o OUT.npy` runs one runtime op on a board and
 // writes its result as .npy, so users and scripts can check the device against NumPy; the generic
-// tpu hands `tpu exec` to this app's host program.
+// tpu hands `tpu exec` to this app's tool.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -69,11 +69,7 @@ void add_exec_options(CLI::App& exec, ExecOptions& options) {
   }())->required()->check(CLI::IsMember(exec_op_names()));
   exec.add_option("INPUT", options.inputs, "input .npy files");
   exec.add_option("-o,--output", options.output, "the result file")->required()->check(non_empty());
-  {
-    const std::optional<std::filesystem::path> root = find_repository_root();
-    const std::vector<std::string> boards = root ? repository_boards(*root) : std::vector<std::string>{};
-    exec.add_option("--board", options.board, "a board of boards/ (default qemu-virt-a53)")->check(known_board(boards));
-  }
+  exec.add_option("--board", options.board, "a board of boards/ (default qemu-virt-a53)")->check(known_board(known_boards()));
   exec.add_option("--cores", options.cores, "cores to boot (default: the replica count)")->check(CLI::Range(1, 16));
   exec.add_option("--replicas", p.replicas, "replicas, one per core (default 1)")->check(CLI::Range(1, 16));
   exec.add_flag("--per-replica", options.per_replica, "write the output's stem.r<k>.npy per replica instead of stacking");

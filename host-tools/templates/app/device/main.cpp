@@ -16,7 +16,7 @@ float expected(unsigned replicas, int i) {
   return sum;
 }
 
-Status host_program(unsigned cores) {
+Status program(unsigned cores) {
   PodMemoryScope memory(cores);  // gives back what the calls below allocate
   auto scaled_sum = [](ReplicaContext& replica, const Tensor& x) -> Result<Tensor> {
     const Tensor scaled = RT_TRY(host_function(replica.arena(), "scale", {x}, DType::kF32, x.shape));
@@ -40,7 +40,7 @@ Status host_program(unsigned cores) {
 }
 
 Status run(const firmware::CoreContext& context) {
-  return run_program(context, [&] { return host_program(context.cores); });
+  return run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // @NAME@, host half: functions the device calls by name, run on your PC by `tpu run` (which
-// builds them into this app's own host program). Tensors come in and go back; throwing
+// builds them into this app's own tool). Tensors come in and go back; throwing
 // tpu::HostError sends a status back to the calling replica instead.
 #include "host-tools/lib/functions/app_host.hpp"
 

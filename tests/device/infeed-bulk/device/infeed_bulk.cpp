@@ -5,7 +5,7 @@
 //     (1 MiB);
 //   - the board: an InfeedQueue of one float32 [8, 32768] element sharded N ways along dimension 0,
 //     N = the core count (8 % N must be 0), one replica per core, 4 tuples buffered (4 MiB of core 0's
-//     arena); the host program asks the host for S (host function infeed_steps) and runs S replicate
+//     arena); the program asks the host for S (host function infeed_steps) and runs S replicate
 //     steps; in step s replica r dequeues its shard, x rows [r * 8/N, (r + 1) * 8/N), and outfeeds it
 //     unchanged on queue 0 as a 1-tuple, so the host saves c<r>_q0_t<s>_e0.npy, which the test
 //     compares with x[s, r * 8/N : (r + 1) * 8/N] bit for bit.
@@ -50,7 +50,7 @@ Status run_steps(unsigned cores, int64_t steps) {
   return Status::ok();
 }
 
-Status host_program(unsigned cores) {
+Status program(unsigned cores) {
   if (kRows % cores != 0)
     return invalid_argument(
         "the infeed-bulk app shards 8 rows over the cores: run it on 1, 2, 4 or 8 cores, not {}", cores);
@@ -68,7 +68,7 @@ Status host_program(unsigned cores) {
 }
 
 Status run(const firmware::CoreContext& context) {
-  return run_program(context, [&] { return host_program(context.cores); });
+  return run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ constexpr Suite kSuites[] = {
     {"error texts", run_error_cases},
 };
 
-rt::Status host_program(unsigned cores) {
+rt::Status program(unsigned cores) {
   for (const Suite& suite : kSuites) {
     const rt::Status status = suite.run(cores);
     if (!status.is_ok()) return rt::Status::error(status.code(), "{}: {}", suite.name, status.message());
@@ -32,7 +32,7 @@ rt::Status host_program(unsigned cores) {
 }
 
 rt::Status run(const firmware::CoreContext& context) {
-  return rt::tpu::run_program(context, [&] { return host_program(context.cores); });
+  return rt::tpu::run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Shared pieces of the model-parallel app: test tensors, bit-for-bit checks, the device assignments
-// each core count allows, and the suites the host program (core 0) runs. Every suite picks its
+// each core count allows, and the suites the program (core 0) runs. Every suite picks its
 // layout from the core count and says in the log what it runs (or why it skips a part).
 #pragma once
 #include "firmware/app.hpp"

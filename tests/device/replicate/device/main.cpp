@@ -1,4 +1,4 @@
-// replicate: tpu.replicate on every core. Core 0 runs the host program below (TF's examples and
+// replicate: tpu.replicate on every core. Core 0 runs the program below (TF's examples and
 // checks, each suite sized by the core count); every other core serves the replicas core 0 launches.
 // Each core's verdict is its run_program status: core 0's says whether every check passed.
 #include "runtime/log/log.hpp"
@@ -24,7 +24,7 @@ constexpr Suite kSuites[] = {
     {"failing peer", run_failing_peer_case},  // last: leaves the mailboxes out of step
 };
 
-rt::Status host_program(unsigned cores) {
+rt::Status program(unsigned cores) {
   for (const Suite& suite : kSuites) {
     const rt::Status status = suite.run(cores);
     if (!status.is_ok()) return rt::Status::error(status.code(), "{}: {}", suite.name, status.message());
@@ -34,7 +34,7 @@ rt::Status host_program(unsigned cores) {
 }
 
 rt::Status run(const firmware::CoreContext& context) {
-  return rt::tpu::run_program(context, [&] { return host_program(context.cores); });
+  return rt::tpu::run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Shared pieces of the replicate test app: the result storage, tensor builders and checks, and the
-// suites the host program (core 0) runs. Every suite derives its replica counts from the core count,
+// suites the program (core 0) runs. Every suite derives its replica counts from the core count,
 // so the app passes on 1..16 cores.
 #pragma once
 #include "firmware/app.hpp"

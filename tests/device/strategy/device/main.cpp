@@ -1,4 +1,4 @@
-// strategy: TPUStrategy on every core. Core 0 runs the host program below
+// strategy: TPUStrategy on every core. Core 0 runs the program below
 // (runtime/tpu/TF_BEHAVIOUR.md section 6: construction, run, merge_call with TF's seed example,
 // reduce, broadcast and mirrored variables, distributed datasets, steps_per_run loops, model
 // parallelism), each check against hand-computed numbers; every other core serves the replicas
@@ -27,7 +27,7 @@ constexpr Suite kSuites[] = {
     {"model parallelism", run_model_parallel_cases},
 };
 
-Status host_program(unsigned cores) {
+Status program(unsigned cores) {
   for (const Suite& suite : kSuites) {
     rt::tpu::PodMemoryScope memory(cores);
     const Status status = suite.run(cores);
@@ -38,7 +38,7 @@ Status host_program(unsigned cores) {
 }
 
 Status run(const firmware::CoreContext& context) {
-  return rt::tpu::run_program(context, [&] { return host_program(context.cores); });
+  return rt::tpu::run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

@@ -161,7 +161,7 @@ Status merge_errors(TPUStrategy& strategy, unsigned n) {
   MergeOutputs merged;
   const char* outside = "Need to be inside `call_for_each_replica()`";
   RT_RETURN_IF_ERROR(expect_error(rt::tpu::merge_call(echo_merge, {}, merged), rt::StatusCode::kFailedPrecondition,
-                                  outside, "merge_call in the host program"));
+                                  outside, "merge_call in the program"));
   RT_RETURN_IF_ERROR(expect_error(strategy.run(merges_with(&calls_merge_fn), {}, outputs()),
                                   rt::StatusCode::kFailedPrecondition, outside, "merge_call inside merge_fn"));
   RT_RETURN_IF_ERROR(expect_error(strategy.run(merges_with(&refusing_merge_fn), {}, outputs()),

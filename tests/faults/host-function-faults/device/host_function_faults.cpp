@@ -58,7 +58,7 @@ Status replica_work(ReplicaContext& replica, const Tensor&) {
   return Status::ok();
 }
 
-Status host_program(unsigned cores) {
+Status program(unsigned cores) {
   PodMemoryScope memory(cores);
   Tensor x[kMaxReplicas];
   ReplicaArgs inputs[kMaxReplicas];
@@ -72,7 +72,7 @@ Status host_program(unsigned cores) {
 }
 
 Status run(const firmware::CoreContext& context) {
-  return run_program(context, [&] { return host_program(context.cores); });
+  return run_program(context, [&] { return program(context.cores); });
 }
 
 }  // namespace

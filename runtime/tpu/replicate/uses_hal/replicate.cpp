@@ -20,7 +20,7 @@ Status check_caller(unsigned num_replicas) {
                             num_replicas);
   if (hal::core_id() != 0)
     return Status::error(StatusCode::kFailedPrecondition,
-                         "replicate must be called by the host program on core 0 (rt::tpu::run_program); it was "
+                         "replicate must be called by the program on core 0 (rt::tpu::run_program); it was "
                          "called on core {}",
                          hal::core_id());
   return Status::ok();

@@ -14,7 +14,7 @@ namespace {
 bool in_cluster[hal::kMaxCores];     // inside an outside_compilation call of a replicated computation
 uint64_t host_calls[hal::kMaxCores];
 
-// On the host board the host program and the device share one process.
+// On the host board the program and the device share one process.
 bool host_is_this_process() { return StringView(hal::board::name()) == StringView("host"); }
 
 }  // namespace

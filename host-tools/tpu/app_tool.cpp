@@ -1,5 +1,5 @@
-// Replacing tpu with the app's own host program (app_host_program.hpp).
-#include "app_host_program.hpp"
+// Replacing tpu with the app's own tool (app_tool.hpp).
+#include "app_tool.hpp"
 
 #include <unistd.h>
 
@@ -22,10 +22,10 @@ bool is_this_program(const std::filesystem::path& program) {
 
 }  // namespace
 
-std::optional<int> hand_over_to_app_host_program(const std::filesystem::path& root, const std::string& app,
+std::optional<int> hand_over_to_app_tool(const std::filesystem::path& root, const std::string& app,
                                                  const std::vector<std::string>& argv) {
   std::string error;
-  const std::optional<std::filesystem::path> program = build_host_program(root, app, error);
+  const std::optional<std::filesystem::path> program = build_app_tool(root, app, error);
   if (!program) {
     if (error.empty()) return std::nullopt;
     std::cerr << "tpu: the host half of " << app << " did not build: " << error << std::endl;

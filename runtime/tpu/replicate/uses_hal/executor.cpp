@@ -12,7 +12,7 @@ struct alignas(kCacheLineSize) LaunchSlot {
   Atomic<uint32_t> requested{0};  // launches core 0 published to this core
   Atomic<uint32_t> completed{0};  // launches this core finished
   Atomic<uint32_t> serving{0};    // 1 while the core is inside serve()
-  Atomic<uint32_t> stops{0};      // stop requests (one per host program)
+  Atomic<uint32_t> stops{0};      // stop requests (one per program)
   Launch launch;
   Status status;
   ReplicaOutputs outputs;
@@ -113,7 +113,7 @@ Status serve(uint64_t idle_timeout_ns) {
         continue;
       }
       return deadline_exceeded("core {} timed out after {} ms waiting for a launch or the stop request from core 0 "
-                               "(is the host program stuck?)",
+                               "(is the program stuck?)",
                                me, milliseconds(idle_timeout_ns));
     }
     if (launched()) {

@@ -1,4 +1,4 @@
-// Core 0 runs the host program and then stops the workers; the other cores serve launches.
+// Core 0 runs the program and then stops the workers; the other cores serve launches.
 #include "runtime/tpu/replicate/program.hpp"
 
 namespace rt::tpu {
