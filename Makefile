@@ -85,7 +85,7 @@ BUILD_ROOT := build
 # reads only the groups of .d files its goals can build: none for a query (print-*, help, setup).
 GOALS := $(or $(MAKECMDGOALS),all)
 QUERY_GOALS := print-% help clean setup setup-% examples-check
-HOST_TOOLS_GOALS := tpu tpu-tests app-tool unit-tests $(BUILD_ROOT)/host-tools%
+HOST_TOOLS_GOALS := tpu tpu-tests app-tool unit-tests fuzz-replay $(BUILD_ROOT)/host-tools%
 FUZZ_GOALS := fuzz fuzz-targets $(BUILD_ROOT)/fuzz/%
 READ_BOARD_DEPS := $(filter-out $(QUERY_GOALS) $(HOST_TOOLS_GOALS) $(FUZZ_GOALS),$(GOALS))
 READ_HOST_TOOLS_DEPS := $(filter $(HOST_TOOLS_GOALS),$(GOALS))
@@ -418,13 +418,34 @@ $(APP_TOOL): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB)
 print-app-tool:
 	@echo $(if $(APP_HOST_SRCS),$(APP_TOOL))
 
+# The fuzz targets without libFuzzer (tests/fuzz/replay/main.cpp feeds each its seed corpus and
+# deterministic mutants of it): compiled with the host tools' compiler and flags and linked with the
+# tool's objects, so `make test` (HOST_SANITIZE=address,undefined) replays every corpus under ASan and
+# UBSan without a clang-built copy of the host code. `make fuzz` builds the libFuzzer versions.
+FUZZ_REPLAY_PROGRAMS := $(patsubst tests/fuzz/%.cpp,$(HOST_TOOLS_BUILD)/fuzz-replay/%,$(wildcard tests/fuzz/*.cpp))
+FUZZ_REPLAY_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard tests/fuzz/*.cpp) tests/fuzz/replay/main.cpp)
+.PHONY: fuzz-replay
+fuzz-replay: $(FUZZ_REPLAY_PROGRAMS)
+# FuzzedDataProvider, a header of libclang-rt-dev (installed with the test packages), reached through
+# a folder holding only it (clang's own include folder would shadow GCC's stddef.h).
+FUZZ_PROVIDER_HEADER = $(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/fuzzer/FuzzedDataProvider.h))
+FUZZ_PROVIDER_LINK := $(HOST_TOOLS_BUILD)/fuzz-include/fuzzer/FuzzedDataProvider.h
+$(FUZZ_PROVIDER_LINK): | setup-all
+	@mkdir -p $(dir $@) && ln -sf $(FUZZ_PROVIDER_HEADER) $@
+$(filter-out %/replay/main.cpp.o,$(FUZZ_REPLAY_OBJS)): HOST_TOOLS_CXXFLAGS += -isystem $(HOST_TOOLS_BUILD)/fuzz-include
+$(filter-out %/replay/main.cpp.o,$(FUZZ_REPLAY_OBJS)): | $(FUZZ_PROVIDER_LINK)
+$(HOST_TOOLS_BUILD)/fuzz-replay/%: $(HOST_TOOLS_BUILD)/obj/tests/fuzz/%.cpp.o $(HOST_TOOLS_BUILD)/obj/tests/fuzz/replay/main.cpp.o \
+    $(filter-out %/host-tools/tpu/main.cpp.o,$(TPU_OBJS)) $(HOST_LIB)
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $^ $(into_place)
+
 tpu-tests: $(HOST_TOOLS_BUILD)/tpu-tests
 	$(HOST_TOOLS_BUILD)/tpu-tests
 $(HOST_TOOLS_BUILD)/tpu-tests: $(TPU_TEST_OBJS) $(HOST_LIB) | setup-all
 	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@ $(TPU_TEST_OBJS) $(HOST_LIB)
 
 ifneq ($(READ_HOST_TOOLS_DEPS),)
--include $(HOST_LIB_OBJS:.o=.d) $(TPU_OBJS:.o=.d) $(TPU_TEST_OBJS:.o=.d) $(APP_HOST_OBJS:.o=.d)
+-include $(HOST_LIB_OBJS:.o=.d) $(TPU_OBJS:.o=.d) $(TPU_TEST_OBJS:.o=.d) $(APP_HOST_OBJS:.o=.d) $(FUZZ_REPLAY_OBJS:.o=.d)
 endif
 
 # ---------------------------------------------------------------- unit tests

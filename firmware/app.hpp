@@ -22,6 +22,9 @@ struct App {
   // Fault injection for the firmware's own tests: cores the firmware deliberately never starts, to
   // prove that a core which never comes up is reported by id. Zero for every real app.
   uint32_t withheld_cores = 0;
+  // How long the boot core waits for the others, in ms (0: the firmware's 10 s). An image that
+  // withholds a core shortens it, so its boot failure comes sooner.
+  uint32_t boot_timeout_ms = 0;
 };
 
 // Each app defines exactly one of these (an app folder: firmware/examples/<name>/, tests/device/<name>/, ...).

@@ -89,7 +89,8 @@ extern "C" void firmware_main() {
                kApp.description);
   check_in(0);
   rt::Status status = start_secondary_cores(secondary_main);
-  if (status.is_ok()) status = wait_for_all_cores(kBootTimeoutNs);
+  const uint64_t boot_timeout_ns = kApp.boot_timeout_ms ? kApp.boot_timeout_ms * hal::kNanosPerMilli : kBootTimeoutNs;
+  if (status.is_ok()) status = wait_for_all_cores(boot_timeout_ns);
   if (!status.is_ok()) {
     rt::log_error("BOOT FAIL: {}", status.message());
     hal::power_exit(hal::kExitTimeout);

@@ -16,7 +16,7 @@
   host_faults.py     a user's host functions that crash, hang or throw
   hang_triage.py     what tpu says about every core when a run times out
   readme_cases.py    the README shows the code and the commands the tests run
-  fuzz_cases.py      the libFuzzer targets, briefly
+  fuzz_cases.py      the fuzz targets replaying their corpora and mutants (ASan, UBSan)
   make_cases.py      make itself: bad arguments, make debug, chainboot, the freestanding check
   npy_bytes.py       .npy files written by hand (even ones whose header lies)
   collecting.py      a command whose output is read while it runs (to signal it mid-run)

@@ -9,7 +9,7 @@ files at the same time) and how soon (build_priority).
   ("app-tool", app)       `make app-tool APP=app`: the app's tpu with its host functions
   ("tpu-new", folder)         `tpu new folder` (the app the tpu-new cases run)
   ("unit-tests", variant)     `make unit-tests`, plain or UNIT_SANITIZE=address,undefined
-  ("fuzzers", "all")          `make fuzz-targets`
+  ("sanitized-tool", "fuzz-replay")   `make fuzz-replay HOST_SANITIZE=..`: the fuzz targets' replays
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .tpu_new_app import NEW_APP_FOLDER, NEW_APP_TEMPLATE
 from .tpu_tool import TPU_BINARY
 from .unit_tests import make_unit_tests
 
-TOOL_KINDS = ("tool", "sanitized-tool", "app-tool", "fuzzers", "unit-tests", "tpu-new")
+TOOL_KINDS = ("tool", "sanitized-tool", "app-tool", "unit-tests", "tpu-new")
 
 
 def has_host_half(app: str) -> bool:
@@ -58,12 +58,12 @@ def with_tools(case: Case) -> tuple[Image, ...]:
 
 def build_priority(image: Image) -> int:
     """0: what most cases wait for (the boards' runtimes and images, the tpu tool, the apps' host
-    programs); 1: the unit tests, the fuzzers and the ThreadSanitizer images; 2: what only a few short
-    cases need and costs the most to compile (the Catch2 tool tests, everything under ASan+UBSan)."""
+    programs); 1: the unit tests and the ThreadSanitizer images; 2: what only a few short cases need
+    and costs the most to compile (the Catch2 tool tests, everything under ASan+UBSan)."""
     kind, name, *sanitizer = image
     if kind == "sanitized-tool" or image == ("tool", "tpu-tests") or image[:1] == ("unit-tests",) and name != "plain":
         return 2
-    if kind in ("unit-tests", "fuzzers") or sanitizer:
+    if kind == "unit-tests" or sanitizer:
         return 1
     return 0
 
@@ -77,10 +77,8 @@ def build_command(image: Image) -> list[str]:
     if kind == "tool":
         return ["make", "-s", "tpu" if name == "tpu" else f"build/host-tools/{name}"]
     if kind == "sanitized-tool":
-        target = "tpu" if name == "tpu" else f"build/host-tools{SANITIZER_FOLDER_SUFFIX}/{name}"
+        target = name if name in ("tpu", "fuzz-replay") else f"build/host-tools{SANITIZER_FOLDER_SUFFIX}/{name}"
         return ["make", "-s", target, f"HOST_SANITIZE={SANITIZERS}"]
-    if kind == "fuzzers":
-        return ["make", "-s", "fuzz-targets"]
     if kind == "app-tool":
         return ["make", "-s", "app-tool", f"APP={name}"]
     if kind == "unit-tests":
@@ -99,15 +97,17 @@ def prerequisites(image: Image) -> list[Image]:
     kind, name, *sanitizer = image
     if kind == "tool":  # the tests link the host halves of the apps, compiled as their app tools are
         return [] if name == "tpu" else [("tool", "tpu"), *(("app-tool", app) for app in apps_with_host_half())]
-    if kind == "sanitized-tool":  # the sanitized tests link the plain tests' Catch2 main
-        return [] if name == "tpu" else [("sanitized-tool", "tpu"), ("tool", name)]
+    if kind == "sanitized-tool":  # the sanitized tests link the plain tests' Catch2 main; the replays the tool's objects
+        if name == "tpu":
+            return []
+        return [("sanitized-tool", "tpu")] if name == "fuzz-replay" else [("sanitized-tool", "tpu"), ("tool", name)]
     if kind == "app-tool":
         return [("tool", "tpu"), *([("tpu-new", name)] if made_by_tpu_new(name) else [])]
     if kind == "tpu-new":
         return [("tool", "tpu")]
     if kind == "unit-tests":  # the sanitized ones link the plain ones' Catch2 main and the sanitized host library
         return [] if name == "plain" else [("unit-tests", "plain"), ("sanitized-tool", "tpu")]
-    if kind == "fuzzers" or name == "runtime":
+    if name == "runtime":
         return []
     return [(kind, "runtime", *sanitizer), *([("tpu-new", name)] if made_by_tpu_new(name) else [])]
 

@@ -19,7 +19,7 @@ DEBUG_TIMEOUT_S = 60
 
 # What a case needs built, as a tuple: (board, app) or (board, app, sanitizer) for a firmware image,
 # app as make's APP= takes it; or (kind, name) for a tool: ("tool", "tpu"), ("app-tool", app),
-# ("fuzzers", "all"), ("unit-tests", variant) ... (build_plan.py knows every kind).
+# ("sanitized-tool", "fuzz-replay"), ("unit-tests", variant) ... (build_plan.py knows every kind).
 Image = tuple[str, ...]
 
 

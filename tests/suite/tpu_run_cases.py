@@ -22,7 +22,7 @@ def faulty_image_cases() -> list[Case]:
              partial(check_tpu_run, "qemu-virt-a53", 4, "fault-null", 3, [r"exited with status 3", r"FAULT on core 3"]),
              images=(("qemu-virt-a53", "fault-null"),), estimate_s=10),
         Case("tpu-run/dead-core/qemu-virt-a53/4",
-             partial(check_tpu_run, "qemu-virt-a53", 4, "dead-core", 4, [r"timed out after 3 s"], extra=("--timeout", "3")),
+             partial(check_tpu_run, "qemu-virt-a53", 4, "dead-core", 4, [r"timed out after 1 s"], extra=("--timeout", "1")),
              images=(("qemu-virt-a53", "dead-core"),), estimate_s=10),
     ]
 

@@ -10,4 +10,5 @@ rt::Status run(const firmware::CoreContext& context) {
 
 }  // namespace
 
-const firmware::App firmware::kApp = {"dead-core", "test image: core 2 is never started", run, nullptr, 1u << 2};
+const firmware::App firmware::kApp = {"dead-core", "test image: core 2 is never started", run, nullptr, 1u << 2,
+                                    /*boot_timeout_ms=*/2500};
