@@ -350,21 +350,22 @@ HOST_LIB_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(HOST_LIB_SRCS))
 HOST_LIB := $(HOST_TOOLS_BUILD)/libtpu-host.a
 TPU_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tpu/*.cpp))
 # The tool's tests also test the host halves of this repository's apps (e.g. exec's job handling).
-# Catch2's main (host-tools/tests/main.cpp, the costliest file to compile) is compiled once, without
-# sanitizers or optimisation, and linked into the plain and the sanitized tests alike.
-TPU_TEST_MAIN := $(BUILD_ROOT)/host-tools/obj/host-tools/tests/main.cpp.o
-TPU_TEST_OBJS := $(filter-out %/host-tools/tests/main.cpp.o,\
-  $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp $(APP_FOLDERS:%=%/host/*.cpp)))) $(TPU_TEST_MAIN)
+# Catch2's main (tests/unit/main.cpp, the costliest file of the tests to compile) is compiled once,
+# without sanitizers or optimisation, and every Catch2 program links it: the tool's tests and the unit
+# tests, plain and sanitized. It is written under a temporary name and renamed into place, so two
+# builds that both need it never see half a file.
+CATCH2_MAIN := $(BUILD_ROOT)/catch2/main.cpp.o
+$(CATCH2_MAIN): tests/unit/main.cpp hal/support/panic.hpp | setup-host-tools
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$<)g++ $(CXXSTD) $(WARNINGS) -I. -Ihal/include -O0 -c $< -o $@.$$$$ $(into_place)
+TPU_TEST_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp $(APP_FOLDERS:%=%/host/*.cpp))) \
+  $(CATCH2_MAIN)
 # The repository the tools belong to, so an app's tool (built anywhere) finds the Makefile.
 $(filter %/make_driver.cpp.o,$(HOST_LIB_OBJS)): HOST_TOOLS_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
 
 $(HOST_TOOLS_BUILD)/obj/%.cpp.o: %.cpp | setup-host-tools
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
-
-$(TPU_TEST_MAIN): host-tools/tests/main.cpp | setup-host-tools
-	@mkdir -p $(dir $@)
-	$(call say,CXX,$<)g++ $(HOST_TOOLS_BASE_FLAGS) -O0 -c $< -o $@
 
 # Catch2's header (17,000 lines), precompiled once per set of test flags into <build>/pch/catch2/
 # catch.hpp.gch, which GCC takes instead of the header through -I<build>/pch where a test file
@@ -380,7 +381,7 @@ catch2_pch = mkdir -p $(1)/pch/catch2 && ln -sf $(CATCH2_HEADER) $(1)/pch/catch2
 # line), -Og -g1 under the sanitizers; the code they test is the tool's, built as for the tool.
 TPU_TEST_CXXFLAGS := $(HOST_TOOLS_BASE_FLAGS) $(if $(HOST_SANITIZE),-Og -g1,-O1) $(HOST_SANITIZER_FLAGS)
 TPU_TEST_PCH := $(HOST_TOOLS_BUILD)/pch/catch2/catch.hpp.gch
-TPU_TEST_CATCH2_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(filter-out %/main.cpp,$(wildcard host-tools/tests/*.cpp)))
+TPU_TEST_CATCH2_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp))
 $(TPU_TEST_CATCH2_OBJS): private HOST_TOOLS_CXXFLAGS = $(TPU_TEST_CXXFLAGS) -I$(HOST_TOOLS_BUILD)/pch
 $(TPU_TEST_CATCH2_OBJS): $(TPU_TEST_PCH)
 $(TPU_TEST_PCH): $(CATCH2_HEADER) | setup-all
@@ -470,7 +471,7 @@ UNIT_BUILD := $(BUILD_ROOT)/unit$(if $(UNIT_SANITIZE),-$(subst $(comma),-,$(UNIT
 UNIT_BASE_FLAGS := $(CXXSTD) -Wall -Wextra -ffp-contract=off -mavx2 -mfma -I. -Ihal/include -MMD -MP
 UNIT_SANITIZER_FLAGS := $(if $(UNIT_SANITIZE),-fsanitize=$(UNIT_SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 UNIT_CXXFLAGS := $(UNIT_BASE_FLAGS) $(if $(UNIT_SANITIZE),-Og -g1,-O1) $(UNIT_SANITIZER_FLAGS) -I$(UNIT_BUILD)/pch
-UNIT_MAIN := $(BUILD_ROOT)/unit/obj/tests/unit/main.cpp.o
+UNIT_MAIN := $(CATCH2_MAIN)
 ifneq ($(filter unit-tests $(UNIT_BUILD)/%,$(MAKECMDGOALS)),)
 UNIT_RUNTIME_SRCS := $(if $(UNIT_SANITIZE),,$(filter-out $(UNIT_NEEDS_HAL),$(shell find $(UNIT_PURE_DIRS) -name '*.cpp' | sort)) $(UNIT_EXTRA_SRCS))
 endif
@@ -488,15 +489,12 @@ UNIT_PCH := $(UNIT_BUILD)/pch/catch2/catch.hpp.gch
 $(patsubst %,$(UNIT_BUILD)/obj/%.o,$(UNIT_TESTS)): $(UNIT_PCH)
 $(UNIT_PCH): $(CATCH2_HEADER) $(UNIT_FLAGS_STAMP) | setup-all
 	$(call say,PCH,$@)$(call catch2_pch,$(UNIT_BUILD),$(UNIT_CXXFLAGS))
-$(UNIT_MAIN): tests/unit/main.cpp | setup-host-tools
-	@mkdir -p $(dir $@)
-	$(call say,CXX,$<)g++ $(UNIT_BASE_FLAGS) -O0 -c $< -o $@
 $(UNIT_BUILD)/unit-tests: $(UNIT_MAIN) $(UNIT_OBJS) $(UNIT_LIBS)
 	$(call say,LD,$@)g++ $(UNIT_SANITIZER_FLAGS) -o $@.$$$$ $^ -pthread $(into_place)
 .PHONY: FORCE
 FORCE:
 ifneq ($(filter unit-tests $(UNIT_BUILD)/%,$(GOALS)),)
--include $(UNIT_OBJS:.o=.d) $(UNIT_MAIN:.o=.d)
+-include $(UNIT_OBJS:.o=.d)
 endif
 
 # ---------------------------------------------------------------- fuzzing

@@ -95,12 +95,15 @@ def prerequisites(image: Image) -> list[Image]:
     """What must be built before `image`, because its make would build (or need) the same files:
     a board's runtime library before its images, the tpu tool before what links its objects."""
     kind, name, *sanitizer = image
-    if kind == "tool":  # the tests link the host halves of the apps, compiled as their app tools are
-        return [] if name == "tpu" else [("tool", "tpu"), *(("app-tool", app) for app in apps_with_host_half())]
-    if kind == "sanitized-tool":  # the sanitized tests link the plain tests' Catch2 main; the replays the tool's objects
+    if kind == "tool":  # the tests link the host halves of the apps, compiled as their app tools are, and
+        # the Catch2 main the unit tests' build compiles
         if name == "tpu":
             return []
-        return [("sanitized-tool", "tpu")] if name == "fuzz-replay" else [("sanitized-tool", "tpu"), ("tool", name)]
+        return [("tool", "tpu"), ("unit-tests", "plain"), *(("app-tool", app) for app in apps_with_host_half())]
+    if kind == "sanitized-tool":  # the tests link the Catch2 main the unit tests' build compiles; the replays the tool's objects
+        if name == "tpu":
+            return []
+        return [("sanitized-tool", "tpu")] if name == "fuzz-replay" else [("sanitized-tool", "tpu"), ("unit-tests", "plain")]
     if kind == "app-tool":
         return [("tool", "tpu"), *([("tpu-new", name)] if made_by_tpu_new(name) else [])]
     if kind == "tpu-new":

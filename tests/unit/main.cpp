@@ -1,4 +1,5 @@
-// Catch2 v2 entry point for the host unit tests of hal/support (tests/unit/*.cpp).
+// Catch2 v2 entry point of every Catch2 program: the runtime's unit tests (tests/unit/*.cpp) and the
+// host tool's tests (host-tools/tests), compiled once (the Makefile's CATCH2_MAIN).
 // Every other file in this directory only contributes TEST_CASEs.
 #define CATCH_CONFIG_MAIN
 // GCC 12 with -fsanitize=address,undefined reports a false -Wmaybe-uninitialized inside
