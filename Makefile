@@ -367,6 +367,16 @@ $(HOST_TOOLS_BUILD)/obj/%.cpp.o: %.cpp | setup-host-tools
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
 
+# The standard headers of host-tools/lib/std_headers.hpp, precompiled with the tools' flags into
+# <build>/pch/ and included first (-include) by every host-tools source but the Catch2 tests (they
+# take Catch2's own precompiled header): a quarter to a third less compile time per file.
+HOST_STD_PCH := $(HOST_TOOLS_BUILD)/pch/std_headers.hpp.gch
+HOST_STD_PCH_USERS = $(filter $(HOST_TOOLS_BUILD)/obj/host-tools/% $(APP_FOLDERS:%=$(HOST_TOOLS_BUILD)/obj/%/host/%),\
+  $(filter-out $(TPU_TEST_CATCH2_OBJS),$(HOST_LIB_OBJS) $(TPU_OBJS) $(TPU_TEST_OBJS) $(APP_HOST_OBJS)))
+$(HOST_STD_PCH): host-tools/lib/std_headers.hpp | setup-host-tools
+	@mkdir -p $(dir $@) && cp $< $(basename $@)
+	$(call say,PCH,$@)g++ $(filter-out -MMD -MP,$(HOST_TOOLS_CXXFLAGS)) -x c++-header $(basename $@) -o $@.$$$$ $(into_place)
+
 # Catch2's header (17,000 lines), precompiled once per set of test flags into <build>/pch/catch2/
 # catch.hpp.gch, which GCC takes instead of the header through -I<build>/pch where a test file
 # includes it first; elsewhere (or if the flags differ) GCC parses the header itself, linked beside
@@ -384,6 +394,8 @@ TPU_TEST_PCH := $(HOST_TOOLS_BUILD)/pch/catch2/catch.hpp.gch
 TPU_TEST_CATCH2_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tests/*.cpp))
 $(TPU_TEST_CATCH2_OBJS): private HOST_TOOLS_CXXFLAGS = $(TPU_TEST_CXXFLAGS) -I$(HOST_TOOLS_BUILD)/pch
 $(TPU_TEST_CATCH2_OBJS): $(TPU_TEST_PCH)
+$(HOST_STD_PCH_USERS): HOST_TOOLS_CXXFLAGS += -include $(HOST_TOOLS_BUILD)/pch/std_headers.hpp
+$(HOST_STD_PCH_USERS): $(HOST_STD_PCH)
 $(TPU_TEST_PCH): $(CATCH2_HEADER) | setup-all
 	$(call say,PCH,$@)$(call catch2_pch,$(HOST_TOOLS_BUILD),$(TPU_TEST_CXXFLAGS))
 
