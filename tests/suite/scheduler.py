@@ -86,8 +86,9 @@ class BuildReporter:
             if build is None or image in self.reported:
                 continue
             self.reported.add(image)
+            done_at = time.monotonic() - self.phase.start_time  # where it sits in the schedule
             emit(f"{'built' if build.ok else 'BUILD FAILED'}  {describe(image)}  ({build.seconds:.1f} s, "
-                 f"CPU {build.cpu_seconds:.1f} s)"
+                 f"CPU {build.cpu_seconds:.1f} s, done at {done_at:.0f} s)"
                  + ("" if build.ok else f"  {build.summary}"))
 
 
