@@ -363,6 +363,9 @@ TEST_CASE("Every message kind survives encode, frame, decode and parse", "[link]
       case MessageKind::kRun:
       case MessageKind::kResult: CHECK(parse_call(message_kind(got.header), payload)->id == 5); break;
       case MessageKind::kError: CHECK(parse_error(payload)->code == rt::StatusCode::kUnimplemented); break;
+      case MessageKind::kHostCallArgumentInPlace: CHECK(parse_in_place_argument(payload)->address == 0x40001000); break;
+      case MessageKind::kHostCallReplyInPlace: CHECK(parse_in_place_result(payload)->id == 5); break;
+      case MessageKind::kInfeedInPlace: CHECK(parse_infeed_in_place(payload)->tuple == 41); break;
       case MessageKind::kTrace: {
         TraceEvent parsed[2];
         CHECK(*parse_trace(payload, parsed) == 1);
