@@ -35,6 +35,7 @@
 #include "multi_step_context.hpp"
 #include "runtime/tpu/replicate/replicate.hpp"
 #include "strategy_cluster.hpp"
+#include "strategy_hosts.hpp"
 #include "strategy_input.hpp"
 #include "strategy_reduce.hpp"
 #include "strategy_replica_context.hpp"
@@ -108,7 +109,8 @@ template <class F>
 struct UpdateCallable {
   static constexpr unsigned kArity = Count<typename CallTraits<F>::Params>::value - 2;
   template <size_t... I>
-  static Status invoke(const F& fn, StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args, Indices<I...>) {
+  static Status invoke(const F& fn, StrategyReplicaContext& context, const Tensor& variable,
+                       [[maybe_unused]] ReplicaArgs args, Indices<I...>) {  // unused when fn takes no argument
     return fn(context, variable, args[I]...);
   }
   static Status call(const F& fn, StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args) {
@@ -153,6 +155,22 @@ class TPUStrategy {
   unsigned steps_per_run() const { return options_.steps_per_run; }
   const DeviceAssignment* device_assignment() const { return options_.device_assignment; }
   const TPUClusterResolver& cluster_resolver() const { return resolver_; }
+
+  // Hosts and devices (strategy_hosts.hpp: a board is TF's local TPU, one host). The contrib names
+  // (towers = replicas) and TF 2.x's side by side.
+  bool between_graph() const { return false; }  // TF 2.x: extended.experimental_between_graph
+  bool is_single_tower() const { return num_replicas_ == 1; }
+  unsigned num_hosts() const { return strategy_num_hosts(resolver_, options_.device_assignment); }
+  unsigned num_towers_per_host() const { return resolver_.num_cores(); }  // the host's cores, as contrib
+  unsigned num_replicas_per_host() const { return strategy_num_replicas_per_host(resolver_, options_.device_assignment); }
+  WorkerDevices worker_devices() const { return strategy_worker_devices(resolver_, options_.device_assignment); }
+  WorkerDevices parameter_devices() const { return worker_devices(); }  // mirrored variables live there
+  DeviceName get_host_cpu_device(int host_id) const { return strategy_host_cpu_device(host_id); }
+  DeviceName non_slot_devices() const { return strategy_non_slot_device(); }
+  // A board's program checkpoints, initialises and writes summaries itself (TF: true on every worker).
+  bool should_checkpoint() const { return true; }
+  bool should_init() const { return true; }  // TF 2.x: extended.experimental_should_init
+  bool should_save_summary() const { return true; }
   // replicate launches this strategy made (run_steps_on_dataset makes one for all its steps).
   uint64_t launches() const { return launches_; }
 

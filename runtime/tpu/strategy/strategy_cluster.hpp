@@ -14,6 +14,12 @@ class TPUClusterResolver {
   static Result<TPUClusterResolver> for_cores(unsigned cores);
 
   unsigned num_cores() const { return cores_; }
+  // TF's resolver of a local TPU: task "worker" 0, master "" (no remote session), one TPU accelerator
+  // per core. (A pod of boards gives each board its task; issue 22.)
+  StringView task_type() const { return "worker"; }
+  int task_id() const { return 0; }
+  StringView master() const { return ""; }
+  unsigned num_accelerators() const { return cores_; }
   // What tf.tpu.experimental.initialize_tpu_system(resolver) returns: the board's topology.
   Result<Topology> initialize_tpu_system() const { return Topology::for_cores(static_cast<int>(cores_)); }
 

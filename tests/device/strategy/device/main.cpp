@@ -25,6 +25,7 @@ constexpr Suite kSuites[] = {
     {"datasets", run_dataset_cases},
     {"steps_per_run", run_steps_cases},
     {"model parallelism", run_model_parallel_cases},
+    {"hosts and devices", run_host_cases},
 };
 
 Status program(unsigned cores) {

@@ -43,5 +43,6 @@ Status run_variable_cases(unsigned cores);
 Status run_dataset_cases(unsigned cores);
 Status run_steps_cases(unsigned cores);
 Status run_model_parallel_cases(unsigned cores);
+Status run_host_cases(unsigned cores);
 
 }  // namespace strategy_test

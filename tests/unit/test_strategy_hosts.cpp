@@ -1,0 +1,75 @@
+// TPUStrategy's hosts and devices on a board (runtime/tpu/strategy/strategy_hosts): TF's local TPU,
+// one host. Expected names and counts are written out by hand from TF's definitions (worker devices
+// "/job:localhost/replica:0/task:0/device:TPU:k", the host's CPU, num_replicas_per_host =
+// min(replicas, cores / cores per replica)).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "runtime/tpu/strategy/strategy_hosts.hpp"
+
+namespace {
+
+using rt::tpu::DeviceAssignment;
+using rt::tpu::Topology;
+using rt::tpu::TPUClusterResolver;
+
+std::vector<std::string> names(const rt::tpu::WorkerDevices& devices) {
+  std::vector<std::string> out;
+  for (const rt::tpu::DeviceName& name : devices.span()) out.emplace_back(name.view().data(), name.view().size());
+  return out;
+}
+
+std::string tpu(int k) { return "/job:localhost/replica:0/task:0/device:TPU:" + std::to_string(k); }
+
+TPUClusterResolver resolver_of(unsigned cores) { return *TPUClusterResolver::for_cores(cores); }
+
+}  // namespace
+
+TEST_CASE("a board's resolver is TF's local TPU: task worker 0, master empty, a TPU per core", "[strategy]") {
+  const TPUClusterResolver resolver = resolver_of(8);
+  CHECK(std::string(resolver.task_type().data(), resolver.task_type().size()) == "worker");
+  CHECK(resolver.task_id() == 0);
+  CHECK(resolver.master().empty());
+  CHECK(resolver.num_accelerators() == 8);
+}
+
+TEST_CASE("without a device assignment: one host, every core a worker device in core order", "[strategy]") {
+  for (unsigned cores : {1u, 4u, 8u, 16u}) {
+    const TPUClusterResolver resolver = resolver_of(cores);
+    CHECK(rt::tpu::strategy_num_hosts(resolver, nullptr) == 1);
+    CHECK(rt::tpu::strategy_num_replicas_per_host(resolver, nullptr) == cores);
+    std::vector<std::string> expected;
+    for (unsigned k = 0; k < cores; ++k) expected.push_back(tpu(static_cast<int>(k)));
+    CHECK(names(rt::tpu::strategy_worker_devices(resolver, nullptr)) == expected);
+  }
+}
+
+TEST_CASE("with a device assignment of two-core replicas on 8 cores: devices of logical core 0", "[strategy]") {
+  // Mesh [1,2,2,2]: chip (y, z) holds cores 2 * (y + 2z) and the next; a [1,1,1,2] computation takes
+  // one chip per replica. In mesh order replica r is chip r (logical core 0 on core 2r); filling the
+  // mesh, TF's default order is a ring over the 2x2 chips: (0,0) (1,0) (1,1) (0,1), cores 0 2 6 4.
+  const Topology topology = *Topology::for_cores(8);
+  const int32_t shape[] = {1, 1, 1, 2};
+  const rt::Span<const int32_t> chip(shape, 4);
+  const TPUClusterResolver resolver = resolver_of(8);
+  const DeviceAssignment mesh = *DeviceAssignment::build(topology, chip, {}, 4, rt::tpu::DeviceOrderMode::kMesh);
+  CHECK(names(rt::tpu::strategy_worker_devices(resolver, &mesh)) == std::vector<std::string>{tpu(0), tpu(2), tpu(4), tpu(6)});
+  const DeviceAssignment four = *DeviceAssignment::build(topology, chip, {}, 4);
+  CHECK(names(rt::tpu::strategy_worker_devices(resolver, &four)) == std::vector<std::string>{tpu(0), tpu(2), tpu(6), tpu(4)});
+  CHECK(rt::tpu::strategy_num_replicas_per_host(resolver, &four) == 4);  // min(4, 8 / 2)
+  CHECK(rt::tpu::strategy_num_hosts(resolver, &four) == 1);
+  const DeviceAssignment two = *DeviceAssignment::build(topology, chip, {}, 2);
+  CHECK(rt::tpu::strategy_num_replicas_per_host(resolver, &two) == 2);  // min(2, 4)
+  CHECK(names(rt::tpu::strategy_worker_devices(resolver, &two)) == std::vector<std::string>{tpu(0), tpu(2)});
+}
+
+TEST_CASE("the host's CPU: get_host_cpu_device names it for any id on a local TPU", "[strategy]") {
+  for (int host_id : {0, 1, 5}) {
+    const rt::tpu::DeviceName name = rt::tpu::strategy_host_cpu_device(host_id);
+    CHECK(std::string(name.view().data(), name.view().size()) == "/replica:0/task:0/device:CPU:0");
+  }
+  const rt::tpu::DeviceName non_slot = rt::tpu::strategy_non_slot_device();
+  CHECK(std::string(non_slot.view().data(), non_slot.view().size()) == "/job:localhost/replica:0/task:0/device:CPU:0");
+}
