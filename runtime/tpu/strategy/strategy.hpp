@@ -35,12 +35,19 @@
 #include "multi_step_context.hpp"
 #include "runtime/tpu/replicate/replicate.hpp"
 #include "strategy_cluster.hpp"
+#include "strategy_gather.hpp"
 #include "strategy_hosts.hpp"
 #include "strategy_input.hpp"
 #include "strategy_reduce.hpp"
 #include "strategy_replica_context.hpp"
 
 namespace rt::tpu {
+
+// What experimental_distribute_values_from_function's function is told (TF's ValueContext).
+struct ValueContext {
+  unsigned replica_id_in_sync_group = 0;
+  unsigned num_replicas_in_sync = 1;
+};
 
 struct StrategyOptions {
   const DeviceAssignment* device_assignment = nullptr;  // must outlive the strategy
@@ -188,6 +195,18 @@ class TPUStrategy {
   Result<Tensor> reduce(ReduceOp op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
   Result<Tensor> reduce(StringView op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
   Result<DistributedValue> broadcast(const DistributedValue& value);
+  // strategy.gather(value, axis): the replicas' values concatenated along `axis` in replica order, in
+  // the program's memory (a plain value as it is). Cross-replica context only (strategy_gather.hpp).
+  Result<Tensor> gather(const DistributedValue& value, int64_t axis) const;
+  // experimental_local_results (TF 2.x) and unwrap (contrib): the components in replica order, or the
+  // plain value alone.
+  Span<const Tensor> experimental_local_results(const DistributedValue& value) const { return value.local_results(); }
+  Span<const Tensor> unwrap(const DistributedValue& value) const { return value.local_results(); }
+  // experimental_distribute_values_from_function(value_fn): value_fn(ValueContext{r, N}) for every
+  // replica r in order, run here in the program; always a PerReplica value, even with one replica
+  // (unlike run's outputs). value_fn returns a Tensor or a Result<Tensor>.
+  template <class F>
+  Result<DistributedValue> experimental_distribute_values_from_function(const F& value_fn) const;
   Status create_mirrored_variable(const Tensor& initial_value, MirroredVariable& variable);
   Status update(MirroredVariable& variable, const UpdateFunction& fn, Span<const DistributedValue> args);
   // update(var, fn, args...) with fn a lambda (StrategyReplicaContext&, const Tensor& variable,
@@ -228,5 +247,16 @@ class TPUStrategy {
 
 // TF's _require_cross_replica_or_default_context: an error inside a strategy replica function.
 Status require_cross_replica_context();
+
+template <class F>
+Result<DistributedValue> TPUStrategy::experimental_distribute_values_from_function(const F& value_fn) const {
+  Tensor values[kMaxReplicas];
+  for (unsigned replica = 0; replica < num_replicas_; ++replica) {
+    Result<Tensor> value = value_fn(ValueContext{replica, num_replicas_});
+    if (!value) return value.status();
+    values[replica] = *value;
+  }
+  return DistributedValue::per_replica(Span<const Tensor>(values, num_replicas_));
+}
 
 }  // namespace rt::tpu

@@ -36,6 +36,10 @@ class StrategyReplicaContext {
   Result<Tensor> all_reduce(StringView op, const Tensor& value);
   // Every replica gets replica 0's value.
   Result<Tensor> broadcast(const Tensor& value);
+  // TF 2.x's ReplicaContext.all_gather(value, axis): every replica gets the replicas' values
+  // concatenated along `axis` (negative counts from the end) in replica order; a scalar becomes a
+  // vector of N. Every replica's value must have the same shape.
+  Result<Tensor> all_gather(const Tensor& value, int64_t axis);
   // merge_fn(strategy, args, result) with any number of arguments and results.
   Status merge_call(const MergeFn& merge_fn, Span<const Tensor> args, MergeOutputs& outputs);
   // merge_call(merge_fn, args=(...)) returning this replica's part of merge_fn's one value; merge_fn

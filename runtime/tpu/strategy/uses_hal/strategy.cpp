@@ -65,6 +65,13 @@ Result<Tensor> TPUStrategy::reduce(ReduceOp op, const DistributedValue& value, R
   return cross_replica_reduce(op, value, axis, num_replicas_, hbm());
 }
 
+Result<Tensor> TPUStrategy::gather(const DistributedValue& value, int64_t axis) const {
+  if (current_strategy_replica_context() != nullptr)
+    return invalid_argument("tf.distribute.Strategy.gather method requires cross-replica context, use "
+                            "get_replica_context().all_gather() instead");
+  return gather_replicas(value, axis, hbm());
+}
+
 Result<Tensor> TPUStrategy::reduce(StringView op, const DistributedValue& value, ReduceAxis axis) const {
   Result<ReduceOp> parsed = reduce_op_from_name(op);
   if (!parsed) return parsed.status();

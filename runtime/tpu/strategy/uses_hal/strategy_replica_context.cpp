@@ -2,6 +2,7 @@
 #include "runtime/tpu/strategy/strategy_replica_context.hpp"
 
 #include "hal/core.hpp"
+#include "runtime/ops/arena_ops.hpp"
 #include "runtime/tpu/strategy/strategy_reduce.hpp"
 
 namespace rt::tpu {
@@ -34,6 +35,19 @@ Result<Tensor> StrategyReplicaContext::all_reduce(StringView op, const Tensor& v
 }
 
 Result<Tensor> StrategyReplicaContext::broadcast(const Tensor& value) { return replica_.broadcast(value, 0); }
+
+Result<Tensor> StrategyReplicaContext::all_gather(const Tensor& value, int64_t axis) {
+  if (value.shape.rank == 0) return replica_.all_gather(value);  // [N]
+  RT_RETURN_IF_ERROR(concat_shape(Span<const Tensor>(&value, 1), axis).status());  // ConcatOp's range text
+  const unsigned dim = static_cast<unsigned>(axis < 0 ? axis + value.shape.rank : axis);
+  const Tensor gathered = RT_TRY(replica_.all_gather(value));  // the values along dimension 0, replica order
+  if (dim == 0) return gathered;
+  Tensor blocks[kMaxReplicas];
+  const unsigned replicas = num_replicas_in_sync();
+  const int64_t rows = value.shape.dims[0];
+  for (unsigned r = 0; r < replicas; ++r) blocks[r] = RT_TRY(gathered.slice(0, r * rows, (r + 1) * rows));
+  return concat(arena(), Span<const Tensor>(blocks, replicas), dim);
+}
 
 Status StrategyReplicaContext::merge_call(const MergeFn& merge_fn, Span<const Tensor> args, MergeOutputs& outputs) {
   return merge_.merge_call(merge_fn, args, outputs);

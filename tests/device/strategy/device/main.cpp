@@ -26,6 +26,7 @@ constexpr Suite kSuites[] = {
     {"steps_per_run", run_steps_cases},
     {"model parallelism", run_model_parallel_cases},
     {"hosts and devices", run_host_cases},
+    {"gather", run_gather_cases},
 };
 
 Status program(unsigned cores) {
