@@ -14,10 +14,6 @@ using rt::tpu::Dataset;
 using rt::tpu::DistributedDataset;
 using rt::tpu::DistributedIterator;
 using rt::tpu::InputContext;
-using rt::tpu::ReplicaArgs;
-using rt::tpu::ReplicaOutputs;
-using rt::tpu::StrategyReplicaContext;
-using rt::tpu::TPUStrategy;
 
 // [rows, 2] with row i = [i, 10 i] (cols = 2) or [rows, 1] with row i = [i].
 Result<Tensor> counting_rows(int64_t rows, int64_t cols) {

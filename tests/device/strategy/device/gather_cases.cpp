@@ -9,10 +9,6 @@
 namespace strategy_test {
 namespace {
 
-using rt::tpu::ReplicaArgs;
-using rt::tpu::ReplicaOutputs;
-using rt::tpu::StrategyReplicaContext;
-using rt::tpu::TPUStrategy;
 using rt::tpu::ValueContext;
 
 const TPUStrategy* running_strategy = nullptr;  // for the replica function that calls gather

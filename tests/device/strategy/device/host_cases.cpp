@@ -11,7 +11,6 @@ namespace strategy_test {
 namespace {
 
 using rt::tpu::DeviceName;
-using rt::tpu::TPUStrategy;
 
 Status expect_name(const DeviceName& got, const DeviceName& want, const char* what) {
   if (got.view() == want.view()) return Status::ok();

@@ -14,10 +14,6 @@ namespace {
 
 using rt::tpu::MergeOutputs;
 using rt::tpu::MergeResult;
-using rt::tpu::ReplicaArgs;
-using rt::tpu::ReplicaOutputs;
-using rt::tpu::StrategyReplicaContext;
-using rt::tpu::TPUStrategy;
 
 unsigned merge_fn_runs = 0;       // written by merge_fn (replica 0's core), read after run returns
 unsigned merge_fn_core = ~0u;

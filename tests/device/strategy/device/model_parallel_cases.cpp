@@ -25,10 +25,6 @@ namespace {
 
 using rt::tpu::MergeOutputs;
 using rt::tpu::MergeResult;
-using rt::tpu::ReplicaArgs;
-using rt::tpu::ReplicaOutputs;
-using rt::tpu::StrategyReplicaContext;
-using rt::tpu::TPUStrategy;
 
 constexpr unsigned kLogical = 2;
 constexpr int64_t kRows = 2, kCols = 4;

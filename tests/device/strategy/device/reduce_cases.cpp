@@ -10,10 +10,6 @@ namespace {
 
 using rt::ReduceOp;
 using rt::tpu::ReduceAxis;
-using rt::tpu::ReplicaArgs;
-using rt::tpu::ReplicaOutputs;
-using rt::tpu::StrategyReplicaContext;
-using rt::tpu::TPUStrategy;
 
 Status values_and_batch(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out) {
   const float r = static_cast<float>(context.replica_id_in_sync_group());

@@ -8,10 +8,6 @@
 namespace strategy_test {
 namespace {
 
-using rt::tpu::ReplicaArgs;
-using rt::tpu::ReplicaOutputs;
-using rt::tpu::StrategyReplicaContext;
-using rt::tpu::TPUStrategy;
 
 // Returns x + y and [replica_id_in_sync_group, num_replicas_in_sync].
 Status add_and_identify(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& out) {

@@ -14,7 +14,6 @@ namespace {
 using rt::tpu::MergeOutputs;
 using rt::tpu::MergeResult;
 using rt::tpu::StepContext;
-using rt::tpu::TPUStrategy;
 
 unsigned steps_seen[rt::tpu::kMaxReplicas];  // each replica counts its own steps
 

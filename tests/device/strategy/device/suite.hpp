@@ -13,6 +13,10 @@ using rt::Status;
 using rt::Tensor;
 using rt::add;  // the returning op (runtime/ops/arena_ops.hpp)
 using rt::tpu::DistributedValue;
+using rt::tpu::ReplicaArgs;
+using rt::tpu::ReplicaOutputs;
+using rt::tpu::StrategyReplicaContext;
+using rt::tpu::TPUStrategy;
 
 // run()'s outputs (too large for a core's stack; one run at a time on core 0).
 rt::tpu::RunOutputs& outputs();

@@ -9,10 +9,6 @@ namespace strategy_test {
 namespace {
 
 using rt::tpu::MirroredVariable;
-using rt::tpu::ReplicaArgs;
-using rt::tpu::ReplicaOutputs;
-using rt::tpu::StrategyReplicaContext;
-using rt::tpu::TPUStrategy;
 
 Status assign_add(StrategyReplicaContext&, const Tensor& variable, ReplicaArgs args) {
   return rt::binary(rt::BinaryOp::kAdd, variable, args[0], variable);
