@@ -152,6 +152,8 @@ StepFunction step_function_of(StringView name, F fn) {
   return StepFunction{name, fn};
 }
 
+class TPUExtended;
+
 class TPUStrategy {
  public:
   static Result<TPUStrategy> create(const TPUClusterResolver& resolver, const StrategyOptions& options = {});
@@ -162,6 +164,8 @@ class TPUStrategy {
   unsigned steps_per_run() const { return options_.steps_per_run; }
   const DeviceAssignment* device_assignment() const { return options_.device_assignment; }
   const TPUClusterResolver& cluster_resolver() const { return resolver_; }
+  // strategy.extended (TPUExtended, below).
+  TPUExtended extended() const;
 
   // Hosts and devices (strategy_hosts.hpp: a board is TF's local TPU, one host). The contrib names
   // (towers = replicas) and TF 2.x's side by side.
@@ -244,6 +248,29 @@ class TPUStrategy {
   unsigned num_replicas_ = 1;
   uint64_t launches_ = 0;
 };
+
+// TF's strategy.extended (StrategyExtended, TPUExtended): the strategy's facts under the names TF 2.x
+// keeps there, v1's steps_per_run included (read-only here: it is fixed when the strategy is made).
+// A view of the strategy, valid while it lives.
+class TPUExtended {
+ public:
+  explicit TPUExtended(const TPUStrategy& strategy) : strategy_(strategy) {}
+  unsigned steps_per_run() const { return strategy_.steps_per_run(); }
+  bool experimental_between_graph() const { return strategy_.between_graph(); }
+  bool experimental_should_init() const { return strategy_.should_init(); }
+  bool should_checkpoint() const { return strategy_.should_checkpoint(); }
+  bool should_save_summary() const { return strategy_.should_save_summary(); }
+  unsigned num_hosts() const { return strategy_.num_hosts(); }
+  unsigned num_replicas_per_host() const { return strategy_.num_replicas_per_host(); }
+  WorkerDevices worker_devices() const { return strategy_.worker_devices(); }
+  WorkerDevices parameter_devices() const { return strategy_.parameter_devices(); }
+  DeviceName non_slot_devices() const { return strategy_.non_slot_devices(); }
+
+ private:
+  const TPUStrategy& strategy_;
+};
+
+inline TPUExtended TPUStrategy::extended() const { return TPUExtended(*this); }
 
 // TF's _require_cross_replica_or_default_context: an error inside a strategy replica function.
 Status require_cross_replica_context();

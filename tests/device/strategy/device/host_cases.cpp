@@ -3,7 +3,8 @@
 // num_hosts, num_towers_per_host, worker_devices, parameter_devices, should_*, get_host_cpu_device,
 // non_slot_devices), TF 2.x's num_replicas_per_host and the resolver's task, each against the value
 // TF's definition gives for N cores, written out here; then with a device assignment of two-core
-// replicas (mesh order), whose worker devices are the replicas' first cores 0, 2, 4, ...
+// replicas (mesh order), whose worker devices are the replicas' first cores 0, 2, 4, ...; and
+// strategy.extended's names for the same facts.
 #include "hal/support/format.hpp"
 #include "suite.hpp"
 
@@ -83,9 +84,31 @@ Status with_assignment(unsigned cores) {
 
 }  // namespace
 
+// strategy.extended: the same facts under TF 2.x's names, and v1's steps_per_run.
+Status extended_names(unsigned cores) {
+  const TPUStrategy strategy = RT_TRY(TPUStrategy::for_board({.steps_per_run = 4}));
+  const rt::tpu::TPUExtended extended = strategy.extended();
+  if (extended.steps_per_run() != 4 || extended.experimental_between_graph() || !extended.experimental_should_init() ||
+      !extended.should_checkpoint() || !extended.should_save_summary() || extended.num_hosts() != 1 ||
+      extended.num_replicas_per_host() != cores)
+    return rt::internal_error("extended: steps_per_run {} between_graph {} should_init {} num_hosts {} "
+                              "num_replicas_per_host {}, expected 4 false true 1 {}", extended.steps_per_run(),
+                              extended.experimental_between_graph(), extended.experimental_should_init(),
+                              extended.num_hosts(), extended.num_replicas_per_host(), cores);
+  DeviceName job_host;
+  rt::format_to(job_host, "/job:localhost/replica:0/task:0/device:CPU:0");
+  RT_RETURN_IF_ERROR(expect_name(extended.non_slot_devices(), job_host, "extended.non_slot_devices"));
+  const rt::tpu::WorkerDevices workers = extended.worker_devices();
+  if (workers.count != cores) return rt::internal_error("extended: {} worker devices, expected {}", workers.count, cores);
+  for (unsigned r = 0; r < cores; ++r)
+    RT_RETURN_IF_ERROR(expect_name(workers.names[r], tpu_device(r), "extended.worker_devices"));
+  return Status::ok();
+}
+
 Status run_host_cases(unsigned cores) {
   RT_RETURN_IF_ERROR(without_assignment(cores));
-  return with_assignment(cores);
+  RT_RETURN_IF_ERROR(with_assignment(cores));
+  return extended_names(cores);
 }
 
 }  // namespace strategy_test
