@@ -222,6 +222,23 @@ class TPUStrategy {
     return update(variable, update_function_of(fn), Span<const DistributedValue>(values, sizeof...(Args)));
   }
 
+  // contrib's call_for_each_tower(fn, args...): run under its older name. worker_device_index: an
+  // argument for it giving each replica the index of its worker device (worker_devices()[r]): int32
+  // scalars 0..N-1 as a PerReplica value, the plain scalar 0 with one replica.
+  template <class F, class... Args>
+  Result<RunResult> call_for_each_tower(const F& fn, const Args&... args) {
+    return run(fn, args...);
+  }
+  Result<DistributedValue> worker_device_index() const;
+  // contrib's initialize / finalize: a board's TPU system is up once its firmware runs, so initialize
+  // returns the topology initialize_tpu_system gives, and finalize has nothing to shut down.
+  Result<Topology> initialize() const { return resolver_.initialize_tpu_system(); }
+  Status finalize() const { return Status::ok(); }
+  // contrib's read_var(v): the variable's value (replica 0's copy) copied into the program's memory.
+  Result<Tensor> read_var(const MirroredVariable& variable) const;
+  // contrib's value_container(value): a TPU value is its own container, as in TF.
+  const DistributedValue& value_container(const DistributedValue& value) const { return value; }
+
   Result<DistributedDataset> experimental_distribute_dataset(const Dataset& dataset) const;
   // fn: a lambda (const InputContext&) -> Result<Dataset>, called once before this returns.
   Result<DistributedDataset> distribute_datasets_from_function(const DatasetFunction& fn) const;

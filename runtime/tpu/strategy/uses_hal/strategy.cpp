@@ -3,6 +3,7 @@
 #include "runtime/tpu/strategy/strategy.hpp"
 
 #include "hal/core.hpp"
+#include "runtime/tensor/constant.hpp"
 #include "runtime/tensor/hbm.hpp"
 
 namespace rt::tpu {
@@ -70,6 +71,15 @@ Result<Tensor> TPUStrategy::gather(const DistributedValue& value, int64_t axis) 
     return invalid_argument("tf.distribute.Strategy.gather method requires cross-replica context, use "
                             "get_replica_context().all_gather() instead");
   return gather_replicas(value, axis, hbm());
+}
+
+Result<DistributedValue> TPUStrategy::worker_device_index() const {
+  RT_RETURN_IF_ERROR(require_cross_replica_context());
+  Tensor indices[kMaxReplicas];
+  for (unsigned replica = 0; replica < num_replicas_; ++replica)
+    indices[replica] = RT_TRY(scalar(hbm(), static_cast<int32_t>(replica)));
+  if (num_replicas_ == 1) return DistributedValue::plain(indices[0]);
+  return DistributedValue::per_replica(Span<const Tensor>(indices, num_replicas_));
 }
 
 Result<Tensor> TPUStrategy::reduce(StringView op, const DistributedValue& value, ReduceAxis axis) const {

@@ -1,7 +1,8 @@
-// TPUStrategy's mirrored values: broadcast (replica 0's value wins), mirrored variables and update,
+// TPUStrategy's mirrored values: broadcast (replica 0's value wins), mirrored variables, update and read_var,
 // each one launch in which every replica works on its own copy in its own arena.
 #include "runtime/tpu/spmd/logical_devices_context.hpp"
 #include "runtime/ops/copy.hpp"
+#include "runtime/tensor/hbm.hpp"
 #include "runtime/tpu/strategy/strategy.hpp"
 
 namespace rt::tpu {
@@ -71,6 +72,14 @@ Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn,
                               Signature{0, 0, true}};
   const ReplicateResult* result = nullptr;
   return launch(body, args, &result);
+}
+
+Result<Tensor> TPUStrategy::read_var(const MirroredVariable& variable) const {
+  RT_RETURN_IF_ERROR(require_cross_replica_context());
+  const Tensor& primary = variable.copy(0);
+  const Tensor value = RT_TRY(hbm().allocate_tensor(primary.dtype, primary.shape, "read_var"));
+  RT_RETURN_IF_ERROR(copy(primary, value));
+  return value;
 }
 
 }  // namespace rt::tpu

@@ -4,8 +4,10 @@
 // non_slot_devices), TF 2.x's num_replicas_per_host and the resolver's task, each against the value
 // TF's definition gives for N cores, written out here; then with a device assignment of two-core
 // replicas (mesh order), whose worker devices are the replicas' first cores 0, 2, 4, ...; and
-// strategy.extended's names for the same facts.
+// strategy.extended's names for the same facts; the contrib page's call_for_each_tower example with
+// worker_device_index, and initialize / finalize.
 #include "hal/support/format.hpp"
+#include "runtime/ops/arena_ops.hpp"
 #include "suite.hpp"
 
 namespace strategy_test {
@@ -105,10 +107,36 @@ Status extended_names(unsigned cores) {
   return Status::ok();
 }
 
+// The contrib page's example: call_for_each_tower(fn, worker_device_index), where fn(device_id)
+// runs on worker_devices[device_id]; here fn returns 10 * device_id, so replica r gives 10r. And the
+// TPU system's initialize / finalize.
+Status worker_device_index_example(unsigned cores) {
+  TPUStrategy strategy = RT_TRY(TPUStrategy::for_board());
+  const DistributedValue index = RT_TRY(strategy.worker_device_index());
+  if ((cores == 1) != (index.kind() == rt::tpu::ValueKind::kPlain))
+    return rt::internal_error("worker_device_index on {} cores: kind {}", cores, static_cast<int>(index.kind()));
+  auto fn = [](StrategyReplicaContext& context, const Tensor& device_id) -> Result<Tensor> {
+    return rt::binary(context.arena(), rt::BinaryOp::kMul, device_id, int32_t{10});
+  };
+  const rt::tpu::RunResult result = RT_TRY(strategy.call_for_each_tower(fn, index));
+  for (unsigned r = 0; r < cores; ++r) {
+    const Tensor& got = result[0].component(r);
+    if (got.dtype != rt::DType::kI32 || got.values<int32_t>()[0] != static_cast<int32_t>(10 * r))
+      return rt::internal_error("call_for_each_tower: replica {} gave {}, expected int32 {}", r,
+                                got.dtype == rt::DType::kI32 ? got.values<int32_t>()[0] : -1, 10 * r);
+  }
+  const rt::tpu::Topology topology = RT_TRY(strategy.initialize());
+  const rt::tpu::MeshShape expected = rt::tpu::Topology::default_mesh_shape(static_cast<int>(cores));
+  for (int d = 0; d < rt::tpu::kMeshRank; ++d)
+    if (topology.mesh_shape()[d] != expected[d]) return rt::internal_error("initialize: mesh dimension {} differs", d);
+  return strategy.finalize();
+}
+
 Status run_host_cases(unsigned cores) {
   RT_RETURN_IF_ERROR(without_assignment(cores));
   RT_RETURN_IF_ERROR(with_assignment(cores));
-  return extended_names(cores);
+  RT_RETURN_IF_ERROR(extended_names(cores));
+  return worker_device_index_example(cores);
 }
 
 }  // namespace strategy_test

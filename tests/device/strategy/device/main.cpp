@@ -49,6 +49,6 @@ Status run(const firmware::CoreContext& context) {
 const firmware::App firmware::kApp = {
     "strategy",
     "TPUStrategy on every core: run, merge_call, reduce, broadcast, mirrored variables, datasets, steps_per_run, "
-    "model parallelism",
+    "model parallelism, hosts and devices, gather",
     strategy_test::run,
 };

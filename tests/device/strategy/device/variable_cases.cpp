@@ -75,6 +75,12 @@ Status run_variable_cases(unsigned cores) {
   RT_RETURN_IF_ERROR(strategy->update(variable, assign_add, rt::Span<const DistributedValue>(&*broadcast, 1)));
   RT_RETURN_IF_ERROR(expect_copies(variable, cores, {12, 32}, "update(assign_add(broadcast value))"));
   if (f32_at(*initial, 0) != 1.0f) return rt::internal_error("update changed the initial value");
+  // contrib's read_var: the value (replica 0's copy) in the program's memory, not a view of a copy.
+  const Tensor read = RT_TRY(strategy->read_var(variable));
+  RT_RETURN_IF_ERROR(expect_f32(read, {12, 32}, "read_var after two updates"));
+  if (read.data == variable.copy(0).data) return rt::internal_error("read_var returned replica 0's copy itself");
+  if (&strategy->value_container(variable.copies) != &variable.copies)
+    return rt::internal_error("value_container of a mirrored value is not the value itself");
 
   const rt::Span<const DistributedValue> copies(&variable.copies, 1);
   RT_RETURN_IF_ERROR(strategy->run({"read_plus_id", read_plus_id}, copies, outputs()));
