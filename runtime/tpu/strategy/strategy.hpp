@@ -43,6 +43,27 @@
 
 namespace rt::tpu {
 
+// Where reduce_to and batch_reduce_to put a result (TF's `destinations`): the host (the program's
+// memory: a plain value), or the devices of a distributed value or mirrored variable (every replica's
+// core: a Mirrored value with a copy of the result on each). A single TPU core is not a destination
+// yet (TF copies the result to that one device).
+class Destinations {
+ public:
+  static Destinations host() { return Destinations(false); }
+  static Destinations devices_of(const DistributedValue& value) { return Destinations(value.is_distributed()); }
+  bool replicas() const { return replicas_; }
+
+ private:
+  explicit Destinations(bool replicas) : replicas_(replicas) {}
+  bool replicas_;
+};
+
+// One (value, destinations) pair of batch_reduce_to.
+struct ValueDestination {
+  DistributedValue value;
+  Destinations destinations = Destinations::host();
+};
+
 // What experimental_distribute_values_from_function's function is told (TF's ValueContext).
 struct ValueContext {
   unsigned replica_id_in_sync_group = 0;
@@ -199,6 +220,12 @@ class TPUStrategy {
   Result<Tensor> reduce(ReduceOp op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
   Result<Tensor> reduce(StringView op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
   Result<DistributedValue> broadcast(const DistributedValue& value);
+  // TF's extended.reduce_to(op, value, destinations) (contrib: reduce(aggregation, value,
+  // destinations)): reduce() across replicas, then the result where `destinations` says, as TF 2.x
+  // places it. batch_reduce_to (contrib: batch_reduce): one reduce_to per pair, in order, into
+  // `results` (as many as pairs); if a pair fails, every result is reset (none is half written).
+  Result<DistributedValue> reduce_to(ReduceOp op, const DistributedValue& value, const Destinations& destinations);
+  Status batch_reduce_to(ReduceOp op, Span<const ValueDestination> pairs, Span<DistributedValue> results);
   // strategy.gather(value, axis): the replicas' values concatenated along `axis` in replica order, in
   // the program's memory (a plain value as it is). Cross-replica context only (strategy_gather.hpp).
   Result<Tensor> gather(const DistributedValue& value, int64_t axis) const;

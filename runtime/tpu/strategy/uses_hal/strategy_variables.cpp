@@ -1,4 +1,5 @@
-// TPUStrategy's mirrored values: broadcast (replica 0's value wins), mirrored variables, update and read_var,
+// TPUStrategy's mirrored values: broadcast (replica 0's value wins), reduce_to mirrored destinations,
+// mirrored variables, update and read_var,
 // each one launch in which every replica works on its own copy in its own arena.
 #include "runtime/tpu/spmd/logical_devices_context.hpp"
 #include "runtime/ops/copy.hpp"
@@ -72,6 +73,26 @@ Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn,
                               Signature{0, 0, true}};
   const ReplicateResult* result = nullptr;
   return launch(body, args, &result);
+}
+
+Result<DistributedValue> TPUStrategy::reduce_to(ReduceOp op, const DistributedValue& value,
+                                                const Destinations& destinations) {
+  const DistributedValue reduced = DistributedValue::plain(RT_TRY(reduce(op, value)));
+  return destinations.replicas() ? broadcast(reduced) : reduced;
+}
+
+Status TPUStrategy::batch_reduce_to(ReduceOp op, Span<const ValueDestination> pairs, Span<DistributedValue> results) {
+  if (results.size() != pairs.size())
+    return invalid_argument("batch_reduce_to: {} results for {} (value, destinations) pairs", results.size(), pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    Result<DistributedValue> reduced = reduce_to(op, pairs[i].value, pairs[i].destinations);
+    if (!reduced) {
+      for (DistributedValue& result : results) result = DistributedValue();  // nothing half written
+      return reduced.status();
+    }
+    results[i] = *reduced;
+  }
+  return Status::ok();
 }
 
 Result<Tensor> TPUStrategy::read_var(const MirroredVariable& variable) const {

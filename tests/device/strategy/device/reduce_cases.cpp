@@ -1,6 +1,7 @@
 // strategy.reduce in cross-replica context on run's PerReplica outputs: SUM and MEAN (also by name),
 // with an axis over uneven per-replica batches (MEAN = total sum / total count), plain values, and
-// TF's error texts (unsupported op, axis out of range, unknown name, reduce in replica context).
+// TF's error texts (unsupported op, axis out of range, unknown name, reduce in replica context); and
+// reduce_to / batch_reduce_to with destinations (the host, or the replicas' devices: Mirrored).
 // Replica r returns v_r = [r + 1, 2(r + 1)] and a batch of r + 1 rows [r, 1].
 #include "runtime/tensor/hbm.hpp"
 #include "suite.hpp"
@@ -96,6 +97,56 @@ Status reduce_errors(TPUStrategy& strategy, const DistributedValue& v, unsigned 
 
 }  // namespace
 
+// reduce_to and batch_reduce_to: a_r = r + 1 to the host (plain: N(N+1)/2, MEAN (N+1)/2); b_r =
+// [r, 2r] to the devices of a mirrored value (Mirrored: every replica gets [N(N-1)/2, N(N-1)]); a
+// failing pair (mismatched shapes) resets every result. The values live in static storage: a
+// distributed value holds 16 tensors, and a dozen of them would not fit a core's 64 KiB stack.
+struct ReduceToValues {
+  Tensor as[rt::tpu::kMaxReplicas], bs[rt::tpu::kMaxReplicas], odd[rt::tpu::kMaxReplicas];
+  DistributedValue a, b, odd_b, mirrored, placed;
+  rt::tpu::ValueDestination pairs[2];
+  DistributedValue results[2];
+};
+ReduceToValues reduce_to_values;
+
+Status reduce_to_destinations(TPUStrategy& strategy, unsigned n) {
+  ReduceToValues& v = reduce_to_values;
+  const int64_t two[] = {2}, three[] = {3};
+  for (unsigned r = 0; r < n; ++r) {
+    const float rf = static_cast<float>(r);
+    v.as[r] = RT_TRY(f32_scalar(rt::hbm(), rf + 1.0f));
+    v.bs[r] = RT_TRY(f32_tensor(rt::hbm(), two, {rf, 2.0f * rf}));
+    v.odd[r] = r == n - 1 && n > 1 ? RT_TRY(f32_tensor(rt::hbm(), three, {0, 0, 0})) : v.bs[r];
+  }
+  v.a = RT_TRY(DistributedValue::per_replica(rt::Span<const Tensor>(v.as, n)));
+  v.b = RT_TRY(DistributedValue::per_replica(rt::Span<const Tensor>(v.bs, n)));
+  v.odd_b = RT_TRY(DistributedValue::per_replica(rt::Span<const Tensor>(v.odd, n)));
+  v.mirrored = RT_TRY(strategy.broadcast(DistributedValue::plain(v.bs[0])));
+  const float sum_a = static_cast<float>(n * (n + 1) / 2), sum_b = static_cast<float>(n * (n - 1) / 2);
+  v.placed = RT_TRY(strategy.reduce_to(rt::ReduceOp::kSum, v.a, rt::tpu::Destinations::host()));
+  if (v.placed.is_distributed()) return rt::internal_error("reduce_to the host gave a {}", value_kind_name(v.placed.kind()));
+  RT_RETURN_IF_ERROR(expect_f32(v.placed.component(0), {sum_a}, "reduce_to(SUM, a, host)"));
+  v.placed = RT_TRY(strategy.reduce_to(rt::ReduceOp::kMean, v.a, rt::tpu::Destinations::host()));
+  const float mean_a = sum_a * (1.0f / static_cast<float>(n));  // TPUStrategy's MEAN: the sum times float32(1 / N)
+  RT_RETURN_IF_ERROR(expect_f32(v.placed.component(0), {mean_a}, "reduce_to(MEAN, a, host)"));
+  v.pairs[0] = {v.a, rt::tpu::Destinations::host()};
+  v.pairs[1] = {v.b, rt::tpu::Destinations::devices_of(v.mirrored)};
+  RT_RETURN_IF_ERROR(strategy.batch_reduce_to(rt::ReduceOp::kSum, v.pairs, v.results));
+  RT_RETURN_IF_ERROR(expect_f32(v.results[0].component(0), {sum_a}, "batch_reduce_to pair 0"));
+  if (v.results[1].kind() != rt::tpu::ValueKind::kMirrored)
+    return rt::internal_error("batch_reduce_to pair 1: a {} value, expected Mirrored", value_kind_name(v.results[1].kind()));
+  for (unsigned r = 0; r < n; ++r)
+    RT_RETURN_IF_ERROR(expect_f32(v.results[1].component(r), {sum_b, 2.0f * sum_b}, "batch_reduce_to pair 1"));
+  if (n > 1) {
+    v.pairs[1] = {v.odd_b, rt::tpu::Destinations::host()};
+    if (strategy.batch_reduce_to(rt::ReduceOp::kSum, v.pairs, v.results).is_ok())
+      return rt::internal_error("batch_reduce_to of mismatched shapes succeeded");
+    if (v.results[0].component(0).data != nullptr || v.results[1].component(0).data != nullptr)
+      return rt::internal_error("a failed batch_reduce_to left a result");
+  }
+  return Status::ok();
+}
+
 Status run_reduce_cases(unsigned cores) {
   Result<TPUStrategy> strategy = TPUStrategy::for_board();
   if (!strategy) return strategy.status();
@@ -103,7 +154,8 @@ Status run_reduce_cases(unsigned cores) {
   const DistributedValue v = outputs()[0], batch = outputs()[1];
   RT_RETURN_IF_ERROR(expect_regrouped(v, cores, "v"));
   RT_RETURN_IF_ERROR(sums_and_means(*strategy, v, batch, cores));
-  return reduce_errors(*strategy, v, cores);
+  RT_RETURN_IF_ERROR(reduce_errors(*strategy, v, cores));
+  return reduce_to_destinations(*strategy, cores);
 }
 
 }  // namespace strategy_test
