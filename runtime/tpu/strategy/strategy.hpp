@@ -58,6 +58,10 @@ class Destinations {
   bool replicas_;
 };
 
+// How a variable's per-replica updates combine (tf.VariableAggregation; contrib's reduce and
+// batch_reduce take one, with ONLY_FIRST_TOWER as contrib's name for kOnlyFirstReplica).
+enum class VariableAggregation : uint8_t { kNone, kSum, kMean, kOnlyFirstReplica };
+
 // One (value, destinations) pair of batch_reduce_to.
 struct ValueDestination {
   DistributedValue value;
@@ -226,6 +230,10 @@ class TPUStrategy {
   // `results` (as many as pairs); if a pair fails, every result is reset (none is half written).
   Result<DistributedValue> reduce_to(ReduceOp op, const DistributedValue& value, const Destinations& destinations);
   Status batch_reduce_to(ReduceOp op, Span<const ValueDestination> pairs, Span<DistributedValue> results);
+  // contrib's reduce(aggregation, value, destinations): SUM and MEAN as reduce_to; ONLY_FIRST_TOWER
+  // takes replica 0's value (placed at `destinations`); NONE is TF's conversion error.
+  Result<DistributedValue> reduce_to(VariableAggregation aggregation, const DistributedValue& value,
+                                     const Destinations& destinations);
   // strategy.gather(value, axis): the replicas' values concatenated along `axis` in replica order, in
   // the program's memory (a plain value as it is). Cross-replica context only (strategy_gather.hpp).
   Result<Tensor> gather(const DistributedValue& value, int64_t axis) const;

@@ -81,6 +81,22 @@ Result<DistributedValue> TPUStrategy::reduce_to(ReduceOp op, const DistributedVa
   return destinations.replicas() ? broadcast(reduced) : reduced;
 }
 
+Result<DistributedValue> TPUStrategy::reduce_to(VariableAggregation aggregation, const DistributedValue& value,
+                                                const Destinations& destinations) {
+  switch (aggregation) {
+    case VariableAggregation::kSum: return reduce_to(ReduceOp::kSum, value, destinations);
+    case VariableAggregation::kMean: return reduce_to(ReduceOp::kMean, value, destinations);
+    case VariableAggregation::kOnlyFirstReplica: {
+      RT_RETURN_IF_ERROR(require_cross_replica_context());
+      const DistributedValue first = DistributedValue::plain(value.component(0));
+      return destinations.replicas() ? broadcast(first) : first;
+    }
+    case VariableAggregation::kNone: break;
+  }
+  return invalid_argument("Could not convert from `tf.VariableAggregation` VariableAggregation.NONE to"
+                          "`tf.distribute.ReduceOp` type");
+}
+
 Status TPUStrategy::batch_reduce_to(ReduceOp op, Span<const ValueDestination> pairs, Span<DistributedValue> results) {
   if (results.size() != pairs.size())
     return invalid_argument("batch_reduce_to: {} results for {} (value, destinations) pairs", results.size(), pairs.size());

@@ -137,6 +137,19 @@ Status reduce_to_destinations(TPUStrategy& strategy, unsigned n) {
     return rt::internal_error("batch_reduce_to pair 1: a {} value, expected Mirrored", value_kind_name(v.results[1].kind()));
   for (unsigned r = 0; r < n; ++r)
     RT_RETURN_IF_ERROR(expect_f32(v.results[1].component(r), {sum_b, 2.0f * sum_b}, "batch_reduce_to pair 1"));
+  // contrib's aggregations: ONLY_FIRST_TOWER is replica 0's value (a_0 = 1), to the host or mirrored.
+  using rt::tpu::VariableAggregation;
+  v.placed = RT_TRY(strategy.reduce_to(VariableAggregation::kOnlyFirstReplica, v.a, rt::tpu::Destinations::host()));
+  RT_RETURN_IF_ERROR(expect_f32(v.placed.component(0), {1.0f}, "reduce(ONLY_FIRST_TOWER, a, host)"));
+  v.placed = RT_TRY(strategy.reduce_to(VariableAggregation::kOnlyFirstReplica, v.b, rt::tpu::Destinations::devices_of(v.mirrored)));
+  for (unsigned r = 0; r < n; ++r)
+    RT_RETURN_IF_ERROR(expect_f32(v.placed.component(r), {0.0f, 0.0f}, "reduce(ONLY_FIRST_TOWER, b, mirrored)"));
+  v.placed = RT_TRY(strategy.reduce_to(VariableAggregation::kSum, v.a, rt::tpu::Destinations::host()));
+  RT_RETURN_IF_ERROR(expect_f32(v.placed.component(0), {sum_a}, "reduce(SUM aggregation, a, host)"));
+  RT_RETURN_IF_ERROR(expect_error(strategy.reduce_to(VariableAggregation::kNone, v.a, rt::tpu::Destinations::host()).status(),
+                                  rt::StatusCode::kInvalidArgument,
+                                  "Could not convert from `tf.VariableAggregation` VariableAggregation.NONE "
+                                  "to`tf.distribute.ReduceOp` type", "reduce(NONE)"));
   if (n > 1) {
     v.pairs[1] = {v.odd_b, rt::tpu::Destinations::host()};
     if (strategy.batch_reduce_to(rt::ReduceOp::kSum, v.pairs, v.results).is_ok())
