@@ -1,5 +1,5 @@
 // TPUStrategy: TF's tf.distribute.TPUStrategy on the board (TF_BEHAVIOUR.md section 6), built on
-// replicate: every call that runs code on the replicas is one replicate launch, called by the host
+// replicate: every call that runs code on the replicas is one replicate launch, called by the
 // program on core 0 (run_program). Pieces:
 //   - construction: TPUStrategy::for_board() (the board's TPUClusterResolver) or create(resolver,
 //     options); num_replicas_in_sync = the core count without a device assignment, else
@@ -13,7 +13,11 @@
 //     context only: "Method requires being in cross-replica context, use
 //     get_replica_context().merge_call()" elsewhere), result in the calling core's arena.
 //   - broadcast(value): a Mirrored copy, in every replica's arena, of replica 0's component (the
-//     value itself if plain): replica 0's value wins.
+//     value itself if plain): replica 0's value wins. reduce_to / batch_reduce_to: reduce, then the
+//     result on the host or mirrored on the replicas (Destinations).
+//   - hosts and devices (num_hosts, worker_devices, ...: strategy_hosts.hpp), extended(),
+//     gather / experimental_local_results / experimental_distribute_values_from_function, and the
+//     contrib names (call_for_each_tower, worker_device_index, initialize, read_var, ...).
 //   - mirrored variables: create_mirrored_variable copies an initial value to every replica;
 //     update(var, fn, args) runs fn on every replica, in place on that replica's copy, with the
 //     replica's component of each argument (mirrored or plain arguments keep the copies equal).
@@ -44,9 +48,9 @@
 namespace rt::tpu {
 
 // Where reduce_to and batch_reduce_to put a result (TF's `destinations`): the host (the program's
-// memory: a plain value), or the devices of a distributed value or mirrored variable (every replica's
-// core: a Mirrored value with a copy of the result on each). A single TPU core is not a destination
-// yet (TF copies the result to that one device).
+// memory: a plain value), or the devices of a distributed value or mirrored variable's copies (every
+// replica's core: a Mirrored value with a copy of the result on each; a plain value's device is the
+// host). A single TPU core is not a destination yet (TF copies the result to that one device).
 class Destinations {
  public:
   static Destinations host() { return Destinations(false); }

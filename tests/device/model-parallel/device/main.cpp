@@ -1,4 +1,4 @@
-// model-parallel: TPU logical devices (one replica spanning several cores). Core 0 runs the host
+// model-parallel: TPU logical devices (one replica spanning several cores). Core 0 runs the
 // program below; every other core serves the replicas' logical cores. Suites: the seed example
 // (an image split [1, 2, 4, 1] over 8 logical devices through a conv -> relu -> conv model, bit for
 // bit against the unsplit model), replicas x logical devices with cross_replica_sum, SPMD ops

@@ -2,7 +2,7 @@
 //   fn(three) { v = three + replica_id; s = merge_call(sum over replicas of v); return s + v; }
 // so v_r = 3 + r, s = sum_r v_r = 3N + N(N - 1)/2, result_r = s + v_r; merge_fn running once, on
 // replica 0's core, in cross-replica context; PerReplica results handing each replica its own part;
-// and the errors: different numbers of merge_calls, merge_call outside a replica context (host
+// and the errors: different numbers of merge_calls, merge_call outside a replica context (the
 // program, plain replicate computation, inside merge_fn), a failing merge_fn, a replica failing
 // while its peers wait in merge_call. After every error the pod keeps working (the seed runs again).
 #include "hal/core.hpp"

@@ -1,4 +1,4 @@
-// Shared pieces of the strategy test app: tensor builders and checks, and the suites the host
+// Shared pieces of the strategy test app: tensor builders and checks, and the suites the
 // program (core 0) runs. Every suite derives its expected numbers from the replica count N (= the
 // core count), written out as the hand formulas they come from, so the app passes on 1..16 cores.
 #pragma once
