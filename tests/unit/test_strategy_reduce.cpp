@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/tpu/strategy/strategy_gather.hpp"
 #include "runtime/tpu/strategy/strategy_reduce.hpp"
 
 namespace {
@@ -167,4 +168,17 @@ TEST_CASE("scale_by_reciprocal rounds 1/N to float32 then to the dtype", "[strat
   auto scaled = rt::tpu::scale_by_reciprocal(x, 3, pool.arena);
   REQUIRE(scaled);
   CHECK(values_of<float>(*scaled) == std::vector<float>{1, 2, 3});  // k * 3 * 0.33333334f rounds to k
+}
+
+TEST_CASE("reduce and gather refuse components of different shapes or dtypes, naming the replica", "[strategy]") {
+  Pool pool;
+  const DistributedValue shapes = per_replica({f32(pool.arena, {2}, {1, 2}), f32(pool.arena, {2}, {3, 4}),
+                                               f32(pool.arena, {3}, {5, 6, 7})});
+  CHECK(message(rt::tpu::cross_replica_reduce(ReduceOp::kSum, shapes, ReduceAxis::none(), 3, pool.arena).status()) ==
+        "reduce: replica 2 has a float32 value of shape [3], replica 0 a float32 value of shape [2]; without an axis "
+        "every replica's value must have the same shape and dtype");
+  const DistributedValue dtypes = per_replica({f32(pool.arena, {2}, {1, 2}), i32(pool.arena, {2}, {3, 4})});
+  CHECK(message(rt::tpu::gather_replicas(dtypes, 0, pool.arena).status()) ==
+        "gather: replica 1 has a int32 value of shape [2], replica 0 a float32 value of shape [2]; on TPU every "
+        "replica's value must have the same shape and dtype");
 }

@@ -1,4 +1,5 @@
-// DistributedValue construction: plain values, PerReplica, Mirrored and TF's regroup.
+// DistributedValue construction (plain values, PerReplica, Mirrored, TF's regroup) and the check that
+// its components agree in shape and dtype.
 #include "distributed_value.hpp"
 
 namespace rt::tpu {
@@ -32,6 +33,15 @@ DistributedValue DistributedValue::regroup(Span<const Tensor> components) {
   if (components.size() == 1) return plain(components[0]);
   Result<DistributedValue> value = per_replica(components);
   return value ? *value : DistributedValue();
+}
+
+Status check_same_component_shapes(Span<const Tensor> components, StringView operation, StringView rule) {
+  for (unsigned r = 1; r < components.size(); ++r)
+    if (!(components[r].shape == components[0].shape) || components[r].dtype != components[0].dtype)
+      return invalid_argument("{}: replica {} has a {} value of shape {}, replica 0 a {} value of shape {}; {}",
+                              operation, r, dtype_name(components[r].dtype), components[r].shape.sizes(),
+                              dtype_name(components[0].dtype), components[0].shape.sizes(), rule);
+  return Status::ok();
 }
 
 const char* value_kind_name(ValueKind kind) {

@@ -44,4 +44,9 @@ class DistributedValue {
 // "PerReplica", "Mirrored" or "Tensor", for messages.
 const char* value_kind_name(ValueKind kind);
 
+// OK when every component has component 0's shape and dtype; else INVALID_ARGUMENT naming the first
+// replica that differs: "<operation>: replica r has a <dtype> value of shape [..], replica 0 a ...;
+// <rule>" (rule: why the operation needs them equal).
+Status check_same_component_shapes(Span<const Tensor> components, StringView operation, StringView rule);
+
 }  // namespace rt::tpu

@@ -28,19 +28,10 @@ Result<Tensor> constant_of(DType source, const void* bits, DType dtype, Arena& a
   return out;
 }
 
-Status check_same_shapes(Span<const Tensor> components) {
-  for (unsigned r = 1; r < components.size(); ++r)
-    if (!(components[r].shape == components[0].shape) || components[r].dtype != components[0].dtype)
-      return invalid_argument("reduce: replica {} has a {} value of shape {}, replica 0 a {} value of shape {}; "
-                              "without an axis every replica's value must have the same shape and dtype",
-                              r, dtype_name(components[r].dtype), components[r].shape.sizes(),
-                              dtype_name(components[0].dtype), components[0].shape.sizes());
-  return Status::ok();
-}
-
 // TF's add_n: ((c0 + c1) + c2) ..., in a new contiguous tensor.
 Result<Tensor> add_n(Span<const Tensor> components, Arena& arena) {
-  RT_RETURN_IF_ERROR(check_same_shapes(components));
+  RT_RETURN_IF_ERROR(check_same_component_shapes(
+      components, "reduce", "without an axis every replica's value must have the same shape and dtype"));
   Result<Tensor> sum = arena.allocate_tensor(components[0].dtype, components[0].shape, "a reduce result");
   if (!sum) return sum;
   RT_RETURN_IF_ERROR(copy(components[0], *sum));
