@@ -298,6 +298,8 @@ class TPUStrategy {
   // One replicate launch of `body` (merge_call enabled); `result` points at the replicas' outputs.
   Status launch(const StrategyFunction& body, Span<const DistributedValue> args, const ReplicateResult** result);
   Status check_arguments(Span<const DistributedValue> args) const;
+  // A cross-replica result where `destinations` says: as it is (the host), or mirrored on the replicas.
+  Result<DistributedValue> place(const DistributedValue& value, const Destinations& destinations);
 
   TPUClusterResolver resolver_;
   StrategyOptions options_;

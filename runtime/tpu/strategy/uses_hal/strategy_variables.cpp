@@ -77,8 +77,11 @@ Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn,
 
 Result<DistributedValue> TPUStrategy::reduce_to(ReduceOp op, const DistributedValue& value,
                                                 const Destinations& destinations) {
-  const DistributedValue reduced = DistributedValue::plain(RT_TRY(reduce(op, value)));
-  return destinations.replicas() ? broadcast(reduced) : reduced;
+  return place(DistributedValue::plain(RT_TRY(reduce(op, value))), destinations);
+}
+
+Result<DistributedValue> TPUStrategy::place(const DistributedValue& value, const Destinations& destinations) {
+  return destinations.replicas() ? broadcast(value) : value;
 }
 
 Result<DistributedValue> TPUStrategy::reduce_to(VariableAggregation aggregation, const DistributedValue& value,
@@ -88,8 +91,7 @@ Result<DistributedValue> TPUStrategy::reduce_to(VariableAggregation aggregation,
     case VariableAggregation::kMean: return reduce_to(ReduceOp::kMean, value, destinations);
     case VariableAggregation::kOnlyFirstReplica: {
       RT_RETURN_IF_ERROR(require_cross_replica_context());
-      const DistributedValue first = DistributedValue::plain(value.component(0));
-      return destinations.replicas() ? broadcast(first) : first;
+      return place(DistributedValue::plain(value.component(0)), destinations);
     }
     case VariableAggregation::kNone: break;
   }
