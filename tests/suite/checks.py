@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import Path
 from typing import Callable
 
 import qemu_runner as runner
@@ -42,3 +43,10 @@ def judge_exit_and_output(result: RunResult, log: str, expect_exit: int, pattern
     if missing:
         return Outcome(False, f"output lacks {missing[0]!r}", log)
     return Outcome(True, "", log)
+
+
+def ram_file_folder(output: str) -> Path | None:
+    """The folder of this run's shared RAM file, from the QEMU command line tpu prints (mem-path=<folder>/
+    board-ram); None when the run had none (the host board, the UART link). tpu must remove it on exit."""
+    found = re.search(r"mem-path=(\S+)/board-ram", output)
+    return Path(found.group(1)) if found else None

@@ -4,7 +4,6 @@ function, the call and the core (exit 6), a throw or a wrong shape reaches the r
 (exit 1), and tpu's --timeout, SIGTERM and SIGKILL leave nothing running."""
 from __future__ import annotations
 
-import re
 import shlex
 import signal
 import subprocess
@@ -16,7 +15,7 @@ import qemu_runner as runner
 from qemu_runner import run_image
 
 from .case import Case, Outcome
-from .checks import judge_exit_and_output
+from .checks import judge_exit_and_output, ram_file_folder
 from .collecting import start_collecting, stop_collecting
 from .tpu_tool import TPU_BINARY, TPU_TIMEOUT_S, tpu_not_built
 
@@ -99,9 +98,9 @@ def check_tpu_signalled_in_host_call(board: str, signal_number: int, expect_exit
         left = [child for child in children if not gone_or_dead(child)]
         if left:
             return Outcome(False, f"tpu's children {left} still run after {signal.Signals(signal_number).name}", log())
-        ours = re.search(r"mem-path=(\S+)/board-ram", "".join(lines))
-        if ours and Path(ours.group(1)).exists():
-            return Outcome(False, f"the RAM file folder was left behind: {ours.group(1)}", log())
+        folder = ram_file_folder("".join(lines))
+        if folder is not None and folder.exists():
+            return Outcome(False, f"the RAM file folder was left behind: {folder}", log())
         return Outcome(True, "", log())
     finally:
         stop_collecting(process)

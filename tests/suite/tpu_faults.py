@@ -22,6 +22,7 @@ from pathlib import Path
 from qemu_runner import REPO_ROOT
 
 from .case import Case, Outcome
+from .checks import ram_file_folder
 from .collecting import start_collecting, stop_collecting
 from .npy_bytes import npy_bytes
 from .tpu_tool import TPU_BINARY, check_tpu_run, tpu_not_built
@@ -107,8 +108,8 @@ def check_tpu_fault(workload: str, board: str, victim: str, signal_number: int, 
             return Outcome(False, f"tpu did not exit in time after {signal.Signals(signal_number).name} to {victim}", log())
         reader.join(timeout=5)
         left = [child for child in children if Path(f"/proc/{child}").exists()]
-        ours = re.search(r"mem-path=(\S+)/board-ram", "".join(lines))  # this run's folder (others may run now)
-        if not ours and "--link uart" not in shlex.join(command):
+        folder = ram_file_folder("".join(lines))  # this run's folder (others may run now)
+        if folder is None and "--link uart" not in shlex.join(command):
             return Outcome(False, "tpu did not start QEMU with a shared RAM file", log())
         if code != expect_exit:
             return Outcome(False, f"expected exit {expect_exit}, got {code}", log())
@@ -116,8 +117,8 @@ def check_tpu_fault(workload: str, board: str, victim: str, signal_number: int, 
             return Outcome(False, f"output lacks {pattern!r}", log())
         if left:
             return Outcome(False, f"QEMU (pid {', '.join(left)}) still runs", log())
-        if ours and Path(ours.group(1)).exists():
-            return Outcome(False, f"the RAM file folder was left behind: {ours.group(1)}", log())
+        if folder is not None and folder.exists():
+            return Outcome(False, f"the RAM file folder was left behind: {folder}", log())
         if result_file and result_file.exists():
             return Outcome(False, f"a failed run left a result file: {result_file}", log())
         return Outcome(True, "", log())
