@@ -104,7 +104,9 @@ def check_hostile_input(case: str, expect_exit: int, pattern: str) -> Outcome:
     missing = tpu_not_built()
     if missing:
         return missing
-    work = REPO_ROOT / "build" / "tpu-input"
+    # A folder per case: cases run in parallel, and one rewriting a shared a.npy (truncate, then
+    # write) while another read it failed a run with "a.npy: .npy file of 0 bytes".
+    work = REPO_ROOT / "build" / "tpu-input" / case
     work.mkdir(parents=True, exist_ok=True)
     (work / "wraps.npy").write_bytes(npy_bytes((1 << 40, 1 << 22)))  # 2^64 bytes: wraps to 0
     (work / "huge.npy").write_bytes(npy_bytes((1 << 32, 1 << 30)))
