@@ -362,6 +362,12 @@ TPU_TEST_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/
   $(CATCH2_MAIN)
 # The repository the tools belong to, so an app's tool (built anywhere) finds the Makefile.
 $(filter %/make_driver.cpp.o,$(HOST_LIB_OBJS)): HOST_TOOLS_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
+# Open MPI, between the boards of a pod (host-tools/lib/pod): only mpi_pod.cpp includes <mpi.h>; every
+# program linked with the host library links libmpi (a single board never starts MPI). The flags come
+# from Open MPI's compiler wrapper, asked when a rule needs them (make installs openmpi-bin first).
+MPI_CXXFLAGS = $(shell mpicc --showme:compile)
+MPI_LIBS = $(shell mpicc --showme:link)
+$(filter %/mpi_pod.cpp.o,$(HOST_LIB_OBJS)): HOST_TOOLS_CXXFLAGS += $(MPI_CXXFLAGS)
 
 $(HOST_TOOLS_BUILD)/obj/%.cpp.o: %.cpp | setup-host-tools
 	@mkdir -p $(dir $@)
@@ -404,7 +410,7 @@ $(HOST_LIB): $(HOST_LIB_OBJS)
 
 tpu: $(HOST_TOOLS_BUILD)/tpu
 $(HOST_TOOLS_BUILD)/tpu: $(TPU_OBJS) $(HOST_LIB)
-	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(HOST_LIB) $(into_place)
+	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(HOST_LIB) $(MPI_LIBS) $(into_place)
 
 # Programs are linked under a temporary name and renamed into place (into_place): a run that is
 # executing the old one keeps it ("Text file busy" otherwise, when two runs of one app build at once).
@@ -425,7 +431,7 @@ endif
 $(APP_TOOL): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB)
 	$(if $(APP_HOST_SRCS),,$(error APP $(APP) has no host half: no $(APP_DIR)/host/*.cpp))
 	@mkdir -p $(dir $@)
-	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) $(into_place)
+	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) $(MPI_LIBS) $(into_place)
 
 # Where `make app-tool` puts the app's tool ("" if the app has no host half).
 print-app-tool:
@@ -450,12 +456,12 @@ $(filter-out %/replay/main.cpp.o,$(FUZZ_REPLAY_OBJS)): | $(FUZZ_PROVIDER_LINK)
 $(HOST_TOOLS_BUILD)/fuzz-replay/%: $(HOST_TOOLS_BUILD)/obj/tests/fuzz/%.cpp.o $(HOST_TOOLS_BUILD)/obj/tests/fuzz/replay/main.cpp.o \
     $(filter-out %/host-tools/tpu/main.cpp.o,$(TPU_OBJS)) $(HOST_LIB)
 	@mkdir -p $(dir $@)
-	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $^ $(into_place)
+	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $^ $(MPI_LIBS) $(into_place)
 
 tpu-tests: $(HOST_TOOLS_BUILD)/tpu-tests
 	$(HOST_TOOLS_BUILD)/tpu-tests
 $(HOST_TOOLS_BUILD)/tpu-tests: $(TPU_TEST_OBJS) $(HOST_LIB) | setup-all
-	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@ $(TPU_TEST_OBJS) $(HOST_LIB)
+	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@ $(TPU_TEST_OBJS) $(HOST_LIB) $(MPI_LIBS)
 
 ifneq ($(READ_HOST_TOOLS_DEPS),)
 -include $(HOST_LIB_OBJS:.o=.d) $(TPU_OBJS:.o=.d) $(TPU_TEST_OBJS:.o=.d) $(APP_HOST_OBJS:.o=.d) $(FUZZ_REPLAY_OBJS:.o=.d)
@@ -532,12 +538,12 @@ FUZZ_PROGRAMS := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 $(filter %/make_driver.cpp.o,$(FUZZ_LIB_OBJS)): FUZZ_CXXFLAGS += -DTPU_REPOSITORY_ROOT=\"$(CURDIR)\"
 $(FUZZ_BUILD)/obj/%.cpp.o: %.cpp | setup-fuzz
 	@mkdir -p $(dir $@)
-	$(call say,CXX,$<)clang++ $(FUZZ_CXXFLAGS) -c $< -o $@
+	$(call say,CXX,$<)clang++ $(FUZZ_CXXFLAGS) $(if $(filter %/mpi_pod.cpp.o,$@),$(MPI_CXXFLAGS)) -c $< -o $@
 $(FUZZ_BUILD)/libfuzz-host.a: $(FUZZ_LIB_OBJS)
 	@rm -f $@
 	$(call say,AR,$@)ar rcs $@ $^
 $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/obj/tests/fuzz/%.cpp.o $(FUZZ_BUILD)/libfuzz-host.a
-	$(call say,LD,$@)clang++ -fsanitize=fuzzer $(FUZZ_SANITIZERS) -o $@ $^
+	$(call say,LD,$@)clang++ -fsanitize=fuzzer $(FUZZ_SANITIZERS) -o $@ $^ $(MPI_LIBS)
 fuzz-targets: $(FUZZ_PROGRAMS)
 fuzz: fuzz-targets
 	python3 tests/fuzz/run_fuzzers.py $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS)) $(FUZZ_TARGET)
@@ -578,7 +584,7 @@ endif
 
 # ---------------------------------------------------------------- setup
 # Installs missing Debian packages (apt-get update first, as a fresh machine needs).
-HOST_TOOLS_PACKAGES := g++ libcli11-dev
+HOST_TOOLS_PACKAGES := g++ libcli11-dev openmpi-bin libopenmpi-dev
 TEST_PACKAGES := make python3 python3-numpy python3-sklearn python3-matplotlib catch2 gdb-multiarch $(HOST_TOOLS_PACKAGES) \
   $(FUZZ_PACKAGES)
 ALL_PACKAGES = $(sort $(TEST_PACKAGES) $(foreach b,$(BOARDS),$(shell sed -n 's/^BOARD_PACKAGES *:= *//p' boards/$(b)/board.mk)))

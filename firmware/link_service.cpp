@@ -4,12 +4,14 @@
 
 #include "hal/board.hpp"
 #include "hal/core.hpp"
+#include "hal/link.hpp"
 #include "hal/link_window.hpp"
 #include "hal/memory_map.hpp"
 #include "hal_link_port.hpp"
 #include "runtime/link/protocol/host_call.hpp"
 #include "runtime/log/log.hpp"
 #include "hal/support/new.hpp"
+#include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/trace/core_status.hpp"
 
 namespace firmware {
@@ -26,6 +28,9 @@ rt::link::Endpoint* endpoint = nullptr;
 // Each core's outcome until it reached the host: a core that reports before the host's hello was
 // decoded (a fast app, a slow UART) has its result sent by the boot core at the finish.
 constexpr uint64_t kLateHostWaitNs = 3000ull * 1000000;
+// How long the boot core waits for a host it expects to say which task of its pod the board is (tpu
+// sends that right after its hello, as the board starts).
+constexpr uint64_t kPodWaitNs = 5000ull * 1000000;
 struct PendingResult {
   rt::Status outcome;
   bool reported = false;
@@ -33,9 +38,10 @@ struct PendingResult {
 };
 PendingResult results[hal::kMaxCores];
 
-// Whether a host is (or was about to be) on the link: tpu set up shared memory, or bytes came in.
+// Whether a host is (or was about to be) on the link: tpu set up shared memory or said so before
+// boot, or bytes came in.
 bool host_expected() {
-  if (shm_port != nullptr) return true;
+  if (shm_port != nullptr || hal::link_host_attached()) return true;
   const rt::link::DecoderCounters received = endpoint->counters().decoder;
   return received.frames_ok + received.bad_frames() + received.text_bytes != 0;
 }
@@ -63,6 +69,19 @@ rt::link::LinkPort& choose_port() {
   return *new (uart_port_storage) HalLinkPort();
 }
 
+// The board's task in its pod, from the host's kPod message, before the app runs. Without a host (or
+// over a UART, which cannot say whether one is there) the board is task 0 of 1.
+void learn_pod_membership() {
+  if (!host_expected()) return;
+  const rt::Result<rt::link::PodInfo> pod = endpoint->wait_for_pod(kPodWaitNs);
+  if (!pod) {
+    rt::log_warning("link: {}; running as a single board", pod.status().message());
+    return;
+  }
+  rt::tpu::set_pod_membership(rt::tpu::PodMembership{pod->task, pod->num_tasks});
+  if (pod->num_tasks > 1) rt::log_info("pod: this board is task {} of {}", pod->task, pod->num_tasks);
+}
+
 }  // namespace
 
 void link_service_start(const char* app_name) {
@@ -74,6 +93,7 @@ void link_service_start(const char* app_name) {
   endpoint = new (endpoint_storage) rt::link::Endpoint(choose_port(), identity);
   rt::link::set_board_endpoint(endpoint);
   endpoint->poll();
+  learn_pod_membership();
 }
 
 void link_service_report(unsigned core, const rt::Status& outcome) {

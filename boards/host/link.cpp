@@ -5,6 +5,7 @@
 // so the board writes no frames and host calls time out with a message saying so.
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <mutex>
@@ -52,6 +53,11 @@ void link_write(const uint8_t* bytes, size_t length) {
     bytes += written;
     length -= static_cast<size_t>(written);
   }
+}
+
+bool link_host_attached() {
+  const char* value = getenv("TPU_LINK_HOST");
+  return value != nullptr && value[0] == '1';
 }
 
 int link_read_byte() {

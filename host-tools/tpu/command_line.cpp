@@ -94,6 +94,10 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
       "line following the wait chain; --watch shows the same live. Board memory is read through the\n"
       "shared-memory link (the QEMU boards); on the UART (the host board, a real Pi) tpu says it cannot.");
   add_run_options(*run, options);
+  run->add_option("--boards", options.boards,
+                  "a pod of K such boards on this machine, 2..16, one Open MPI rank each (mpirun); each board is "
+                  "one TF task (README: A pod of boards)")
+      ->check(CLI::Range(2, 16));
   run->add_option("--trace", options.trace_file, "write the cores' timeline as Chrome trace JSON (ui.perfetto.dev) and print utilisation")
       ->check(non_empty());
   run->add_flag("--watch", options.watch,

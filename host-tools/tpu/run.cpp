@@ -2,6 +2,7 @@
 #include "run.hpp"
 
 #include "app_tool.hpp"
+#include "run_pod.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -265,16 +266,11 @@ std::string add_infeed_option(RunOptions& options, const std::string& value) {
   return "";
 }
 
-int run_board(const RunOptions& options) {
-  const std::optional<std::filesystem::path> root = find_repository_root();
-  if (!root) {
-    std::cerr << "tpu: cannot find the project (a directory with the Makefile and boards/): run tpu from it" << std::endl;
-    return kExitBuildFailed;
-  }
-  const std::optional<Target> target = options.target.empty() ? std::nullopt : resolve_target(options);
-  if (!options.target.empty() && !target) return kExitBuildFailed;
-  if (target && !target->app.empty())  // an app with a host half runs under its own tool
-    if (const std::optional<int> status = hand_over_to_app_tool(*root, target->app, options.argv)) return *status;
+namespace {
+
+// One board, served until it ends (a pod's rank serves its own board as task `place.task`).
+int serve_board(const std::filesystem::path& root, const RunOptions& options, const std::optional<Target>& target,
+                PodPlace place) {
   std::optional<std::vector<InfeedDataset>> datasets = load_infeed(options);
   if (!datasets) return kExitBuildFailed;
   if (options.outfeed_dir) {
@@ -293,13 +289,15 @@ int run_board(const RunOptions& options) {
     return kExitBuildFailed;
   }
   std::string program;
-  std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(*root, options, target, program);
+  setenv("TPU_LINK_HOST", "1", 1);  // the host board waits for the host's first messages (hal/link.hpp)
+  std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(root, options, target, program);
   if (!process) return kExitBuildFailed;
   TraceCollector trace(options.trace_file.has_value());
   trace.serve_with(functions);
   OutfeedSink outfeed(options.outfeed_dir, std::cerr);
   const volatile std::sig_atomic_t* interrupted = install_interrupt_handlers();
   ConsolePrinter console;  // whole lines: host functions print between them, never inside one
+  if (place.num_tasks > 1) console.set_line_prefix("[task " + std::to_string(place.task) + "] ");
   ChannelOutput output(*process, [&console](std::string_view text) { console.add(text); });
   LinkSession session(output, functions, outfeed, std::cerr);
   connect_frames(*process, session);
@@ -316,6 +314,7 @@ int run_board(const RunOptions& options) {
   add_infeed_functions(functions, infeed);
   session.set_credit_listener(
       [&infeed](unsigned channel, const rt::link::InfeedCredits& credits) { infeed.on_credits(channel, credits); });
+  session.set_pod(place.task, place.num_tasks);
   session.send_hello();
 
   const auto deadline = deadline_after_seconds(options.timeout_s);
@@ -383,6 +382,49 @@ int run_board(const RunOptions& options) {
     exit_code = process->wait_for_exit(kExitGrace).value_or(kExitTimeout);
   }
   return finish(session, program, *exit_code);
+}
+
+// What a pod's ranks compare and how each builds: the image a target names (an image path builds
+// nothing).
+PodRun pod_run(const std::filesystem::path& root, const RunOptions& options, const Target& target) {
+  PodRun run;
+  run.board = target.board;
+  run.target = target.image ? target.image->string() : target.app;
+  run.build = [root, target] {
+    if (target.image) return true;
+    const std::string error = build_image(root, target.board, target.app);
+    if (!error.empty()) std::cerr << "tpu: " << error << std::endl;
+    return error.empty();
+  };
+  run.serve = [root, &options, target](PodPlace place) { return serve_board(root, options, target, place); };
+  return run;
+}
+
+}  // namespace
+
+int run_board(const RunOptions& options) {
+  const std::optional<std::filesystem::path> root = find_repository_root();
+  if (!root) {
+    std::cerr << "tpu: cannot find the project (a directory with the Makefile and boards/): run tpu from it" << std::endl;
+    return kExitBuildFailed;
+  }
+  const std::optional<Target> target = options.target.empty() ? std::nullopt : resolve_target(options);
+  if (!options.target.empty() && !target) return kExitBuildFailed;
+  if (target && !target->app.empty())  // an app with a host half runs under its own tool
+    if (const std::optional<int> status = hand_over_to_app_tool(*root, target->app, options.argv)) return *status;
+  std::string pod_error;
+  const std::optional<PodRank> rank = detect_pod_rank(pod_error);
+  if (!pod_error.empty()) {
+    std::cerr << "tpu: " << pod_error << std::endl;
+    return kExitBuildFailed;
+  }
+  if ((rank || options.boards > 1) && !target) {
+    std::cerr << "tpu: a pod of boards runs an app or an image: name it" << std::endl;
+    return kExitBuildFailed;
+  }
+  if (rank) return run_pod_rank(options, *rank, pod_run(*root, options, *target));
+  if (options.boards > 1) return launch_pod(options, pod_run(*root, options, *target));
+  return serve_board(*root, options, target, PodPlace{});
 }
 
 }  // namespace tpu

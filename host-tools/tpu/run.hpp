@@ -15,6 +15,7 @@ namespace tpu {
 struct RunOptions {
   std::optional<std::string> board;  // default: from the ELF, else qemu-virt-a53
   unsigned cores = 0;  // --cores; 0: the board's default (8, raspi3b 4)
+  unsigned boards = 0;  // --boards K: a pod of K such boards on this machine, one Open MPI rank each (run_pod.hpp)
   double timeout_s = 120;
   double host_call_deadline_s = 20;  // --host-call-deadline: for the app's host functions that declare none
   std::optional<std::filesystem::path> outfeed_dir;
@@ -35,7 +36,9 @@ std::string add_infeed_option(RunOptions& options, const std::string& value);
 // 1 if it exited 0 although a core reported a failure, 4 if tpu's timeout struck, 2 if the image
 // could not be built or started, 5 if the board's process (QEMU) was killed by a signal (the message
 // names it; tpu never passes a child's 128 + signal on as its own), 6 if one of the app's host
-// functions crashed or missed its deadline (host_function_worker.hpp), 130 after Ctrl-C or SIGTERM.
+// functions crashed or missed its deadline (host_function_worker.hpp), 7 if a pod's ranks could not
+// reach each other (Open MPI failed, a rank stuck), 130 after Ctrl-C or SIGTERM. A pod's ranks all end
+// with the worst status of any of its boards.
 int run_board(const RunOptions& options);
 
 }  // namespace tpu

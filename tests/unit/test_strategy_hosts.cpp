@@ -25,6 +25,11 @@ std::string tpu(int k) { return "/job:localhost/replica:0/task:0/device:TPU:" + 
 
 TPUClusterResolver resolver_of(unsigned cores) { return *TPUClusterResolver::for_cores(cores); }
 
+template <class T>
+std::string error_text(const rt::Result<T>& result) {
+  return result.is_ok() ? "(no error)" : std::string(result.status().message().data(), result.status().message().size());
+}
+
 }  // namespace
 
 TEST_CASE("a board's resolver is TF's local TPU: task worker 0, master empty, a TPU per core", "[strategy]") {
@@ -67,9 +72,44 @@ TEST_CASE("with a device assignment of two-core replicas on 8 cores: devices of 
 
 TEST_CASE("the host's CPU: get_host_cpu_device names it for any id on a local TPU", "[strategy]") {
   for (int host_id : {0, 1, 5}) {
-    const rt::tpu::DeviceName name = rt::tpu::strategy_host_cpu_device(host_id);
+    const rt::tpu::DeviceName name = rt::tpu::strategy_host_cpu_device(resolver_of(8), host_id);
     CHECK(std::string(name.view().data(), name.view().size()) == "/replica:0/task:0/device:CPU:0");
   }
-  const rt::tpu::DeviceName non_slot = rt::tpu::strategy_non_slot_device();
+  const rt::tpu::DeviceName non_slot = rt::tpu::strategy_non_slot_device(resolver_of(8));
   CHECK(std::string(non_slot.view().data(), non_slot.view().size()) == "/job:localhost/replica:0/task:0/device:CPU:0");
+}
+
+TEST_CASE("a pod of boards: each board a task of job worker, hosts counted by task", "[strategy][pod]") {
+  // Task 1 of two boards of 4 cores: TF's remote TPU workers, 8 replicas, 4 per host.
+  const TPUClusterResolver resolver = *TPUClusterResolver::for_pod(4, 1, 2);
+  CHECK(resolver.task_id() == 1);
+  CHECK(resolver.num_tasks() == 2);
+  CHECK(resolver.num_accelerators() == 4);
+  CHECK(rt::tpu::strategy_num_replicas(resolver, nullptr) == 8);
+  CHECK(rt::tpu::strategy_num_hosts(resolver, nullptr) == 2);
+  CHECK(rt::tpu::strategy_num_replicas_per_host(resolver, nullptr) == 4);
+  const std::vector<std::string> devices = names(rt::tpu::strategy_worker_devices(resolver, nullptr));
+  REQUIRE(devices.size() == 8);
+  CHECK(devices[0] == "/job:worker/replica:0/task:0/device:TPU:0");
+  CHECK(devices[3] == "/job:worker/replica:0/task:0/device:TPU:3");
+  CHECK(devices[4] == "/job:worker/replica:0/task:1/device:TPU:0");
+  CHECK(devices[7] == "/job:worker/replica:0/task:1/device:TPU:3");
+  const rt::tpu::DeviceName cpu = rt::tpu::strategy_host_cpu_device(resolver, 1);
+  CHECK(std::string(cpu.view().data(), cpu.view().size()) == "/job:worker/replica:0/task:1/device:CPU:0");
+  const rt::tpu::DeviceName non_slot = rt::tpu::strategy_non_slot_device(resolver);
+  CHECK(std::string(non_slot.view().data(), non_slot.view().size()) == "/job:worker/replica:0/task:0/device:CPU:0");
+  // The pod's topology: two [1,1,2,2] boards stacked along z into [1,1,4,2]. Two replicas of a whole
+  // board each (computation shape [1,1,2,2]) sit on one task each: two hosts; one replica: one.
+  const Topology topology = *resolver.initialize_tpu_system();
+  CHECK(topology.num_tasks() == 2);
+  const int32_t chip[] = {1, 1, 2, 2};
+  const DeviceAssignment across = *DeviceAssignment::build(topology, rt::Span<const int32_t>(chip, 4), {}, 2);
+  CHECK(rt::tpu::strategy_num_hosts(resolver, &across) == 2);
+  CHECK(names(rt::tpu::strategy_worker_devices(resolver, &across)) ==
+        std::vector<std::string>{"/job:worker/replica:0/task:0/device:TPU:0", "/job:worker/replica:0/task:1/device:TPU:0"});
+  const DeviceAssignment one = *DeviceAssignment::build(topology, rt::Span<const int32_t>(chip, 4), {}, 1);
+  CHECK(rt::tpu::strategy_num_hosts(resolver, &one) == 1);
+  CHECK(error_text(TPUClusterResolver::for_pod(8, 0, 4)) ==
+        "a TPU cluster of 4 boards of 8 cores has 32 cores; the runtime's tables hold 1 to 16");
+  CHECK(error_text(TPUClusterResolver::for_pod(4, 2, 2)) == "task 2 is not one of a pod's 2 tasks");
 }

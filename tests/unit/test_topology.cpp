@@ -125,6 +125,36 @@ TEST_CASE("device names and multi-task topologies", "[topology]") {
   CHECK(coordinates_of(*two_tasks, 1, 0) == std::vector<int32_t>{0, 0, 1, 0});
 }
 
+TEST_CASE("a pod's topology stacks the boards' meshes along z", "[topology][pod]") {
+  // Two boards of 8 cores: each board's mesh is [1,2,2,2], the pod's [1,2,4,2]; task 1's devices are
+  // task 0's with z + 2 (hand-written from the rule in topology.hpp).
+  const Topology pod = *Topology::for_pod(2, 8);
+  CHECK(as_vector(pod.mesh_shape()) == std::vector<int32_t>{1, 2, 4, 2});
+  CHECK(pod.num_tasks() == 2);
+  CHECK(pod.num_tpus_per_task() == 8);
+  CHECK(coordinates_of(pod, 0, 0) == std::vector<int32_t>{0, 0, 0, 0});
+  CHECK(coordinates_of(pod, 0, 7) == std::vector<int32_t>{0, 1, 1, 1});
+  CHECK(coordinates_of(pod, 1, 0) == std::vector<int32_t>{0, 0, 2, 0});
+  CHECK(coordinates_of(pod, 1, 5) == std::vector<int32_t>{0, 0, 3, 1});
+  CHECK(coordinates_of(pod, 1, 7) == std::vector<int32_t>{0, 1, 3, 1});
+  const int32_t at[] = {0, 1, 2, 1};
+  CHECK(pod.task_ordinal_at_coordinates(at).value() == 1);
+  CHECK(pod.tpu_device_ordinal_at_coordinates(at).value() == 3);
+  CHECK(pod.core_at_coordinates(at).value() == 11);
+  CHECK(text(pod.cpu_device_name_at_coordinates(at, "worker").value()) == "/job:worker/task:1/device:CPU:0");
+  // Four boards of one core: [1,1,1,1] each, [1,1,4,1] in all; two of two: [1,1,2,2] -> [1,1,4,2].
+  CHECK(as_vector(Topology::for_pod(4, 1)->mesh_shape()) == std::vector<int32_t>{1, 1, 4, 1});
+  CHECK(coordinates_of(*Topology::for_pod(4, 1), 3, 0) == std::vector<int32_t>{0, 0, 3, 0});
+  CHECK(as_vector(Topology::for_pod(2, 2)->mesh_shape()) == std::vector<int32_t>{1, 1, 2, 2});
+  CHECK(coordinates_of(*Topology::for_pod(2, 2), 1, 1) == std::vector<int32_t>{0, 0, 1, 1});
+  // One task is the board's own topology; too many devices for the tables is an error.
+  CHECK(as_vector(Topology::for_pod(1, 8)->mesh_shape()) == std::vector<int32_t>{1, 2, 2, 2});
+  CHECK(error_of(Topology::for_pod(4, 8)) ==
+        "a pod of 4 boards of 8 cores has 32 TPU devices; the runtime's tables hold 1 to 16");
+  CHECK(error_of(Topology::for_pod(0, 8)) ==
+        "a pod of 0 boards of 8 cores has 0 TPU devices; the runtime's tables hold 1 to 16");
+}
+
 TEST_CASE("missing devices", "[topology]") {
   // Three cores on a [1,1,2,2] mesh: the second core of the z = 1 chip is missing.
   const Topology topology = make({1, 1, 2, 2}, {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0});

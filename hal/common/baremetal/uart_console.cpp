@@ -16,5 +16,6 @@ void link_write(const uint8_t* bytes, size_t length) {
   for (size_t i = 0; i < length; ++i) board::uart.write_byte(bytes[i]);
 }
 int link_read_byte() { return board::uart.read_byte(); }
+bool link_host_attached() { return false; }
 
 }  // namespace hal

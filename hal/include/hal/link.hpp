@@ -8,5 +8,9 @@ namespace hal {
 
 void link_write(const uint8_t* bytes, size_t length);
 int link_read_byte();  // next byte or -1 if none is waiting
+// Whether a host tool said before boot that it serves this byte stream (the host board: tpu sets
+// TPU_LINK_HOST=1 in its environment), so the board may wait for the host's first messages. A UART
+// cannot tell: false (a board on shared memory knows from the window tpu set up).
+bool link_host_attached();
 
 }  // namespace hal

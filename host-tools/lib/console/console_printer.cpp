@@ -4,7 +4,14 @@
 namespace tpu {
 
 void ConsolePrinter::write(std::string_view text) {
-  std::fwrite(text.data(), 1, text.size(), out_);
+  while (!text.empty()) {
+    if (at_line_start_) std::fwrite(line_prefix_.data(), 1, line_prefix_.size(), out_);
+    const size_t newline = text.find('\n');
+    const size_t length = newline == std::string_view::npos ? text.size() : newline + 1;
+    std::fwrite(text.data(), 1, length, out_);
+    at_line_start_ = newline != std::string_view::npos;
+    text.remove_prefix(length);
+  }
   std::fflush(out_);
 }
 

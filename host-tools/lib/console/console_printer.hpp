@@ -16,6 +16,8 @@ class ConsolePrinter {
   using Clock = std::chrono::steady_clock;
 
   explicit ConsolePrinter(std::FILE* out = stdout) : out_(out) {}
+  // Every line printed from now on starts with `prefix` (a pod's rank: "[task 1] ").
+  void set_line_prefix(std::string prefix) { line_prefix_ = std::move(prefix); }
   // Prints every complete line of held + text now and holds the rest.
   void add(std::string_view text, Clock::time_point now = Clock::now());
   // Prints a partial line held for longer than kHoldFor.
@@ -26,6 +28,8 @@ class ConsolePrinter {
   void write(std::string_view text);
 
   std::FILE* out_;
+  std::string line_prefix_;
+  bool at_line_start_ = true;
   std::string held_;
   Clock::time_point held_since_;
 };

@@ -78,6 +78,8 @@ void LinkSession::send_hello() {
   uint8_t payload[rt::link::kMaxPayload];
   rt::Result<size_t> size = rt::link::encode_hello(hello, payload);
   if (size) send_frame(MessageKind::kHello, 0, rt::Span<const uint8_t>(payload, *size));
+  size = rt::link::encode_pod_info(pod_, payload);
+  if (size) send_frame(MessageKind::kPod, 0, rt::Span<const uint8_t>(payload, *size));
 }
 
 void LinkSession::send_error(StatusCode code, const FrameView& related, const std::string& message) {

@@ -91,7 +91,9 @@ class LinkSession final : private rt::link::FrameSink {
   LinkSession(const LinkSession&) = delete;
   LinkSession& operator=(const LinkSession&) = delete;
 
+  // The host's hello, then the board's place in its pod (kPod; task 0 of 1 unless set_pod said).
   void send_hello();
+  void set_pod(unsigned task, unsigned num_tasks) { pod_ = rt::link::PodInfo{uint16_t(task), uint16_t(num_tasks)}; }
   void feed(std::span<const uint8_t> bytes) { decoder_.feed(rt::Span<const uint8_t>(bytes.data(), bytes.size())); }
   void end_of_stream() { decoder_.end_of_stream(); }
   // One frame body from a frame transport (shared memory): checked like a decoded frame. A body
@@ -159,6 +161,7 @@ class LinkSession final : private rt::link::FrameSink {
   uint32_t send_sequence_ = 0;
   std::optional<uint32_t> expected_board_sequence_;
   std::optional<BoardInfo> board_;
+  rt::link::PodInfo pod_;
   std::map<unsigned, CoreResult> results_;
   std::map<unsigned, PendingRequest> requests_;
   std::map<std::pair<unsigned, uint16_t>, PendingTuple> tuples_;

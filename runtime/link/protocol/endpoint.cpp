@@ -169,6 +169,21 @@ Status Endpoint::wait_for_host(uint64_t timeout_ns, StringView purpose) {
   }
 }
 
+Result<PodInfo> Endpoint::wait_for_pod(uint64_t timeout_ns) {
+  const uint64_t deadline = deadline_after(port_.now_ns(), timeout_ns);
+  for (;;) {
+    const size_t received = poll();
+    if (pod_known_.load(MemoryOrder::kAcquire)) return pod_;
+    RT_RETURN_IF_ERROR(link_failure());
+    if (port_.now_ns() >= deadline)
+      return deadline_exceeded("core {} timed out after {} ms waiting for the host to say which task of its pod this "
+                               "board is (the host's hello {})",
+                               port_.core(), timeout_ns / kNanosPerMilli,
+                               host_connected() ? "came, but no pod message after it" : "never came either");
+    if (received == 0) port_.idle();
+  }
+}
+
 void Endpoint::on_text(Span<const uint8_t> text) { (void)text; }  // the host sends no console text
 
 void Endpoint::on_frame(const FrameView& frame) {
@@ -177,6 +192,7 @@ void Endpoint::on_frame(const FrameView& frame) {
   expected_host_sequence_ = frame.header.sequence + 1;
   switch (message_kind(frame.header)) {
     case MessageKind::kHello: on_hello(frame); break;
+    case MessageKind::kPod: on_pod(frame); break;
     case MessageKind::kHostCallReply: on_reply(frame); break;
     case MessageKind::kHostCallReplyInPlace: on_reply_in_place(frame); break;
     case MessageKind::kError: on_host_error(frame); break;
@@ -198,6 +214,15 @@ void Endpoint::on_hello(const FrameView& frame) {
     host_connected_.store(true, MemoryOrder::kRelease);
     port_.wake_all();
   }
+}
+
+void Endpoint::on_pod(const FrameView& frame) {
+  Result<PodInfo> pod = parse_pod_info(frame.payload);
+  if (!pod) return send_error(pod.status().code(), frame, pod.status().message());
+  if (pod_known_.load(MemoryOrder::kAcquire)) return;  // the board's place in the pod is fixed at boot
+  pod_ = *pod;
+  pod_known_.store(true, MemoryOrder::kRelease);
+  port_.wake_all();
 }
 
 // ---------------------------------------------------------------- host calls: replies

@@ -70,6 +70,9 @@ class Endpoint final : private FrameSink {
   bool host_connected() const { return host_connected_.load(MemoryOrder::kAcquire); }
   // Polls until the host's hello arrived; DEADLINE_EXCEEDED naming the core and `purpose` if not.
   Status wait_for_host(uint64_t timeout_ns, StringView purpose);
+  // Polls until the host said which task of its pod this board is (kPod, sent right after the host's
+  // hello); DEADLINE_EXCEEDED if it did not within `timeout_ns`.
+  Result<PodInfo> wait_for_pod(uint64_t timeout_ns);
 
   // Calls `function` on the host with a text argument and tensors (contiguous); the results land
   // in `results`, one slot per result the function returns. Errors: the host's status (unknown
@@ -137,6 +140,7 @@ class Endpoint final : private FrameSink {
   void send_error(StatusCode code, const FrameView& related, StringView message);
 
   void on_hello(const FrameView& frame);
+  void on_pod(const FrameView& frame);
   void on_reply(const FrameView& frame);
   void on_host_error(const FrameView& frame);
   void on_infeed(const FrameView& frame);
@@ -167,6 +171,8 @@ class Endpoint final : private FrameSink {
   Decoder decoder_;
   Atomic<uint32_t> receive_busy_{0};  // 32-bit: RV64 has no byte-wide compare-and-swap
   Atomic<bool> host_connected_{false};
+  Atomic<bool> pod_known_{false};
+  PodInfo pod_;  // written under the receive lock before pod_known_
   Atomic<uint32_t> next_call_id_{1};
   uint32_t send_sequence_ = 0;          // under the output lock
   uint32_t expected_host_sequence_ = 0;  // under the receive lock

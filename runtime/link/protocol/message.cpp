@@ -134,6 +134,14 @@ Status validate_message(const InPlaceArgument& argument, MessageKind) {
 
 Status validate_message(const InfeedInPlace&, MessageKind) { return Status::ok(); }
 
+Status validate_message(const PodInfo& pod, MessageKind) {
+  if (pod.num_tasks == 0 || pod.num_tasks > kMaxPodTasks)
+    return invalid_argument("a pod has 1 to {} boards, this one says {}", kMaxPodTasks, pod.num_tasks);
+  if (pod.task >= pod.num_tasks)
+    return invalid_argument("pod task {} is outside its {} tasks", pod.task, pod.num_tasks);
+  return Status::ok();
+}
+
 Status validate_message(const ErrorMessage& error, MessageKind) {
   if (error.code == StatusCode::kOk) return invalid_argument("an error message carries a non-OK status");
   return Status::ok();
@@ -181,6 +189,7 @@ RT_LINK_NAMED_CODEC(infeed_credits, InfeedCredits, kInfeedCredits)
 RT_LINK_NAMED_CODEC(in_place_result, InPlaceResult, kHostCallReplyInPlace)
 RT_LINK_NAMED_CODEC(in_place_argument, InPlaceArgument, kHostCallArgumentInPlace)
 RT_LINK_NAMED_CODEC(infeed_in_place, InfeedInPlace, kInfeedInPlace)
+RT_LINK_NAMED_CODEC(pod_info, PodInfo, kPod)
 RT_LINK_NAMED_CODEC(error, ErrorMessage, kError)
 #undef RT_LINK_NAMED_CODEC
 

@@ -44,6 +44,9 @@
 // kInfeedInPlace, host -> board, channel 0 (shared memory only: the tuple's bytes are already in its
 // slot, shm_ring.hpp).
 // kError, both ways, channel = the core concerned (0 if none): status not 0; related_kind 0 if none.
+// kPod, host -> board, channel 0, right after every host hello: which task of its pod of boards
+//   this board is (tpu run --boards K, one Open MPI rank per board): task < num_tasks <= kMaxPodTasks.
+//   A single board is task 0 of 1.
 // kTrace, board -> host, channel 0: u16 event_count, then the events. phase as in Chrome traces:
 //   'B' begin, 'E' end, 'X' complete (arg = duration ns), 'i' instant, 'C' counter (arg = value).
 #pragma once
@@ -147,6 +150,15 @@ struct InfeedInPlace {
 };
 #define RT_LINK_INFEED_IN_PLACE_FIELDS(F) F(u16, queue) F(u64, tuple)
 
+// The most boards a pod holds (runtime/tpu/mesh/pod_membership.hpp).
+inline constexpr uint16_t kMaxPodTasks = 16;
+
+struct PodInfo {
+  uint16_t task = 0;
+  uint16_t num_tasks = 1;
+};
+#define RT_LINK_POD_INFO_FIELDS(F) F(u16, task) F(u16, num_tasks)
+
 struct ErrorMessage {
   StatusCode code = StatusCode::kInternal;
   uint8_t related_kind = 0;
@@ -180,6 +192,7 @@ struct TraceBatch {
   M(InPlaceResult, "host-call-reply-in-place", RT_LINK_IN_PLACE_RESULT_FIELDS)     \
   M(InPlaceArgument, "host-call-argument-in-place", RT_LINK_IN_PLACE_ARGUMENT_FIELDS) \
   M(InfeedInPlace, "infeed-in-place", RT_LINK_INFEED_IN_PLACE_FIELDS)              \
+  M(PodInfo, "pod", RT_LINK_POD_INFO_FIELDS)                                       \
   M(ErrorMessage, "error", RT_LINK_ERROR_FIELDS)                                   \
   M(TraceEvent, "trace event", RT_LINK_TRACE_EVENT_FIELDS)
 
@@ -215,6 +228,9 @@ Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload);
 
 Result<size_t> encode_infeed_in_place(const InfeedInPlace& message, Span<uint8_t> out);
 Result<InfeedInPlace> parse_infeed_in_place(Span<const uint8_t> payload);
+
+Result<size_t> encode_pod_info(const PodInfo& pod, Span<uint8_t> out);
+Result<PodInfo> parse_pod_info(Span<const uint8_t> payload);
 
 Result<size_t> encode_error(const ErrorMessage& error, Span<uint8_t> out);
 Result<ErrorMessage> parse_error(Span<const uint8_t> payload);

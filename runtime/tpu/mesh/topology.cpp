@@ -96,6 +96,26 @@ Result<Topology> Topology::for_cores(int cores) {
   return create(mesh.span(), 1, cores, Span<const int32_t>(coordinates, size_t(cores) * kMeshRank));
 }
 
+Result<Topology> Topology::for_pod(int num_tasks, int cores_per_task) {
+  if (num_tasks == 1) return for_cores(cores_per_task);
+  if (num_tasks < 1 || cores_per_task < 1 || int64_t{num_tasks} * cores_per_task > kMaxTpuDevices)
+    return invalid_argument("a pod of {} boards of {} cores has {} TPU devices; the runtime's tables hold 1 to {}",
+                            num_tasks, cores_per_task, int64_t{num_tasks} * cores_per_task, kMaxTpuDevices);
+  const MeshShape board = default_mesh_shape(cores_per_task);
+  const MeshShape mesh{{board[0], board[1], board[2] * num_tasks, board[3]}};
+  int32_t coordinates[kMaxTpuDevices * kMeshRank];
+  for (int task = 0; task < num_tasks; ++task)
+    for (int device = 0; device < cores_per_task; ++device) {
+      int32_t* at = coordinates + (task * cores_per_task + device) * kMeshRank;
+      at[3] = device % board[3];
+      at[0] = (device / board[3]) % board[0];
+      at[1] = (device / (board[3] * board[0])) % board[1];
+      at[2] = device / (board[3] * board[0] * board[1]) + task * board[2];
+    }
+  return create(mesh.span(), num_tasks, cores_per_task,
+                Span<const int32_t>(coordinates, size_t(num_tasks) * cores_per_task * kMeshRank));
+}
+
 // ---------------------------------------------------------------- construction
 
 namespace {

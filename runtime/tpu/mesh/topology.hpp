@@ -40,6 +40,11 @@ class Topology {
  public:
   // The default topology of a board with `cores` cores (1..16), one task, rule above.
   static Result<Topology> for_cores(int cores);
+  // The topology of a pod of `num_tasks` boards of `cores_per_task` cores each (issue 22): each board
+  // keeps its default mesh [X, Y, Z, C] and the boards are stacked along z into [X, Y, Z * tasks, C];
+  // device d of task t sits at d's coordinates on its board with z + t * Z. The default replica order
+  // (core fastest, then x, y, z) is so task-major: replica r runs on task r / cores_per_task.
+  static Result<Topology> for_pod(int num_tasks, int cores_per_task);
   // The mesh shape that rule gives; `cores` must be 1..16.
   static MeshShape default_mesh_shape(int cores);
 

@@ -205,8 +205,8 @@ class TPUStrategy {
   unsigned num_replicas_per_host() const { return strategy_num_replicas_per_host(resolver_, options_.device_assignment); }
   WorkerDevices worker_devices() const { return strategy_worker_devices(resolver_, options_.device_assignment); }
   WorkerDevices parameter_devices() const { return worker_devices(); }  // mirrored variables live there
-  DeviceName get_host_cpu_device(int host_id) const { return strategy_host_cpu_device(host_id); }
-  DeviceName non_slot_devices() const { return strategy_non_slot_device(); }
+  DeviceName get_host_cpu_device(int host_id) const { return strategy_host_cpu_device(resolver_, host_id); }
+  DeviceName non_slot_devices() const { return strategy_non_slot_device(resolver_); }
   // A board's program checkpoints, initialises and writes summaries itself (TF: true on every worker).
   bool should_checkpoint() const { return true; }
   bool should_init() const { return true; }  // TF 2.x: extended.experimental_should_init

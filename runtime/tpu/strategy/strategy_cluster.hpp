@@ -1,8 +1,10 @@
-// TPUClusterResolver for a board, and how many replicas a TPUStrategy keeps in sync, pure (no HAL).
-// On a TPU pod the resolver finds the TPU workers; a board is one worker whose TPU cores are the
-// board's cores, so the resolver is just the core count, and initialize_tpu_system's topology is the
-// board's default one (Topology::for_cores). TPUStrategy's num_replicas_in_sync is the number of
-// cores without a device assignment, else device_assignment.num_replicas.
+// TPUClusterResolver for a board or a pod of boards, and how many replicas a TPUStrategy keeps in
+// sync, pure (no HAL). On a TPU pod the resolver finds the TPU workers; here a board is one worker
+// (task) whose TPU cores are the board's cores, and a pod (`tpu run --boards K`) has K such tasks of
+// equal size, so the resolver is the task, the task count and the cores per task;
+// initialize_tpu_system's topology is the board's default one (Topology::for_cores) or the boards'
+// stacked along z (Topology::for_pod). TPUStrategy's num_replicas_in_sync is every TPU core of the
+// cluster without a device assignment, else device_assignment.num_replicas.
 #pragma once
 #include "runtime/tpu/mesh/device_assignment.hpp"
 
@@ -10,21 +12,32 @@ namespace rt::tpu {
 
 class TPUClusterResolver {
  public:
-  // A board with `cores` cores (1..kMaxTpuDevices). TPUStrategy::for_board() uses the running board's.
+  // A board with `cores` cores (1..kMaxTpuDevices).
   static Result<TPUClusterResolver> for_cores(unsigned cores);
+  // Task `task` of a pod of `num_tasks` boards of `cores` cores each (at most kMaxTpuDevices cores in
+  // all). TPUStrategy::for_board() uses the running board's (pod_membership.hpp).
+  static Result<TPUClusterResolver> for_pod(unsigned cores, unsigned task, unsigned num_tasks);
 
+  // The cores of one task (one board).
   unsigned num_cores() const { return cores_; }
-  // TF's resolver of a local TPU: task "worker" 0, master "" (no remote session), one TPU accelerator
-  // per core. (A pod of boards gives each board its task; issue 22.)
+  unsigned num_tasks() const { return num_tasks_; }
+  // Every TPU core of the cluster: num_tasks() * num_cores().
+  unsigned num_cluster_cores() const { return num_tasks_ * cores_; }
+  // TF's resolver: task type "worker" and this board's task id, master "" (no remote session: each
+  // board's tpu is its own host), one TPU accelerator per core of a task.
   StringView task_type() const { return "worker"; }
-  int task_id() const { return 0; }
+  int task_id() const { return static_cast<int>(task_); }
   StringView master() const { return ""; }
   unsigned num_accelerators() const { return cores_; }
-  // What tf.tpu.experimental.initialize_tpu_system(resolver) returns: the board's topology.
-  Result<Topology> initialize_tpu_system() const { return Topology::for_cores(static_cast<int>(cores_)); }
+  // What tf.tpu.experimental.initialize_tpu_system(resolver) returns: the board's or the pod's topology.
+  Result<Topology> initialize_tpu_system() const {
+    return Topology::for_pod(static_cast<int>(num_tasks_), static_cast<int>(cores_));
+  }
 
  private:
   unsigned cores_ = 1;
+  unsigned task_ = 0;
+  unsigned num_tasks_ = 1;
 };
 
 // num_replicas_in_sync of a TPUStrategy on `resolver` with `assignment` (null: none).

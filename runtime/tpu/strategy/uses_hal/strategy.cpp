@@ -3,6 +3,7 @@
 #include "runtime/tpu/strategy/strategy.hpp"
 
 #include "hal/core.hpp"
+#include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/tensor/constant.hpp"
 #include "runtime/tensor/hbm.hpp"
 
@@ -42,7 +43,8 @@ Result<TPUStrategy> TPUStrategy::create(const TPUClusterResolver& resolver, cons
 }
 
 Result<TPUStrategy> TPUStrategy::for_board(const StrategyOptions& options) {
-  Result<TPUClusterResolver> resolver = TPUClusterResolver::for_cores(hal::core_count());
+  const PodMembership& pod = pod_membership();
+  Result<TPUClusterResolver> resolver = TPUClusterResolver::for_pod(hal::core_count(), pod.task, pod.num_tasks);
   if (!resolver) return resolver.status();
   return create(*resolver, options);
 }

@@ -1,0 +1,157 @@
+// Open MPI under a pod's ranks (mpi_pod.hpp): the only file that includes <mpi.h>.
+#define OMPI_SKIP_MPICXX 1
+#include "mpi_pod.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+namespace tpu {
+namespace {
+
+constexpr auto kPollSleep = std::chrono::milliseconds(2);
+constexpr int kExitPodStuck = 7;
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  return std::string(text, static_cast<size_t>(length));
+}
+
+// Ends the process if `phase` has not finished within `timeout_s`: a blocking MPI call that never
+// returns (MPI_Init while another rank never started) cannot be given up any other way.
+class Watchdog {
+ public:
+  Watchdog(std::string phase, double timeout_s) : thread_([this, phase = std::move(phase), timeout_s] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (done_changed_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return done_; })) return;
+      std::fprintf(stderr, "tpu: stuck for %.0f s in %s; ending this rank (mpirun then ends the pod)\n", timeout_s,
+                   phase.c_str());
+      std::fflush(stderr);
+      _exit(kExitPodStuck);
+    }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    done_changed_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_changed_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+std::unique_ptr<MpiPod> MpiPod::start(const PodRank& rank, double timeout_s, std::string& error) {
+  int provided = 0;
+  int code = MPI_SUCCESS;
+  {
+    Watchdog watchdog("MPI_Init (waiting for every rank of the pod to start)", timeout_s);
+    code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  }
+  if (code != MPI_SUCCESS) {
+    error = "Open MPI could not start (MPI_Init_thread): " + mpi_error_text(code);
+    return nullptr;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int size = 0, world_rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  std::unique_ptr<MpiPod> pod(new MpiPod(rank));
+  if (static_cast<unsigned>(size) != rank.size || static_cast<unsigned>(world_rank) != rank.rank) {
+    error = "MPI's world (rank " + std::to_string(world_rank) + " of " + std::to_string(size) +
+            ") is not what mpirun's variables said (rank " + std::to_string(rank.rank) + " of " +
+            std::to_string(rank.size) + ")";
+    return nullptr;
+  }
+  return pod;
+}
+
+MpiPod::~MpiPod() { finish(); }
+
+void MpiPod::finish() {
+  if (finished_) return;
+  finished_ = true;
+  MPI_Finalize();
+}
+
+void MpiPod::abort(int status) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, status);
+  _exit(status);  // MPI_Abort does not return; if it did, the rank still ends
+}
+
+bool MpiPod::wait(void* pending, const std::string& what, double timeout_s, std::string& error) {
+  MPI_Request& request = *static_cast<MPI_Request*>(pending);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  for (;;) {
+    int done = 0;
+    const int code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS) {
+      error = "MPI failed in " + what + ": " + mpi_error_text(code);
+      return false;
+    }
+    if (done) return true;
+    if (interrupted_ != nullptr && *interrupted_) {
+      error = "interrupted while waiting in " + what;
+      return false;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      error = "timed out after " + std::to_string(static_cast<long>(timeout_s)) + " s waiting for the other ranks in " +
+              what;
+      return false;
+    }
+    std::this_thread::sleep_for(kPollSleep);
+  }
+}
+
+bool MpiPod::barrier(const std::string& what, double timeout_s, std::string& error) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (const int code = MPI_Ibarrier(MPI_COMM_WORLD, &request); code != MPI_SUCCESS) {
+    error = "MPI_Ibarrier failed (" + what + "): " + mpi_error_text(code);
+    return false;
+  }
+  return wait(&request, what, timeout_s, error);
+}
+
+std::optional<std::vector<PodRankRecord>> MpiPod::exchange(const PodRankRecord& mine, double timeout_s,
+                                                           std::string& error) {
+  std::vector<PodRankRecord> records(rank_.size);
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int code = MPI_Iallgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD,
+                                  &request);
+  if (code != MPI_SUCCESS) {
+    error = "MPI_Iallgather of the ranks' records failed: " + mpi_error_text(code);
+    return std::nullopt;
+  }
+  if (!wait(&request, "the exchange of the ranks' records", timeout_s, error)) return std::nullopt;
+  return records;
+}
+
+std::optional<int> MpiPod::worst_status(int status, double timeout_s, std::string& error) {
+  int worst = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (const int code = MPI_Iallreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request);
+      code != MPI_SUCCESS) {
+    error = "MPI_Iallreduce of the exit statuses failed: " + mpi_error_text(code);
+    return std::nullopt;
+  }
+  if (!wait(&request, "the agreement on the pod's exit status (every rank's run must end)", timeout_s, error))
+    return std::nullopt;
+  return worst;
+}
+
+}  // namespace tpu

@@ -1,0 +1,54 @@
+// The ranks of a pod talking through Open MPI: start, wait for each other, exchange their records,
+// agree on the pod's exit status, end. The only user of <mpi.h> is mpi_pod.cpp, so nothing else
+// compiles against MPI. Every wait is an MPI request polled with short sleeps (never a blocking call
+// that spins a CPU the boards need), bounded by a timeout and by Ctrl-C or mpirun's SIGTERM; a rank
+// that gives up calls abort(), and Open MPI's mpirun then ends every rank of the job.
+#pragma once
+#include <csignal>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pod_environment.hpp"
+#include "pod_records.hpp"
+
+namespace tpu {
+
+class MpiPod {
+ public:
+  // MPI_Init_thread (only this thread calls MPI), errors returned rather than fatal. nullptr with
+  // `error` if Open MPI cannot start; a watchdog ends the process if MPI_Init is stuck past
+  // `timeout_s` (a rank that never started).
+  static std::unique_ptr<MpiPod> start(const PodRank& rank, double timeout_s, std::string& error);
+  ~MpiPod();  // MPI_Finalize unless finished or aborted
+  MpiPod(const MpiPod&) = delete;
+  MpiPod& operator=(const MpiPod&) = delete;
+
+  const PodRank& rank() const { return rank_; }
+  // Waits end early (an error saying so) once *flag is set (Ctrl-C, mpirun's SIGTERM).
+  void stop_waiting_when(const volatile std::sig_atomic_t* flag) { interrupted_ = flag; }
+
+  // Every rank has arrived; false with `error` (naming `what`) after `timeout_s`.
+  bool barrier(const std::string& what, double timeout_s, std::string& error);
+  // Every rank's record, in rank order.
+  std::optional<std::vector<PodRankRecord>> exchange(const PodRankRecord& mine, double timeout_s, std::string& error);
+  // The largest of every rank's `status` (the pod's exit status).
+  std::optional<int> worst_status(int status, double timeout_s, std::string& error);
+
+  // MPI_Finalize; afterwards no call above may be made.
+  void finish();
+  // MPI_Abort of the whole job with `status` (mpirun ends the other ranks).
+  [[noreturn]] void abort(int status);
+
+ private:
+  explicit MpiPod(PodRank rank) : rank_(std::move(rank)) {}
+  // Polls the pending request until done; false with `error` on timeout, interruption or MPI error.
+  bool wait(void* request, const std::string& what, double timeout_s, std::string& error);
+
+  PodRank rank_;
+  const volatile std::sig_atomic_t* interrupted_ = nullptr;
+  bool finished_ = false;
+};
+
+}  // namespace tpu

@@ -1,0 +1,21 @@
+// The mpirun command of a pod on this machine (pod_launcher.hpp).
+#include "pod_launcher.hpp"
+
+#include <sstream>
+
+namespace tpu {
+
+std::vector<std::string> mpirun_command(const PodLaunch& launch) {
+  std::vector<std::string> argv = {"mpirun", "-n", std::to_string(launch.boards), "--oversubscribe", "--bind-to", "none",
+                                   "--stdin", "none", "--mca", "plm", "isolated", "--mca", "btl", "self,vader",
+                                   "--mca", "btl_base_warn_component_unused", "0", "--mca", "mpi_yield_when_idle", "1"};
+  static const std::string allow_root = "--allow-run-as-root";  // a named string: GCC 12 warns falsely on the literal
+  if (launch.as_root) argv.push_back(allow_root);
+  std::istringstream extra(launch.extra_mpirun_arguments);
+  for (std::string word; extra >> word;) argv.push_back(word);
+  argv.push_back(launch.tpu_path);
+  argv.insert(argv.end(), launch.tpu_arguments.begin(), launch.tpu_arguments.end());
+  return argv;
+}
+
+}  // namespace tpu

@@ -1,0 +1,142 @@
+// A pod of boards under Open MPI (run_pod.hpp).
+#include "run_pod.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "host-tools/lib/board/board_launch.hpp"
+#include "host-tools/lib/pod/line_prefix.hpp"
+#include "host-tools/lib/pod/mpi_pod.hpp"
+#include "host-tools/lib/pod/pod_launcher.hpp"
+
+namespace tpu {
+namespace {
+
+constexpr int kExitBuildFailed = 2;
+constexpr int kExitPodFailed = 7;
+constexpr double kStartTimeoutS = 120;  // every rank reaches MPI_Init (they start together)
+constexpr double kBuildTimeoutS = 1800;  // one rank's turn to build (a first build of a QEMU board)
+constexpr double kExchangeTimeoutS = 60;
+constexpr double kEndGraceS = 60;  // past --timeout, for the slowest rank to end its board
+
+// Why this run cannot be a pod, or "".
+std::string pod_refusal(const RunOptions& options) {
+  if (options.attach.any())
+    return "a pod launches its boards; --serial and --socket attach tpu to one running board";
+  if (options.link == LinkChoice::kUart)
+    return "a pod needs the shared-memory link (--link shm, the QEMU boards' default) or the host board: over "
+           "--link uart a board cannot tell at boot that a host will say which task it is";
+  return "";
+}
+
+std::string link_name(LinkChoice link) { return link == LinkChoice::kShm ? "shm" : link == LinkChoice::kUart ? "uart" : "auto"; }
+
+std::string this_tpu() {
+  std::error_code error;
+  const std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string("tpu") : path.string();
+}
+
+// Every rank builds in turn (rank 0 first); a rank whose build failed still takes its part in the
+// barriers. false if MPI failed (then `error` says why).
+bool build_in_turn(MpiPod& pod, const PodRun& run, bool& built, std::string& error) {
+  built = false;
+  for (unsigned turn = 0; turn < pod.rank().size; ++turn) {
+    if (turn == pod.rank().rank) built = run.build();
+    if (!pod.barrier("rank " + std::to_string(turn) + "'s build", kBuildTimeoutS, error)) return false;
+  }
+  return true;
+}
+
+// The pod's status from every rank's; ends MPI. A rank that cannot agree ends the whole job.
+int agree_and_finish(MpiPod& pod, int status, double timeout_s) {
+  std::string error;
+  const std::optional<int> worst = pod.worst_status(status, timeout_s, error);
+  if (!worst) {
+    std::cerr << "tpu: " << error << "; ending the pod" << std::endl;
+    pod.abort(status != 0 ? status : kExitPodFailed);
+  }
+  pod.finish();
+  if (*worst != status && status == 0)
+    std::cerr << "tpu: this board passed, but another board of the pod failed (the pod's exit status is " << *worst
+              << ")" << std::endl;
+  return *worst;
+}
+
+}  // namespace
+
+int launch_pod(const RunOptions& options, const PodRun& run) {
+  if (const std::string refusal = pod_refusal(options); !refusal.empty()) {
+    std::cerr << "tpu: " << refusal << std::endl;
+    return kExitBuildFailed;
+  }
+  if (!run.build()) return kExitBuildFailed;
+  PodLaunch launch;
+  launch.boards = options.boards;
+  launch.tpu_path = this_tpu();
+  launch.tpu_arguments.assign(options.argv.begin() + (options.argv.empty() ? 0 : 1), options.argv.end());
+  launch.as_root = geteuid() == 0;
+  if (const char* extra = std::getenv("TPU_MPIRUN_ARGS")) launch.extra_mpirun_arguments = extra;
+  if (launch.as_root) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+  const std::vector<std::string> command = mpirun_command(launch);
+  std::cerr << "tpu: a pod of " << options.boards << " " << run.board << " boards, one Open MPI rank each:";
+  for (const std::string& word : command) std::cerr << " " << word;
+  std::cerr << std::endl;
+  std::vector<char*> argv;
+  for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  std::cerr << "tpu: cannot start mpirun (Open MPI's openmpi-bin; `make setup-host-tools` installs it): "
+            << std::strerror(errno) << std::endl;
+  return kExitBuildFailed;
+}
+
+int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& run) {
+  prefix_output_lines("[task " + std::to_string(rank.rank) + "] ");
+  if (options.boards != 0 && options.boards != rank.size) {
+    std::cerr << "tpu: --boards " << options.boards << ", but mpirun started " << rank.size << " ranks" << std::endl;
+    return kExitBuildFailed;  // every rank says the same and ends: mpirun sees them all fail
+  }
+  if (const std::string refusal = pod_refusal(options); !refusal.empty()) {
+    std::cerr << "tpu: " << refusal << std::endl;
+    return kExitBuildFailed;
+  }
+  std::string error;
+  std::unique_ptr<MpiPod> pod = MpiPod::start(rank, kStartTimeoutS, error);
+  if (!pod) {
+    std::cerr << "tpu: " << error << std::endl;
+    return kExitPodFailed;
+  }
+  pod->stop_waiting_when(install_interrupt_handlers());
+  bool built = false;
+  if (!build_in_turn(*pod, run, built, error)) {
+    std::cerr << "tpu: " << error << "; ending the pod" << std::endl;
+    pod->abort(kExitPodFailed);
+  }
+  PodRankRecord mine = make_pod_record(rank.rank, rank.host, run.board, options.cores, run.target, link_name(options.link));
+  mine.ready = built ? 1 : 0;
+  const std::optional<std::vector<PodRankRecord>> records = pod->exchange(mine, kExchangeTimeoutS, error);
+  if (!records) {
+    std::cerr << "tpu: " << error << "; ending the pod" << std::endl;
+    pod->abort(kExitPodFailed);
+  }
+  if (const std::string problem = check_pod_records(*records); !problem.empty()) {
+    if (rank.rank == 0) std::cerr << "tpu: " << problem << std::endl;
+    return agree_and_finish(*pod, kExitBuildFailed, kExchangeTimeoutS);
+  }
+  if (rank.rank == 0)
+    std::cerr << "tpu: a pod of " << rank.size << " " << run.board << " boards: every rank agrees" << std::endl;
+  const int status = run.serve(PodPlace{rank.rank, rank.size});
+  return agree_and_finish(*pod, status, options.timeout_s + kEndGraceS);
+}
+
+}  // namespace tpu

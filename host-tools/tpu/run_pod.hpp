@@ -1,0 +1,36 @@
+// `tpu run --boards K`: a pod of K boards on this machine, one Open MPI rank (one tpu, one board)
+// each. launch_pod() builds the image once and hands the run to mpirun, which starts K copies of this
+// tpu with the same arguments; in each, run_pod_rank() starts MPI, lets the ranks build in turn (a
+// no-op after the first; never two makes at once), checks that every board agrees (pod_records.hpp),
+// serves its own board as task <rank> of K (the board learns it from the link), and ends with the
+// pod's status: the worst of every rank's, on every rank. Output lines start with "[task r] ".
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "host-tools/lib/pod/pod_environment.hpp"
+#include "run.hpp"
+
+namespace tpu {
+
+// Where a board stands in its pod (task 0 of 1 for a single board).
+struct PodPlace {
+  unsigned task = 0;
+  unsigned num_tasks = 1;
+};
+
+struct PodRun {
+  std::string board;                      // the board kind every rank runs
+  std::string target;                     // the app or image, as the records compare it
+  std::function<bool()> build;            // make the image (and say why not); true if it is there
+  std::function<int(PodPlace)> serve;     // run_board's loop for one board; its exit status
+};
+
+// Exec's mpirun (does not return on success); the exit status when it cannot start the pod.
+int launch_pod(const RunOptions& options, const PodRun& run);
+
+// One rank's part of a pod; returns the pod's exit status.
+int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& run);
+
+}  // namespace tpu
