@@ -48,6 +48,7 @@
 
 // The TPU programming model.
 #include "runtime/tpu/mesh/device_assignment.hpp"
+#include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/tpu/mesh/topology.hpp"
 #include "runtime/tpu/replicate/outside_compilation.hpp"
 #include "runtime/tpu/replicate/pod_memory.hpp"

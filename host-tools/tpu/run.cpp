@@ -137,9 +137,12 @@ bool report_results(const LinkSession& session) {
     std::cerr << "tpu: core " << core << " failed: " << rt::status_code_name(result.code) << ": " << result.message
               << std::endl;
   }
-  if (session.board())
-    std::cerr << "tpu: " << session.results().size() << " of " << session.board()->cores
-              << " cores reported a result, " << (all_ok ? "all OK" : "not all OK") << std::endl;
+  if (session.board()) {
+    const size_t reported = session.results().size();
+    const char* verdict = !all_ok ? "not all OK" : reported == session.board()->cores ? "all OK" : "each OK";
+    std::cerr << "tpu: " << reported << " of " << session.board()->cores << " cores reported a result"
+              << (reported == 0 ? "" : std::string(", ") + verdict) << std::endl;
+  }
   return all_ok;
 }
 

@@ -11,6 +11,7 @@ from .fuzz_cases import fuzz_cases
 from .hang_triage import hang_triage_cases
 from .host_faults import host_fault_cases
 from .make_cases import freestanding_cases, make_cases
+from .pod_cases import pod_cases
 from .readme_cases import readme_cases
 from .tpu_cli_cases import console_cases, hostile_input_cases, tpu_tool_cases
 from .tpu_faults import fault_matrix_cases
@@ -27,7 +28,7 @@ def tpu_cases() -> list[Case]:
         cases += [case for case in console_cases() if f"/{board}/" in case.name]
     cases += faulty_image_cases() + train_cases() + link_corrupt_cases() + link_bench_cases()
     cases += hostile_input_cases() + fault_matrix_cases() + host_fault_cases() + hang_triage_cases()
-    return cases
+    return cases + pod_cases()
 
 
 def all_cases(apps: list[app_tests.AppSpec]) -> list[Case]:

@@ -17,7 +17,10 @@ std::string text_of(const char (&field)[N]) {
   return std::string(field, strnlen(field, N));
 }
 
-std::string cores_text(uint32_t cores) { return cores == 0 ? "the board's default cores" : std::to_string(cores) + " cores"; }
+std::string cores_text(uint32_t cores) {
+  if (cores == 0) return "the board's default cores";
+  return std::to_string(cores) + (cores == 1 ? " core" : " cores");
+}
 
 // What `a` and `b` (a: rank 0's) disagree on, or "".
 std::string difference(const PodRankRecord& a, const PodRankRecord& b) {

@@ -7,6 +7,7 @@
 #include "runtime/tpu/replicate/current_replica.hpp"
 #include "runtime/tpu/replicate/executor.hpp"
 #include "hal/core.hpp"
+#include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/tpu/mesh/pod_placement.hpp"
 #include "runtime/tpu/replicate/replicate_inputs.hpp"
 
@@ -130,6 +131,12 @@ Status replicate(const Computation& computation, Span<const ReplicaArgs> inputs,
                  ReplicateResult& result) {
   const unsigned num_replicas = static_cast<unsigned>(inputs.size());
   RT_RETURN_IF_ERROR(check_caller(num_replicas));  // before touching `result`: a nested call may share it
+  if (const PodMembership& pod = pod_membership(); pod.in_pod())
+    return Status::error(StatusCode::kUnimplemented,
+                         "replicate on a pod of {} boards (this board is task {}): running a computation's replicas "
+                         "across the boards of a pod is not implemented yet (issue 22, stage 2); a pod knows its "
+                         "tasks, topology and devices, but every replica still runs on one board",
+                         pod.num_tasks, pod.task);
   result.num_replicas = 0;
   for (ReplicaOutputs& outputs : result.replicas) outputs.clear();
   const bool has_infeed = options.infeed_queue != nullptr;

@@ -1,0 +1,235 @@
+"""Pods of boards (`tpu run --boards K`, one Open MPI rank per board): what each board knows of its pod,
+the refusals before any board starts, and a pod that fails as a whole (a fault on one board, a rank
+killed). Expected POD lines are computed here from TF's definitions and the stacking rule of
+runtime/tpu/mesh/topology.hpp (each board's default mesh, boards stacked along z), written out
+independently of the runtime."""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import time
+from functools import partial
+from pathlib import Path
+
+from qemu_runner import run_image
+
+from .case import Case, Outcome
+from .checks import ram_file_folder
+from .collecting import start_collecting, stop_collecting
+from .tpu_tool import TPU_BINARY, TPU_TIMEOUT_S, tpu_not_built
+
+# A board's default mesh [x, y, z, cores per chip] for the core counts the pods here use.
+BOARD_MESH = {1: (1, 1, 1, 1), 2: (1, 1, 1, 2), 4: (1, 1, 2, 2)}
+NOT_YET = ("replicate on a pod of {k} boards (this board is task {t}): running a computation's replicas across the "
+           "boards of a pod is not implemented yet (issue 22, stage 2); a pod knows its tasks, topology and devices, "
+           "but every replica still runs on one board")
+
+
+def device_coordinates(cores: int, task: int, device: int) -> tuple[int, int, int, int]:
+    """Device `device` of task `task`: core-within-chip fastest, then x, y, z, with z moved up by the
+    boards below it."""
+    x_size, y_size, z_size, chip_cores = BOARD_MESH[cores]
+    return ((device // chip_cores) % x_size, (device // (chip_cores * x_size)) % y_size,
+            device // (chip_cores * x_size * y_size) + task * z_size, device % chip_cores)
+
+
+def expected_pod_lines(boards: int, cores: int, task: int) -> list[str]:
+    """What core 0 of task `task` prints (firmware/examples/pod), in order."""
+    x_size, y_size, z_size, chip_cores = BOARD_MESH[cores]
+    lines = [f"POD task {task} of {boards}", f"POD resolver task_id {task} accelerators {cores}",
+             f"POD mesh [{x_size}, {y_size}, {z_size * boards}, {chip_cores}]"]
+    for t in range(boards):
+        for d in range(cores):
+            lines.append(f"POD device {t} {d} at [{', '.join(map(str, device_coordinates(cores, t, d)))}]")
+    lines.append(f"POD replicas {boards * cores} hosts {boards} per-host {cores}")
+    lines += [f"POD worker {r} /job:worker/replica:0/task:{r // cores}/device:TPU:{r % cores}"
+              for r in range(boards * cores)]
+    lines += [f"POD host-cpu {h} /job:worker/replica:0/task:{h}/device:CPU:0" for h in range(boards)]
+    lines.append("POD replicate " + NOT_YET.format(k=boards, t=task))
+    return lines
+
+
+def pod_lines(output: str, task: int) -> list[str]:
+    return re.findall(rf"^\[task {task}\] \[c0 I\] (POD .*)$", output, re.M)
+
+
+def check_pod_knowledge(board: str, boards: int, cores: int) -> Outcome:
+    """Every board of the pod prints its task, the pod's topology and TPUStrategy's hosts and devices,
+    each line as computed above, and every board passes."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    command = [TPU_BINARY, "run", "--boards", str(boards), "--board", board, "--cores", str(cores), "--timeout", "90",
+               "pod"]
+    result = run_image(command, TPU_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 0:
+        return Outcome(False, f"the pod exited {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    for task in range(boards):
+        expected, got = expected_pod_lines(boards, cores, task), pod_lines(result.output, task)
+        if got != expected:
+            first = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
+            return Outcome(False, f"task {task}'s POD line {first} differs: expected "
+                                  f"{expected[first] if first < len(expected) else '(none)'!r}, got "
+                                  f"{got[first] if first < len(got) else '(none)'!r}", log)
+        if not re.search(rf"^\[task {task}\] tpu: {cores} of {cores} cores reported a result, all OK", result.output, re.M):
+            return Outcome(False, f"task {task} did not end with every core OK", log)
+    if not re.search(rf"^\[task 0\] tpu: a pod of {boards} {board} boards: every rank agrees", result.output, re.M):
+        return Outcome(False, "rank 0 did not report the pod's agreement", log)
+    return Outcome(True, "", log)
+
+
+def mpirun_environment() -> dict[str, str]:
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return env
+
+
+def check_pod_refused(case: str) -> Outcome:
+    """A pod whose boards disagree (started by mpirun directly, as on several machines) or that asks for
+    the UART link is refused before any board starts: exit 2, the reason named, no board output."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    tpu = str(Path(TPU_BINARY).resolve()) if Path(TPU_BINARY).is_absolute() else TPU_BINARY
+    mpirun = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "plm", "isolated", "--mca", "btl", "self,vader",
+              "--allow-run-as-root"]
+    commands = {
+        "cores-differ": (mpirun + ["-n", "1", tpu, "run", "--board", "host", "--cores", "2", "pod", ":",
+                                   "-n", "1", tpu, "run", "--board", "host", "--cores", "1", "pod"],
+                         r"\[task 0\] tpu: the pod's boards disagree: rank 1 \(host [^,]+, board host\) boots 1 core, "
+                         r"rank 0 \(host [^,]+, board host\) boots 2 cores; every board of a pod boots the same number "
+                         r"of cores \(--cores\)"),
+        "apps-differ": (mpirun + ["-n", "1", tpu, "run", "--board", "host", "--cores", "2", "pod", ":",
+                                  "-n", "1", tpu, "run", "--board", "host", "--cores", "2", "hello"],
+                        r"rank 1 \(host [^,]+, board host\) runs hello, rank 0 \(host [^,]+, board host\) runs pod; "
+                        r"every board of a pod runs the same program"),
+        "boards-differ-from-ranks": (mpirun + ["-n", "2", tpu, "run", "--boards", "3", "--board", "host", "pod"],
+                                     r"tpu: --boards 3, but mpirun started 2 ranks"),
+        "uart": ([TPU_BINARY, "run", "--boards", "2", "--board", "qemu-virt-a53", "--link", "uart", "pod"],
+                 r"a pod needs the shared-memory link"),
+    }
+    command, pattern = commands[case]
+    result = run_image(command, 120, env=mpirun_environment())
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 2:
+        return Outcome(False, f"expected exit 2, got {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    if not re.search(pattern, result.output):
+        return Outcome(False, f"output lacks {pattern!r}", log)
+    if re.search(r"\[c\d+ I\]", result.output):
+        return Outcome(False, "a board started although the pod was refused", log)
+    return Outcome(True, "", log)
+
+
+def check_pod_fault() -> Outcome:
+    """Core 1 of task 1 faults (tests/faults/pod-fault) while task 0 passes: both ranks end with the
+    fault's status 3, the faulting board's report names its task and core, the passing one says that
+    another board failed."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    command = [TPU_BINARY, "run", "--boards", "2", "--board", "host", "--cores", "2", "--timeout", "60", "pod-fault"]
+    result = run_image(command, TPU_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 3:
+        return Outcome(False, f"expected exit 3, got {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    for pattern in (r"^\[task 1\] \*\*\* FAULT on core 1: .* at address 0x0+\b",
+                    r"^\[task 0\] tpu: 2 of 2 cores reported a result, all OK",
+                    r"^\[task 0\] tpu: this board passed, but another board of the pod failed \(the pod's exit status is 3\)"):
+        if not re.search(pattern, result.output, re.M):
+            return Outcome(False, f"output lacks {pattern!r}", log)
+    return Outcome(True, "", log)
+
+
+def rank_processes(mpirun_pid: int) -> list[int]:
+    """The tpu ranks mpirun started (its children)."""
+    children = subprocess.run(["pgrep", "-P", str(mpirun_pid)], capture_output=True, text=True).stdout.split()
+    return [int(pid) for pid in children]
+
+
+def descendants(pid: int) -> list[int]:
+    found, queue = [], [pid]
+    while queue:
+        children = subprocess.run(["pgrep", "-P", str(queue.pop())], capture_output=True, text=True).stdout.split()
+        found += [int(child) for child in children]
+        queue += children
+    return found
+
+
+def still_running(pids: list[int], grace_s: float) -> list[str]:
+    """Which of `pids` still run (zombies count as gone) after up to `grace_s`, named by command."""
+    deadline = time.monotonic() + grace_s
+    while True:
+        left = []
+        for pid in pids:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if stat.rsplit(")", 1)[1].split()[0] != "Z":
+                left.append(f"{pid} ({command[:80].strip()})")
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.1)
+
+
+def check_pod_rank_killed() -> Outcome:
+    """A pod of two QEMU boards running the shell (it never ends by itself); once both boards are up,
+    rank 1's tpu is killed with SIGKILL. mpirun must end the other rank, the pod must exit non-zero
+    within seconds, and no QEMU and no RAM-file folder may be left."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    command = [TPU_BINARY, "run", "--boards", "2", "--board", "qemu-virt-a53", "--cores", "2", "--timeout", "60", "shell"]
+    process, lines, reader = start_collecting(command)
+    log = lambda: f"$ {shlex.join(command)}\n" + "".join(lines)  # noqa: E731
+    try:
+        deadline = time.monotonic() + 90
+        up = lambda: {int(m) for m in re.findall(r"^\[task (\d)\] tpu: link up", "".join(lines), re.M)}  # noqa: E731
+        while up() != {0, 1} and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        if up() != {0, 1}:
+            return Outcome(False, "the pod's two boards never both said link up", log())
+        family = descendants(process.pid)  # the ranks, their QEMUs
+        ranks = rank_processes(process.pid)
+        if len(ranks) != 2:
+            return Outcome(False, f"mpirun has {len(ranks)} rank processes, expected 2", log())
+        os.kill(max(ranks), signal.SIGKILL)
+        try:
+            code = process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            return Outcome(False, "the pod did not end within 20 s of a rank's death", log())
+        reader.join(timeout=5)
+        output = "".join(lines)
+        left = still_running(family, grace_s=5)  # a killed rank's QEMU dies by its parent-death signal
+        folders = [Path(f) for f in re.findall(r"mem-path=(\S+)/board-ram", output)]
+        if code == 0:
+            return Outcome(False, "the pod exited 0 although a rank was killed", log())
+        if not re.search(r"exited on signal 9", output):
+            return Outcome(False, "mpirun did not name the killed rank", log())
+        if left:
+            return Outcome(False, f"processes of the pod still run: {left}", log())
+        if len(folders) != 2 or any(folder.exists() for folder in folders):
+            return Outcome(False, f"RAM-file folders: {folders} (expected two, both removed)", log())
+        return Outcome(True, "", log())
+    finally:
+        stop_collecting(process)
+
+
+def pod_cases() -> list[Case]:
+    host_pod = (("host", "pod"),)
+    cases = [Case("tpu-pod/host/2x2", partial(check_pod_knowledge, "host", 2, 2), images=host_pod, estimate_s=8),
+             Case("tpu-pod/host/3x1", partial(check_pod_knowledge, "host", 3, 1), images=host_pod, estimate_s=8),
+             Case("tpu-pod/qemu-virt-a53/2x2", partial(check_pod_knowledge, "qemu-virt-a53", 2, 2),
+                  images=(("qemu-virt-a53", "pod"),), estimate_s=15),
+             Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),
+             Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
+                  estimate_s=15)]
+    refusal_images = {"cores-differ": host_pod + (("host", "hello"),), "apps-differ": host_pod + (("host", "hello"),),
+                      "boards-differ-from-ranks": host_pod, "uart": (("qemu-virt-a53", "pod"),)}
+    cases += [Case(f"tpu-pod/refused/{name}", partial(check_pod_refused, name), images=images, estimate_s=4)
+              for name, images in refusal_images.items()]
+    return cases
