@@ -25,6 +25,7 @@
 #include "host-tools/lib/board/make_driver.hpp"
 #include "host-tools/lib/session/session_loop.hpp"
 #include "host-tools/lib/session/trace_collector.hpp"
+#include "host-tools/lib/pod/pod_collectives.hpp"
 
 namespace tpu {
 namespace {
@@ -35,6 +36,7 @@ constexpr int kExitInterrupted = 130;
 constexpr int kExitLinkFailed = 1;
 constexpr int kExitHostFunctionFailed = 6;
 constexpr auto kPumpInterval = std::chrono::milliseconds(100);
+constexpr auto kPodPumpInterval = std::chrono::milliseconds(1);  // while a reduction across boards is in flight
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 constexpr auto kAttachedQuiet = std::chrono::milliseconds(700);
 constexpr auto kWorkerWait = std::chrono::milliseconds(20);  // while a host function runs, the board is read this often
@@ -291,6 +293,8 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
     std::cerr << "tpu: " << worker_error << std::endl;
     return kExitBuildFailed;
   }
+  std::optional<PodCollectives> pod_collectives;  // a pod's reductions across boards (".pod")
+  if (place.exchange != nullptr) pod_collectives.emplace(*place.exchange).serve(functions);
   std::string program;
   setenv("TPU_LINK_HOST", "1", 1);  // the host board waits for the host's first messages (hal/link.hpp)
   std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(root, options, target, program);
@@ -341,7 +345,11 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
       return status;
     }
     const bool host_function_running = worker && worker->busy();
-    open = process->pump(host_function_running ? std::chrono::milliseconds(0) : kPumpInterval, bytes);
+    const bool pod_waiting = pod_collectives && pod_collectives->busy();
+    open = process->pump(host_function_running ? std::chrono::milliseconds(0)
+                         : pod_waiting         ? kPodPumpInterval
+                                               : kPumpInterval,
+                         bytes);
     const bool bytes_were_empty = bytes.empty();
     session.feed(bytes);
     bytes.clear();
@@ -361,6 +369,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
       }
     }
     infeed.pump();
+    if (pod_collectives) pod_collectives->pump();
     console.flush_stale();
     watch.tick(*process, session);
     infeed.progress(std::chrono::steady_clock::now());

@@ -135,7 +135,7 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
   }
   if (rank.rank == 0)
     std::cerr << "tpu: a pod of " << rank.size << " " << run.board << " boards: every rank agrees" << std::endl;
-  const int status = run.serve(PodPlace{rank.rank, rank.size});
+  const int status = run.serve(PodPlace{rank.rank, rank.size, pod.get()});
   return agree_and_finish(*pod, status, options.timeout_s + kEndGraceS);
 }
 

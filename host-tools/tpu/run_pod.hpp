@@ -10,14 +10,17 @@
 #include <string>
 
 #include "host-tools/lib/pod/pod_environment.hpp"
+#include "host-tools/lib/pod/row_exchange.hpp"
 #include "run.hpp"
 
 namespace tpu {
 
-// Where a board stands in its pod (task 0 of 1 for a single board).
+// Where a board stands in its pod (task 0 of 1 for a single board), and how its tpu reaches the
+// other boards' (for the collectives across boards; none for a single board).
 struct PodPlace {
   unsigned task = 0;
   unsigned num_tasks = 1;
+  RowExchange* exchange = nullptr;
 };
 
 struct PodRun {

@@ -42,12 +42,24 @@ ReplicaSet ReplicaSet::one_per_core(unsigned cores) {
   return set;
 }
 
-Result<Group> Collectives::enter(const CollectiveOptions& options, const char* name) {
+Result<Group> Collectives::enter(const CollectiveOptions& options, const char* name, bool across_boards) {
   ++sequence_;
   if (replica_ >= replicas_.count)
     return invalid_argument("{}: replica {} is outside the {} replicas", name, replica_, replicas_.count);
   RT_RETURN_IF_ERROR(validate_groups(options.groups, replicas_.count));
-  return group_of(options.groups, replicas_.count, replica_);
+  const Group group = group_of(options.groups, replicas_.count, replica_);
+  if (!across_boards && spans_boards(group))
+    return Status::error(StatusCode::kUnimplemented,
+                         "{} across the boards of a pod (replica {}'s group has members on other boards) is not "
+                         "implemented yet (issue 22, stage 3); a group inside one board works",
+                         name, replica_);
+  return group;
+}
+
+bool Collectives::spans_boards(const Group& group) const {
+  for (unsigned j = 0; j < group.size; ++j)
+    if (replicas_.task_of[group.members[j]] != replicas_.local_task) return true;
+  return false;
 }
 
 // Sends this member's {in, out} addresses to every other member and collects theirs.
@@ -170,7 +182,7 @@ Status Collectives::signal_group(CollectiveKind kind, const Group& group, const 
 Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* out, size_t count,
                                const CollectiveOptions& options) {
   RT_TRACE_SCOPE("all_reduce", trace::Category::kCollective);
-  Result<Group> group = enter(options, "cross_replica_sum");
+  Result<Group> group = enter(options, "cross_replica_sum", true);
   if (!group) return group.status();
   if (!reducible(type)) return unsupported_dtype("cross_replica_sum", type);
   const auto* source = static_cast<const uint8_t*>(in);
@@ -178,6 +190,7 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
   const size_t bytes = count * dtype_size(type);
   if (in != out && overlapping(in, bytes, out, bytes))
     return invalid_argument("cross_replica_sum: output overlaps input without being the same buffer");
+  if (spans_boards(*group)) return all_reduce_across_boards(op, type, source, destination, count, *group, options);
   if (group->size == 1) {
     // One member: the result is its own value, through the same finish step (mean divides by 1,
     // 16-bit types round-trip exactly).
@@ -193,6 +206,56 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
   const bool latency = options.algorithm == Algorithm::kLatency || (options.algorithm == Algorithm::kAuto && small);
   return latency ? all_reduce_latency(op, type, source, destination, count, *group, options)
                  : all_reduce_bandwidth(op, type, source, destination, count, *group, options);
+}
+
+// Across boards, for a group with members on other boards (cross_board.hpp):
+//   1. the group's members on this board (L, in group order) share their buffers;
+//   2. L's first member reduces every L member's input into its own output (the board's partial) and
+//      hands it to the reducer, which returns the whole group's result there;
+//   3. a signal round: the others copy the result from the first member's output; another round, and
+//      no member touches another's buffers any more.
+// A reducer that fails after the buffers were shared ends the board (fail_after_sharing): the other
+// members are waiting for a result that will not come.
+Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                             const Group& group, const CollectiveOptions& options) {
+  if (!reducible_across_boards(op, type))
+    return Status::error(StatusCode::kUnimplemented,
+                         "cross_replica_sum across the boards of a pod supports sum, max and min of float32, float64, "
+                         "int32 and uint32 so far (issue 22, stage 3); this one is {} of {}",
+                         reduce_op_name(op), dtype_name(type));
+  if (replicas_.cross_board == nullptr)
+    return Status::error(StatusCode::kFailedPrecondition,
+                         "cross_replica_sum: replica {}'s group spans boards, but no link to the other boards is set up",
+                         replica_);
+  Group local{};
+  uint8_t tasks[hal::kMaxCores];
+  unsigned num_tasks = 0;
+  for (unsigned j = 0; j < group.size; ++j) {
+    const uint8_t task = replicas_.task_of[group.members[j]];
+    if (task == replicas_.local_task) {
+      if (j == group.position) local.position = local.size;
+      local.members[local.size++] = group.members[j];
+    }
+    bool seen = false;
+    for (unsigned t = 0; t < num_tasks; ++t) seen = seen || tasks[t] == task;
+    if (!seen) tasks[num_tasks++] = task;
+  }
+  SharedBuffers peers[hal::kMaxCores];
+  const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
+  RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
+  if (local.position == 0) {
+    const uint8_t* inputs[hal::kMaxCores];
+    for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
+    reduce_many(op, type, inputs, local.size, &out, 1, count);
+    const CrossBoardReduce request{op, type, out, out, count, tasks, num_tasks, sequence_, group.members[0],
+                                   options.timeout_ns};
+    const Status combined = replicas_.cross_board(request);
+    if (!combined.is_ok()) fail_after_sharing(combined);
+  }
+  signal_after_sharing(CollectiveKind::kAllReduce, local, options);
+  if (local.position != 0) memcpy(out, peers[0].out, count * dtype_size(type));
+  signal_after_sharing(CollectiveKind::kAllReduce, local, options);
+  return Status::ok();
 }
 
 Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void* out, size_t count,

@@ -22,6 +22,7 @@
 // stopped answering mid-call) panics, because peers may still access its buffers. After any error
 // the mailboxes may hold bytes of the failed call: treat collective errors as fatal for the pod.
 #pragma once
+#include "cross_board.hpp"
 #include "exchange.hpp"
 #include "groups.hpp"
 #include "reduce.hpp"
@@ -35,7 +36,12 @@ namespace rt {
 // Which core runs each replica.
 struct ReplicaSet {
   unsigned count = 0;
-  uint8_t core_of[hal::kMaxCores] = {};
+  uint8_t core_of[hal::kMaxCores] = {};  // the core (on its own board) running each member
+  // A pod of boards: each member's task (board), this board's task, and how a reduction leaves the
+  // board (cross_board.hpp). On a single board every member is on task 0 and there is no reducer.
+  uint8_t task_of[hal::kMaxCores] = {};
+  uint8_t local_task = 0;
+  CrossBoardReducer cross_board = nullptr;
 
   static ReplicaSet one_per_core(unsigned cores);
 };
@@ -107,9 +113,15 @@ class Collectives {
   Status all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                               const Group& group, const CollectiveOptions& options);
   Status signal_group(CollectiveKind kind, const Group& group, const CollectiveOptions& options);
+  // A group with members on other boards: reduce here, combine across boards, fan out here.
+  Status all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                  const Group& group, const CollectiveOptions& options);
+  bool spans_boards(const Group& group) const;
   // signal_group, but a failure is fatal (see fail_after_sharing).
   void signal_after_sharing(CollectiveKind kind, const Group& group, const CollectiveOptions& options);
-  Result<Group> enter(const CollectiveOptions& options, const char* name);
+  // Counts the call and finds the caller's group; a group with members on other boards is refused
+  // (UNIMPLEMENTED) unless `across_boards` (the collective handles it).
+  Result<Group> enter(const CollectiveOptions& options, const char* name, bool across_boards = false);
   unsigned core_of(uint32_t replica) const { return replicas_.core_of[replica]; }
 
   ReplicaSet replicas_;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -54,6 +55,66 @@ class Watchdog {
 
 }  // namespace
 
+struct MpiPod::Exchanges {
+  struct Exchange {
+    std::vector<std::vector<uint8_t>> rows;  // in the order of the ranks given
+    std::vector<MPI_Request> requests;
+  };
+  std::map<int, Exchange> in_flight;
+  int next_id = 0;
+};
+
+MpiPod::MpiPod(PodRank rank) : rank_(std::move(rank)), exchanges_(std::make_unique<Exchanges>()) {}
+
+int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine) {
+  const int id = exchanges_->next_id++;
+  Exchanges::Exchange& exchange = exchanges_->in_flight[id];
+  exchange.rows.resize(ranks.size());
+  const int bytes = static_cast<int>(mine.size());
+  for (size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] == rank_.rank) exchange.rows[i] = std::move(mine);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] == rank_.rank) continue;
+    exchange.rows[i].resize(static_cast<size_t>(bytes));
+    MPI_Request receive = MPI_REQUEST_NULL;
+    MPI_Irecv(exchange.rows[i].data(), bytes, MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD, &receive);
+    exchange.requests.push_back(receive);
+  }
+  size_t own = 0;
+  while (own < ranks.size() && ranks[own] != rank_.rank) ++own;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] == rank_.rank) continue;
+    MPI_Request send = MPI_REQUEST_NULL;
+    MPI_Isend(exchange.rows[own].data(), bytes, MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD, &send);
+    exchange.requests.push_back(send);
+  }
+  return id;
+}
+
+std::optional<bool> MpiPod::exchange_done(int id, std::string& error) {
+  const auto found = exchanges_->in_flight.find(id);
+  if (found == exchanges_->in_flight.end()) {
+    error = "no exchange " + std::to_string(id);
+    return std::nullopt;
+  }
+  std::vector<MPI_Request>& requests = found->second.requests;
+  int done = 0;
+  const int code = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+  if (code != MPI_SUCCESS) {
+    error = mpi_error_text(code);
+    return std::nullopt;
+  }
+  return done != 0;
+}
+
+std::vector<std::vector<uint8_t>> MpiPod::take_rows(int id) {
+  const auto found = exchanges_->in_flight.find(id);
+  if (found == exchanges_->in_flight.end()) return {};
+  std::vector<std::vector<uint8_t>> rows = std::move(found->second.rows);
+  exchanges_->in_flight.erase(found);
+  return rows;
+}
+
 std::unique_ptr<MpiPod> MpiPod::start(const PodRank& rank, double timeout_s, std::string& error) {
   int provided = 0;
   int code = MPI_SUCCESS;
@@ -84,6 +145,11 @@ MpiPod::~MpiPod() { finish(); }
 void MpiPod::finish() {
   if (finished_) return;
   finished_ = true;
+  if (!exchanges_->in_flight.empty()) {
+    std::fprintf(stderr, "tpu: %zu exchanges with other boards never finished; ending the pod\n",
+                 exchanges_->in_flight.size());
+    abort(kExitPodStuck);
+  }
   MPI_Finalize();
 }
 

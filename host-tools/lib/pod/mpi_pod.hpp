@@ -12,16 +12,17 @@
 
 #include "pod_environment.hpp"
 #include "pod_records.hpp"
+#include "row_exchange.hpp"
 
 namespace tpu {
 
-class MpiPod {
+class MpiPod final : public RowExchange {
  public:
   // MPI_Init_thread (only this thread calls MPI), errors returned rather than fatal. nullptr with
   // `error` if Open MPI cannot start; a watchdog ends the process if MPI_Init is stuck past
   // `timeout_s` (a rank that never started).
   static std::unique_ptr<MpiPod> start(const PodRank& rank, double timeout_s, std::string& error);
-  ~MpiPod();  // MPI_Finalize unless finished or aborted
+  ~MpiPod() override;  // MPI_Finalize unless finished or aborted
   MpiPod(const MpiPod&) = delete;
   MpiPod& operator=(const MpiPod&) = delete;
 
@@ -36,17 +37,28 @@ class MpiPod {
   // The largest of every rank's `status` (the pod's exit status).
   std::optional<int> worst_status(int status, double timeout_s, std::string& error);
 
-  // MPI_Finalize; afterwards no call above may be made.
+  // RowExchange over MPI_COMM_WORLD: MPI_Isend of this rank's row to every other rank, MPI_Irecv of
+  // theirs, tested without blocking.
+  unsigned my_rank() const override { return rank_.rank; }
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine) override;
+  std::optional<bool> exchange_done(int id, std::string& error) override;
+  std::vector<std::vector<uint8_t>> take_rows(int id) override;
+
+  // MPI_Finalize (or, with exchanges still in flight, which MPI cannot end cleanly, MPI_Abort);
+  // afterwards no call above may be made.
   void finish();
   // MPI_Abort of the whole job with `status` (mpirun ends the other ranks).
   [[noreturn]] void abort(int status);
 
  private:
-  explicit MpiPod(PodRank rank) : rank_(std::move(rank)) {}
+  explicit MpiPod(PodRank rank);
   // Polls the pending request until done; false with `error` on timeout, interruption or MPI error.
   bool wait(void* request, const std::string& what, double timeout_s, std::string& error);
 
+  struct Exchanges;  // the MPI requests of the exchanges in flight (mpi_pod.cpp)
+
   PodRank rank_;
+  std::unique_ptr<Exchanges> exchanges_;
   const volatile std::sig_atomic_t* interrupted_ = nullptr;
   bool finished_ = false;
 };

@@ -7,8 +7,8 @@
 //   POD replicas N hosts H per-host P      TPUStrategy's num_replicas_in_sync, num_hosts,
 //   POD worker r /job:.../device:TPU:d     num_replicas_per_host and worker_devices
 //   POD host-cpu t /job:...                get_host_cpu_device(t)
-// In a pod, replicate across the boards is not there yet (issue 22, stage 2): the program checks that
-// it says so (UNIMPLEMENTED) instead of running replicas on one board only.
+//   POD sums over N replicas on K boards: ...   a replicate over every core of the pod whose
+//                                          cross_replica_sum crosses the boards (sums_across_boards)
 #include "firmware/tpu_pod.hpp"
 
 namespace {
@@ -38,18 +38,68 @@ Status print_strategy(const TPUStrategy& strategy) {
   return Status::ok();
 }
 
-Result<Tensor> replica_id(ReplicaContext& replica) { return scalar(replica.arena(), int32_t(replica.replica_id()), "id"); }
+// Replica r holds x = (r + 1) * [1, 2, 3, 4]. Over all N replicas of the pod, cross_replica_sum
+// gives S * [1, 2, 3, 4] with S = N (N + 1) / 2; over the groups {j, j + C, j + 2C, ...} (one replica
+// per board, C cores per board) it gives S_j * [1, 2, 3, 4] with S_j the sum of their r + 1; and the
+// max of the replica ids is N - 1. Every value is exact in float32, so each board checks its own
+// replicas' results against these sums.
+constexpr unsigned kMaxGroupIds = kMaxReplicas;
+uint32_t column_groups[kMaxGroupIds];
 
-// A pod's replicate must refuse (not yet across boards); a single board's runs.
-Status check_replicate(const PodMembership& pod, const TPUStrategy& strategy) {
+GroupAssignment board_columns(unsigned boards, unsigned cores) {
+  for (unsigned j = 0; j < cores; ++j)
+    for (unsigned t = 0; t < boards; ++t) column_groups[j * boards + t] = t * cores + j;
+  return GroupAssignment{column_groups, cores, boards};
+}
+
+struct Sums {
+  GroupAssignment columns;
+};
+Sums sums;
+
+Result<Tensor> sums_across_boards(ReplicaContext& replica) {
+  Arena& arena = replica.arena();
+  const float r1 = static_cast<float>(replica.replica_id() + 1);
+  const Tensor x = RT_TRY(constant<float>(arena, {4}, {r1, 2 * r1, 3 * r1, 4 * r1}, "x"));
+  const Tensor all = RT_TRY(cross_replica_sum(x));
+  const Tensor column = RT_TRY(cross_replica_sum(x, sums.columns));
+  const Tensor id = RT_TRY(scalar(arena, int32_t(replica.replica_id()), "id"));
+  const Tensor top = RT_TRY(replica.all_reduce(ReduceOp::kMax, id));
+  const Tensor out = RT_TRY(arena.allocate_tensor(DType::kF32, Shape::make({9}).value(), "out"));
+  for (unsigned i = 0; i < 4; ++i) {
+    out.at<float>(i) = all.at<float>(i);
+    out.at<float>(4 + i) = column.at<float>(i);
+  }
+  out.at<float>(8) = static_cast<float>(top.scalar<int32_t>());
+  return out;
+}
+
+// Runs the sums on every replica of the pod and checks this board's replicas.
+Status check_sums(const PodMembership& pod, const TPUStrategy& strategy, unsigned cores) {
+  const unsigned replicas = strategy.num_replicas_in_sync();
+  sums.columns = board_columns(pod.num_tasks, cores);
   ReplicaArgs inputs[kMaxReplicas];
-  const unsigned replicas = strategy.num_replicas_in_sync() <= kMaxReplicas ? strategy.num_replicas_in_sync() : 1;
-  const Result<Replicated> ran = replicate(replica_id, Span<const ReplicaArgs>(inputs, replicas));
-  if (!pod.in_pod()) return ran.status();
-  if (ran.status().code() != StatusCode::kUnimplemented)
-    return internal_error("replicate on a pod gave {} '{}', expected UNIMPLEMENTED (issue 22 stage 2)",
-                          status_code_name(ran.status().code()), ran.status().message());
-  log_info("POD replicate {}", ran.status().message());
+  const Replicated result = RT_TRY(replicate(sums_across_boards, Span<const ReplicaArgs>(inputs, replicas)));
+  const float total = static_cast<float>(replicas * (replicas + 1) / 2);
+  unsigned checked = 0;
+  for (unsigned r = 0; r < replicas; ++r) {
+    if (result[r].empty()) continue;  // another board's replica
+    const Tensor& out = result[r][0];
+    const unsigned j = r % cores;
+    float column = 0;
+    for (unsigned t = 0; t < pod.num_tasks; ++t) column += static_cast<float>(t * cores + j + 1);
+    for (unsigned i = 0; i < 4; ++i)
+      if (out.at<float>(i) != total * float(i + 1) || out.at<float>(4 + i) != column * float(i + 1))
+        return internal_error("replica {}: sums {} and {} at {}, expected {} and {}", r, out.at<float>(i),
+                              out.at<float>(4 + i), i, total * float(i + 1), column * float(i + 1));
+    if (out.at<float>(8) != float(replicas - 1))
+      return internal_error("replica {}: max of the ids {}, expected {}", r, out.at<float>(8), replicas - 1);
+    ++checked;
+  }
+  if (checked != replicas / pod.num_tasks)
+    return internal_error("this board ran {} of the {} replicas, expected {}", checked, replicas, replicas / pod.num_tasks);
+  log_info("POD sums over {} replicas on {} boards: all {}, columns of {}, max id {}: checked on this board's {} replicas",
+           replicas, pod.num_tasks, total, pod.num_tasks, replicas - 1, checked);
   return Status::ok();
 }
 
@@ -61,7 +111,7 @@ Status program() {
   log_info("POD resolver task_id {} accelerators {}", resolver.task_id(), resolver.num_accelerators());
   RT_RETURN_IF_ERROR(print_topology(RT_TRY(resolver.initialize_tpu_system())));
   RT_RETURN_IF_ERROR(print_strategy(strategy));
-  return check_replicate(pod, strategy);
+  return check_sums(pod, strategy, resolver.num_accelerators());
 }
 
 Status run(const firmware::CoreContext& context) {

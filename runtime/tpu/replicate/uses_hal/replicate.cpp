@@ -8,6 +8,7 @@
 #include "runtime/tpu/replicate/executor.hpp"
 #include "hal/core.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
+#include "pod_bridge.hpp"
 #include "runtime/tpu/mesh/pod_placement.hpp"
 #include "runtime/tpu/replicate/replicate_inputs.hpp"
 
@@ -53,7 +54,12 @@ struct Task {
 
 Task task_of(const PodPlacement& placement, unsigned task) {
   const unsigned replica = task / placement.cores_per_replica, logical_core = task % placement.cores_per_replica;
-  return Task{replica, logical_core, placement.core_of(replica, logical_core)};
+  return Task{replica, logical_core, placement.local_core_of(replica, logical_core)};
+}
+
+// Whether launch task `task` runs on this board (in a pod, the other boards launch theirs).
+bool is_local(const PodPlacement& placement, unsigned task) {
+  return placement.is_local(task / placement.cores_per_replica, task % placement.cores_per_replica);
 }
 
 void fill_launch(Launch& launch, const Computation& computation, const PodPlacement& placement, const Task& task,
@@ -62,6 +68,7 @@ void fill_launch(Launch& launch, const Computation& computation, const PodPlacem
   launch.placement = ReplicaPlacement{task.replica, placement.num_replicas, task.core, task.logical_core,
                                       placement.cores_per_replica};
   launch.replicas = placement.replicas_on_logical_core(task.logical_core);
+  if (placement.cores_per_board != 0) launch.replicas.cross_board = reduce_across_boards;  // pod_bridge.hpp
   launch.logical_cores = placement.logical_cores_of_replica(task.replica);
   launch.collective_timeout_ns = options.collective_timeout_ns;
   launch.num_inputs = static_cast<unsigned>(args.size());
@@ -90,16 +97,18 @@ struct FirstErrors {
 };
 
 // Every worker is acquired before any launch is published, so a core that is not ready fails the
-// call before any replica waits for it in a collective.
+// call before any replica waits for it in a collective. In a pod, only this board's launches.
 Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inputs, const PodPlacement& placement,
                     const ReplicateOptions& options, ReplicateResult& result) {
-  Launch* launches[hal::kMaxCores];
+  Launch* launches[hal::kMaxCores] = {};
   for (unsigned t = 0; t < placement.num_tasks(); ++t) {
+    if (!is_local(placement, t)) continue;
     Result<Launch*> launch = acquire_launch(task_of(placement, t).core, options.timeout_ns);
     if (!launch) return launch.status();
     launches[t] = *launch;
   }
   for (unsigned t = 0; t < placement.num_tasks(); ++t) {
+    if (!is_local(placement, t)) continue;
     const Task task = task_of(placement, t);
     fill_launch(*launches[t], computation, placement, task, inputs[task.replica], result.padding, options);
     if (task.core != 0) publish_launch(task.core);
@@ -108,13 +117,14 @@ Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inpu
   unsigned local_task = placement.num_tasks();
   Status local_status;
   for (unsigned t = 0; t < placement.num_tasks(); ++t)
-    if (task_of(placement, t).core == 0) {
+    if (is_local(placement, t) && task_of(placement, t).core == 0) {
       local_task = t;
       local_status = run_launch(*launches[t], outputs_of(task_of(placement, t), result, dropped));
     }
   const uint64_t deadline = hal::deadline_after(options.timeout_ns);
   FirstErrors errors;
   for (unsigned t = 0; t < placement.num_tasks(); ++t) {
+    if (!is_local(placement, t)) continue;
     const Task task = task_of(placement, t);
     errors.add(t == local_task ? local_status
                                : await_completion(task.core, outputs_of(task, result, dropped), deadline,
@@ -131,12 +141,6 @@ Status replicate(const Computation& computation, Span<const ReplicaArgs> inputs,
                  ReplicateResult& result) {
   const unsigned num_replicas = static_cast<unsigned>(inputs.size());
   RT_RETURN_IF_ERROR(check_caller(num_replicas));  // before touching `result`: a nested call may share it
-  if (const PodMembership& pod = pod_membership(); pod.in_pod())
-    return Status::error(StatusCode::kUnimplemented,
-                         "replicate on a pod of {} boards (this board is task {}): running a computation's replicas "
-                         "across the boards of a pod is not implemented yet (issue 22, stage 2); a pod knows its "
-                         "tasks, topology and devices, but every replica still runs on one board",
-                         pod.num_tasks, pod.task);
   result.num_replicas = 0;
   for (ReplicaOutputs& outputs : result.replicas) outputs.clear();
   const bool has_infeed = options.infeed_queue != nullptr;
@@ -147,7 +151,9 @@ Status replicate(const Computation& computation, Span<const ReplicaArgs> inputs,
       plan_padding(inputs, options.maximum_shapes, options.padding_spec, computation.signature.arg_names);
   if (!plan) return plan.status();
   result.padding = *plan;
-  Result<PodPlacement> placement = place_computation(num_replicas, options.device_assignment, hal::core_count());
+  const PodMembership& pod = pod_membership();
+  Result<PodPlacement> placement =
+      place_computation(num_replicas, options.device_assignment, hal::core_count(), PodShape{pod.task, pod.num_tasks});
   if (!placement) return placement.status();
   if (has_infeed && !options.infeed_queue->dequeue)
     return Status::error(StatusCode::kUnimplemented,
