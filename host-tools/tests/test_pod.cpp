@@ -1,12 +1,16 @@
 // A pod's host side without MPI (host-tools/lib/pod): reading Open MPI's launch variables, the mpirun
-// command `tpu run --boards K` runs, and the check that a pod's boards agree. Expected values are
+// command `tpu run --boards K` runs, the check that a pod's boards agree, and the host's part of a
+// reduction across boards (its request text, the left fold, the deferred .pod call over a fake exchange). Expected values are
 // written out by hand from Open MPI's documented variables and flags.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "host-tools/lib/pod/pod_collectives.hpp"
 #include "host-tools/lib/pod/pod_environment.hpp"
 #include "host-tools/lib/pod/pod_launcher.hpp"
 #include "host-tools/lib/pod/pod_records.hpp"
@@ -71,8 +75,11 @@ TEST_CASE("tpu run --boards K becomes mpirun of K ranks of the same tpu", "[pod]
   CHECK(tpu::mpirun_command(launch) == expected);
   launch.as_root = true;
   launch.extra_mpirun_arguments = " --mca btl_vader_single_copy_mechanism  none ";
+  launch.network = "tcp";
   const std::vector<std::string> command = tpu::mpirun_command(launch);
-  const std::vector<std::string> tail(command.begin() + 20, command.end());
+  const std::vector<std::string> network(command.begin() + 11, command.begin() + 17);
+  CHECK(network == std::vector<std::string>{"--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo"});
+  const std::vector<std::string> tail(command.begin() + 23, command.end());
   CHECK(tail == std::vector<std::string>{"--allow-run-as-root", "--mca", "btl_vader_single_copy_mechanism", "none",
                                          "/repo/build/host-tools/tpu", "run", "--boards", "3", "--board", "host", "pod"});
 }
@@ -105,4 +112,121 @@ TEST_CASE("a pod's boards must agree: kind, cores, program, link", "[pod]") {
         "the pod's rank records are out of order: entry 0 says rank 1");
   const std::string long_target(400, 'x');  // cut to the field, never overrun
   CHECK(std::string(record(0, "host", 2, long_target, "auto").target).size() == sizeof(tpu::PodRankRecord::target) - 1);
+}
+
+// ---------------------------------------------------------------- collectives across boards
+
+namespace {
+
+std::vector<uint8_t> bytes_of(const std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<float> floats_of(const std::vector<uint8_t>& bytes) {
+  std::vector<float> values(bytes.size() / 4);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+// Rows of the other ranks, handed over when the test says they arrived.
+class FakeExchange final : public tpu::RowExchange {
+ public:
+  unsigned my_rank() const override { return 1; }
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine) override {
+    started.push_back({ranks, tag, std::move(mine)});
+    return static_cast<int>(started.size()) - 1;
+  }
+  std::optional<bool> exchange_done(int id, std::string&) override { return arrived.count(id) != 0; }
+  std::vector<std::vector<uint8_t>> take_rows(int id) override {
+    std::vector<std::vector<uint8_t>> rows = arrived[id];
+    for (size_t i = 0; i < started[id].ranks.size(); ++i)
+      if (started[id].ranks[i] == my_rank()) rows[i] = started[id].mine;
+    return rows;
+  }
+  struct Started {
+    std::vector<unsigned> ranks;
+    int tag;
+    std::vector<uint8_t> mine;
+  };
+  std::vector<Started> started;
+  std::map<int, std::vector<std::vector<uint8_t>>> arrived;
+};
+
+}  // namespace
+
+TEST_CASE("a pod's all_reduce request is read from its text", "[pod]") {
+  std::string error;
+  const std::optional<tpu::PodReduceRequest> request =
+      tpu::parse_pod_request("all_reduce op=max type=int32 count=7 tasks=2,0,1 seq=12 first=3", error);
+  REQUIRE(request.has_value());
+  CHECK(request->op == "max");
+  CHECK(request->type == rt::DType::kI32);
+  CHECK(request->count == 7);
+  CHECK(request->tasks == std::vector<unsigned>{2, 0, 1});
+  CHECK(request->sequence == 12);
+  CHECK(request->first_member == 3);
+  CHECK(tpu::pod_tag(*request) == 12 * 16 + 3);
+  CHECK(!tpu::parse_pod_request("all_gather op=sum", error).has_value());
+  CHECK(error == "the pod's collectives know all_reduce, not 'all_gather'");
+  CHECK(!tpu::parse_pod_request("all_reduce op=mean type=float32 count=1 tasks=0,1 seq=1 first=0", error));
+  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=bfloat16 count=1 tasks=0,1 seq=1 first=0", error));
+  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=float32 count=1 tasks=0 seq=1 first=0", error));
+  CHECK(error == "an all_reduce across boards names at least two tasks, this one '0'");
+  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=float32 count=x tasks=0,1 seq=1 first=0", error));
+}
+
+TEST_CASE("the boards' partials fold left in the group's task order, in the dtype", "[pod]") {
+  tpu::PodReduceRequest sum{"sum", rt::DType::kF32, 2, {0, 1, 2}, 0, 0};
+  // (1e8 + 1) - 1e8 = 0 in float32 (1e8 + 1 rounds to 1e8), where 1 + (1e8 - 1e8) would be 1: the
+  // order is the left fold, rounding after every addition.
+  const std::vector<float> folded =
+      floats_of(tpu::combine_rows(sum, {bytes_of({1e8f, 2}), bytes_of({1, 3}), bytes_of({-1e8f, 4})}));
+  CHECK(folded == std::vector<float>{0, 9});
+  // int32 sums wrap; max and min as the board takes them: max(+0, -0) is -0, a NaN on the left wins.
+  tpu::PodReduceRequest wrap{"sum", rt::DType::kI32, 1, {0, 1}, 0, 0};
+  const int32_t big = 2147483647, one = 1;
+  std::vector<uint8_t> a(4), b(4);
+  std::memcpy(a.data(), &big, 4);
+  std::memcpy(b.data(), &one, 4);
+  const std::vector<uint8_t> wrapped = tpu::combine_rows(wrap, {a, b});
+  int32_t result = 0;
+  std::memcpy(&result, wrapped.data(), 4);
+  CHECK(result == -2147483647 - 1);
+  tpu::PodReduceRequest max{"max", rt::DType::kF32, 2, {0, 1}, 0, 0};
+  const std::vector<float> maxima = floats_of(tpu::combine_rows(max, {bytes_of({0.0f, NAN}), bytes_of({-0.0f, 5})}));
+  CHECK(std::signbit(maxima[0]));
+  CHECK(std::isnan(maxima[1]));
+}
+
+TEST_CASE("a .pod call is answered once every board's partial arrived", "[pod]") {
+  FakeExchange exchange;
+  tpu::PodCollectives collectives(exchange);
+  tpu::HostFunctions functions(tpu::HostEnvironment{});
+  collectives.serve(functions);
+  std::optional<tpu::HostCallOutcome> answer;
+  tpu::HostCallRequest call;
+  call.function = ".pod";
+  call.text = "all_reduce op=sum type=float32 count=2 tasks=1,0 seq=4 first=2";
+  call.tensors = {tpu::HostTensor::of<float>({2}, {10, 20})};
+  functions.call(call, [&answer](tpu::HostCallOutcome outcome) { answer = std::move(outcome); });
+  REQUIRE(exchange.started.size() == 1);
+  CHECK(exchange.started[0].ranks == std::vector<unsigned>{1, 0});
+  CHECK(exchange.started[0].tag == 4 * 16 + 2);
+  collectives.pump();
+  CHECK(!answer.has_value());
+  CHECK(collectives.busy());
+  exchange.arrived[0] = {{}, bytes_of({1.5f, 2.5f})};  // task 0's row; this board (task 1) comes first
+  collectives.pump();
+  REQUIRE(answer.has_value());
+  REQUIRE(answer->code == rt::StatusCode::kOk);
+  CHECK(answer->results[0].values<float>() == std::vector<float>{11.5f, 22.5f});
+  CHECK(!collectives.busy());
+  // A partial that does not match its text is refused at once.
+  call.tensors = {tpu::HostTensor::of<float>({3}, {1, 2, 3})};
+  functions.call(call, [&answer](tpu::HostCallOutcome outcome) { answer = std::move(outcome); });
+  CHECK(answer->code == rt::StatusCode::kInvalidArgument);
+  CHECK(answer->message == "the partial of 'all_reduce op=sum type=float32 count=2 tasks=1,0 seq=4 first=2' is "
+                           "float32[3]");
 }

@@ -98,6 +98,10 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
                   "a pod of K such boards on this machine, 2..16, one Open MPI rank each (mpirun); each board is "
                   "one TF task (README: A pod of boards)")
       ->check(CLI::Range(2, 16));
+  run->add_option("--pod-network", options.pod_network,
+                  "how Open MPI carries a pod's traffic: shm (shared memory, default) or tcp (over loopback, the "
+                  "path a real network takes)")
+      ->check(CLI::IsMember({"shm", "tcp"}));
   run->add_option("--trace", options.trace_file, "write the cores' timeline as Chrome trace JSON (ui.perfetto.dev) and print utilisation")
       ->check(non_empty());
   run->add_flag("--watch", options.watch,

@@ -16,6 +16,7 @@ struct RunOptions {
   std::optional<std::string> board;  // default: from the ELF, else qemu-virt-a53
   unsigned cores = 0;  // --cores; 0: the board's default (8, raspi3b 4)
   unsigned boards = 0;  // --boards K: a pod of K such boards on this machine, one Open MPI rank each (run_pod.hpp)
+  std::string pod_network = "shm";  // --pod-network shm|tcp: how Open MPI carries the pod's traffic
   double timeout_s = 120;
   double host_call_deadline_s = 20;  // --host-call-deadline: for the app's host functions that declare none
   std::optional<std::filesystem::path> outfeed_dir;

@@ -82,6 +82,7 @@ int launch_pod(const RunOptions& options, const PodRun& run) {
   launch.tpu_path = this_tpu();
   launch.tpu_arguments.assign(options.argv.begin() + (options.argv.empty() ? 0 : 1), options.argv.end());
   launch.as_root = geteuid() == 0;
+  launch.network = options.pod_network;
   if (const char* extra = std::getenv("TPU_MPIRUN_ARGS")) launch.extra_mpirun_arguments = extra;
   if (launch.as_root) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);

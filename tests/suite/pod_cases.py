@@ -1,6 +1,6 @@
-"""Pods of boards (`tpu run --boards K`, one Open MPI rank per board): what each board knows of its pod,
-the refusals before any board starts, and a pod that fails as a whole (a fault on one board, a rank
-killed). Expected POD lines are computed here from TF's definitions and the stacking rule of
+"""Pods of boards (`tpu run --boards K`, one Open MPI rank per board): what each board knows of its pod
+and a replicate over the whole pod whose cross_replica_sum crosses the boards, the refusals before any
+board starts, and a pod that fails as a whole (a fault on one board, a rank killed). Expected POD lines are computed here from TF's definitions and the stacking rule of
 runtime/tpu/mesh/topology.hpp (each board's default mesh, boards stacked along z), written out
 independently of the runtime."""
 from __future__ import annotations
@@ -22,10 +22,7 @@ from .collecting import start_collecting, stop_collecting
 from .tpu_tool import TPU_BINARY, TPU_TIMEOUT_S, tpu_not_built
 
 # A board's default mesh [x, y, z, cores per chip] for the core counts the pods here use.
-BOARD_MESH = {1: (1, 1, 1, 1), 2: (1, 1, 1, 2), 4: (1, 1, 2, 2)}
-NOT_YET = ("replicate on a pod of {k} boards (this board is task {t}): running a computation's replicas across the "
-           "boards of a pod is not implemented yet (issue 22, stage 2); a pod knows its tasks, topology and devices, "
-           "but every replica still runs on one board")
+BOARD_MESH = {1: (1, 1, 1, 1), 2: (1, 1, 1, 2), 4: (1, 1, 2, 2), 8: (1, 2, 2, 2)}
 
 
 def device_coordinates(cores: int, task: int, device: int) -> tuple[int, int, int, int]:
@@ -48,7 +45,11 @@ def expected_pod_lines(boards: int, cores: int, task: int) -> list[str]:
     lines += [f"POD worker {r} /job:worker/replica:0/task:{r // cores}/device:TPU:{r % cores}"
               for r in range(boards * cores)]
     lines += [f"POD host-cpu {h} /job:worker/replica:0/task:{h}/device:CPU:0" for h in range(boards)]
-    lines.append("POD replicate " + NOT_YET.format(k=boards, t=task))
+    # cross_replica_sum over every replica of the pod (replica r holds r + 1), over the groups of one
+    # replica per board, and the max of the ids: the board checks its own replicas' values and says so.
+    n = boards * cores
+    lines.append(f"POD sums over {n} replicas on {boards} boards: all {n * (n + 1) // 2}, columns of {boards}, "
+                 f"max id {n - 1}: checked on this board's {cores} replicas")
     return lines
 
 
@@ -56,14 +57,15 @@ def pod_lines(output: str, task: int) -> list[str]:
     return re.findall(rf"^\[task {task}\] \[c0 I\] (POD .*)$", output, re.M)
 
 
-def check_pod_knowledge(board: str, boards: int, cores: int) -> Outcome:
+def check_pod_knowledge(board: str, boards: int, cores: int, extra: tuple[str, ...] = ()) -> Outcome:
     """Every board of the pod prints its task, the pod's topology and TPUStrategy's hosts and devices,
-    each line as computed above, and every board passes."""
+    each line as computed above, runs its replicas of a pod-wide replicate whose sums cross the boards,
+    and passes."""
     missing = tpu_not_built()
     if missing:
         return missing
     command = [TPU_BINARY, "run", "--boards", str(boards), "--board", board, "--cores", str(cores), "--timeout", "90",
-               "pod"]
+               *extra, "pod"]
     result = run_image(command, TPU_TIMEOUT_S)
     log = f"$ {shlex.join(command)}\n{result.output}"
     if result.timed_out or result.exit_code != 0:
@@ -222,7 +224,10 @@ def check_pod_rank_killed() -> Outcome:
 def pod_cases() -> list[Case]:
     host_pod = (("host", "pod"),)
     cases = [Case("tpu-pod/host/2x2", partial(check_pod_knowledge, "host", 2, 2), images=host_pod, estimate_s=8),
-             Case("tpu-pod/host/3x1", partial(check_pod_knowledge, "host", 3, 1), images=host_pod, estimate_s=8),
+             Case("tpu-pod/host/4x1", partial(check_pod_knowledge, "host", 4, 1), images=host_pod, estimate_s=8),
+             Case("tpu-pod/host/2x4", partial(check_pod_knowledge, "host", 2, 4), images=host_pod, estimate_s=8),
+             Case("tpu-pod/host/2x2/tcp", partial(check_pod_knowledge, "host", 2, 2, ("--pod-network", "tcp")),
+                  images=host_pod, estimate_s=8),
              Case("tpu-pod/qemu-virt-a53/2x2", partial(check_pod_knowledge, "qemu-virt-a53", 2, 2),
                   images=(("qemu-virt-a53", "pod"),), estimate_s=15),
              Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),

@@ -166,6 +166,37 @@ TEST_CASE("pod placement: replicas x logical cores and their collective groups",
   CHECK(every_core.core_of(5, 0) == 5);
 }
 
+TEST_CASE("pod placement across the boards of a pod: tasks, local cores, replicas inside one board", "[logical_devices][pod]") {
+  // Task 1 of two boards of 4 cores: replica r on pod core r, i.e. task r / 4, that board's core r % 4.
+  const rt::tpu::PodShape task1{1, 2};
+  rt::tpu::PodPlacement eight = *rt::tpu::place_computation(8, nullptr, 4, task1);
+  for (unsigned r = 0; r < 8; ++r) {
+    CHECK(eight.task_of(r, 0) == r / 4);
+    CHECK(eight.local_core_of(r, 0) == r % 4);
+    CHECK(eight.is_local(r, 0) == (r >= 4));
+  }
+  const rt::ReplicaSet all = eight.replicas_on_logical_core(0);
+  CHECK(all.local_task == 1);
+  CHECK(all.task_of[2] == 0);
+  CHECK(all.core_of[6] == 2);
+  CHECK(all.task_of[6] == 1);
+  CHECK(text_of(rt::tpu::place_computation(4, nullptr, 4, task1).status()) ==
+        "'num_replicas' must be equal to 1 or 8, got 4");
+  // The pod's topology (two [1,1,2,2] boards stacked: [1,1,4,2]); a replica of a whole board (shape
+  // [1,1,2,2]) stays on one task; a replica of shape [1,1,4,1] would span both and is refused.
+  const rt::tpu::Topology pod = *rt::tpu::Topology::for_pod(2, 4);
+  const int32_t board_shape[] = {1, 1, 2, 2};
+  const rt::tpu::DeviceAssignment boards = *rt::tpu::DeviceAssignment::build(pod, board_shape, {}, 2);
+  rt::tpu::PodPlacement whole = *rt::tpu::place_computation(2, &boards, 4, task1);
+  CHECK(whole.task_of(0, 0) == 0);
+  CHECK(whole.task_of(1, 3) == 1);
+  const int32_t column[] = {1, 1, 4, 1};
+  const rt::tpu::DeviceAssignment spanning = *rt::tpu::DeviceAssignment::build(pod, column, {}, 2);
+  CHECK(text_of(rt::tpu::place_computation(2, &spanning, 4, task1).status()) ==
+        "replica 0 spans tasks 0 and 1 (logical cores 0 and 2): a replica's logical cores must stay inside one board of "
+        "the pod; choose a computation_shape that fits one board's mesh");
+}
+
 namespace {
 
 // The SAME convolution of `image` tiled by `partition`, computed the way every logical device does

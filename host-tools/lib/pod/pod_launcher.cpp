@@ -6,9 +6,12 @@
 namespace tpu {
 
 std::vector<std::string> mpirun_command(const PodLaunch& launch) {
+  const bool tcp = launch.network == "tcp";
   std::vector<std::string> argv = {"mpirun", "-n", std::to_string(launch.boards), "--oversubscribe", "--bind-to", "none",
-                                   "--stdin", "none", "--mca", "plm", "isolated", "--mca", "btl", "self,vader",
-                                   "--mca", "btl_base_warn_component_unused", "0", "--mca", "mpi_yield_when_idle", "1"};
+                                   "--stdin", "none", "--mca", "plm", "isolated", "--mca", "btl",
+                                   tcp ? "self,tcp" : "self,vader"};
+  if (tcp) argv.insert(argv.end(), {"--mca", "btl_tcp_if_include", "lo"});
+  argv.insert(argv.end(), {"--mca", "btl_base_warn_component_unused", "0", "--mca", "mpi_yield_when_idle", "1"});
   static const std::string allow_root = "--allow-run-as-root";  // a named string: GCC 12 warns falsely on the literal
   if (launch.as_root) argv.push_back(allow_root);
   std::istringstream extra(launch.extra_mpirun_arguments);

@@ -6,7 +6,9 @@
 //                          (QEMU's vCPUs, the host board's cores) would inherit that single core
 //   --mca plm isolated     a launcher for this machine only that never looks for ssh (several machines:
 //                          run mpirun yourself, README "A pod of boards")
-//   --mca btl self,vader   Open MPI talks between the ranks through shared memory, no TCP
+//   --mca btl self,vader   Open MPI talks between the ranks through shared memory, no TCP; with
+//                          network "tcp": --mca btl self,tcp --mca btl_tcp_if_include lo (the path a
+//                          real network takes, over loopback)
 //   --mca btl_base_warn_component_unused 0, --mca mpi_yield_when_idle 1
 //                          no notices about unused networks; a waiting rank yields its CPU to the boards
 //   --stdin none           the boards' consoles are output only
@@ -24,6 +26,7 @@ struct PodLaunch {
   std::string tpu_path;                     // this tpu, by absolute path
   std::vector<std::string> tpu_arguments;   // what each rank runs: "run", ..., the target
   bool as_root = false;
+  std::string network = "shm";              // shm | tcp (--pod-network)
   std::string extra_mpirun_arguments;       // TPU_MPIRUN_ARGS
 };
 
