@@ -208,14 +208,36 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
                  : all_reduce_bandwidth(op, type, source, destination, count, *group, options);
 }
 
-// Across boards, for a group with members on other boards (cross_board.hpp):
-//   1. the group's members on this board (L, in group order) share their buffers;
-//   2. L's first member reduces every L member's input into its own output (the board's partial) and
-//      hands it to the reducer, which returns the whole group's result there;
-//   3. a signal round: the others copy the result from the first member's output; another round, and
-//      no member touches another's buffers any more.
-// A reducer that fails after the buffers were shared ends the board (fail_after_sharing): the other
-// members are waiting for a result that will not come.
+// Across boards, for a group with members on other boards (cross_board.hpp). The group's members on
+// this board (in group order) share their buffers; the first of them, the board's leader, makes the
+// board's contribution and trades it with the other boards; a signal round, and the others copy the
+// result from the leader's output; another round, and no member touches another's buffers any more.
+// An exchange that fails after the buffers were shared ends the board (fail_after_sharing): the
+// other members are waiting for a result that will not come.
+Collectives::BoardMembers Collectives::board_members(const Group& group) const {
+  BoardMembers members{};
+  for (unsigned j = 0; j < group.size; ++j) {
+    const uint8_t task = replicas_.task_of[group.members[j]];
+    members.member_tasks[j] = task;
+    if (task != replicas_.local_task) continue;
+    if (j == group.position) members.local.position = members.local.size;
+    members.local.members[members.local.size++] = group.members[j];
+  }
+  return members;
+}
+
+// The leader's trade with the other boards (the call's row and out are set by the caller).
+Status Collectives::across_boards(CrossBoardCall call, const BoardMembers& members, const CollectiveOptions& options) {
+  if (replicas_.cross_board == nullptr)
+    return Status::error(StatusCode::kFailedPrecondition,
+                         "{}: replica {}'s group spans boards, but no link to the other boards is set up",
+                         cross_board_kind_name(call.kind), replica_);
+  call.member_tasks = members.member_tasks;
+  call.sequence = sequence_;
+  call.timeout_ns = options.timeout_ns;
+  return replicas_.cross_board(call);
+}
+
 Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                              const Group& group, const CollectiveOptions& options) {
   if (!reducible_across_boards(op, type))
@@ -223,39 +245,109 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
                          "cross_replica_sum across the boards of a pod supports sum, max and min of float32, float64, "
                          "int32 and uint32 so far (issue 22, stage 3); this one is {} of {}",
                          reduce_op_name(op), dtype_name(type));
-  if (replicas_.cross_board == nullptr)
-    return Status::error(StatusCode::kFailedPrecondition,
-                         "cross_replica_sum: replica {}'s group spans boards, but no link to the other boards is set up",
-                         replica_);
-  Group local{};
-  uint8_t tasks[hal::kMaxCores];
-  unsigned num_tasks = 0;
-  for (unsigned j = 0; j < group.size; ++j) {
-    const uint8_t task = replicas_.task_of[group.members[j]];
-    if (task == replicas_.local_task) {
-      if (j == group.position) local.position = local.size;
-      local.members[local.size++] = group.members[j];
-    }
-    bool seen = false;
-    for (unsigned t = 0; t < num_tasks; ++t) seen = seen || tasks[t] == task;
-    if (!seen) tasks[num_tasks++] = task;
-  }
+  const BoardMembers members = board_members(group);
+  const Group& local = members.local;
   SharedBuffers peers[hal::kMaxCores];
   const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
   RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
   if (local.position == 0) {
     const uint8_t* inputs[hal::kMaxCores];
     for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
-    reduce_many(op, type, inputs, local.size, &out, 1, count);
-    const CrossBoardReduce request{op, type, out, out, count, tasks, num_tasks, sequence_, group.members[0],
-                                   options.timeout_ns};
-    const Status combined = replicas_.cross_board(request);
-    if (!combined.is_ok()) fail_after_sharing(combined);
+    reduce_many(op, type, inputs, local.size, &out, 1, count);  // the board's partial, in group order
+    CrossBoardCall call;
+    call.kind = CrossBoardKind::kAllReduce;
+    call.op = op;
+    call.type = type;
+    call.count = count;
+    call.row = out;
+    call.row_elements = count;
+    call.out = out;
+    call.out_elements = count;
+    call.group_size = group.size;
+    call.first_member = group.members[0];
+    const Status traded = across_boards(call, members, options);
+    if (!traded.is_ok()) fail_after_sharing(traded);
   }
   signal_after_sharing(CollectiveKind::kAllReduce, local, options);
   if (local.position != 0) memcpy(out, peers[0].out, count * dtype_size(type));
   signal_after_sharing(CollectiveKind::kAllReduce, local, options);
   return Status::ok();
+}
+
+Status Collectives::all_gather_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                             const Group& group, const CollectiveOptions& options) {
+  const BoardMembers members = board_members(group);
+  const Group& local = members.local;
+  const size_t bytes = count * dtype_size(type);
+  SharedBuffers peers[hal::kMaxCores];
+  const SharedBuffers mine{in, out, count, CollectiveKind::kAllGather, type, ReduceOp::kSum, Algorithm::kAuto,
+                           group.size};
+  RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
+  if (local.position == 0) {
+    for (unsigned j = 0; j < local.size; ++j) memcpy(out + j * bytes, peers[j].in, bytes);  // the board's row
+    CrossBoardCall call;
+    call.kind = CrossBoardKind::kAllGather;
+    call.type = type;
+    call.count = count;
+    call.row = out;
+    call.row_elements = local.size * count;
+    call.out = out;
+    call.out_elements = group.size * count;
+    call.group_size = group.size;
+    call.first_member = group.members[0];
+    const Status traded = across_boards(call, members, options);
+    if (!traded.is_ok()) fail_after_sharing(traded);
+  }
+  signal_after_sharing(CollectiveKind::kAllGather, local, options);
+  if (local.position != 0) memcpy(out, peers[0].out, group.size * bytes);
+  signal_after_sharing(CollectiveKind::kAllGather, local, options);
+  return Status::ok();
+}
+
+Status Collectives::broadcast_across_boards(unsigned source_position, DType type, uint8_t* data, size_t count,
+                                            const Group& group, const CollectiveOptions& options) {
+  const BoardMembers members = board_members(group);
+  const Group& local = members.local;
+  SharedBuffers peers[hal::kMaxCores];
+  const SharedBuffers mine{data, data, count, CollectiveKind::kBroadcast, type, ReduceOp::kSum, Algorithm::kAuto,
+                           group.size};
+  RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
+  if (local.position == 0) {
+    CrossBoardCall call;
+    call.kind = CrossBoardKind::kBroadcast;
+    call.type = type;
+    call.count = count;
+    for (unsigned j = 0; j < local.size; ++j)  // the source's data if it is on this board
+      if (local.members[j] == group.members[source_position]) {
+        call.row = peers[j].in;
+        call.row_elements = count;
+      }
+    call.out = data;
+    call.out_elements = count;
+    call.group_size = group.size;
+    call.source_position = source_position;
+    call.first_member = group.members[0];
+    const Status traded = across_boards(call, members, options);
+    if (!traded.is_ok()) fail_after_sharing(traded);
+  }
+  signal_after_sharing(CollectiveKind::kBroadcast, local, options);
+  if (local.position != 0) memcpy(data, peers[0].out, count * dtype_size(type));
+  signal_after_sharing(CollectiveKind::kBroadcast, local, options);
+  return Status::ok();
+}
+
+Status Collectives::barrier_across_boards(const Group& group, const CollectiveOptions& options) {
+  const BoardMembers members = board_members(group);
+  RT_RETURN_IF_ERROR(signal_group(CollectiveKind::kBarrier, members.local, options));  // every member here arrived
+  if (members.local.position == 0) {
+    CrossBoardCall call;
+    call.kind = CrossBoardKind::kBarrier;
+    call.group_size = group.size;
+    call.first_member = group.members[0];
+    const Status traded = across_boards(call, members, options);
+    if (!traded.is_ok()) fail_after_sharing(traded);
+  }
+  return signal_group(CollectiveKind::kBarrier, members.local, options);  // released once every board arrived
 }
 
 Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void* out, size_t count,
@@ -281,10 +373,13 @@ Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void
 
 Status Collectives::all_gather(DType type, const void* in, void* out, size_t count, const CollectiveOptions& options) {
   RT_TRACE_SCOPE("all_gather", trace::Category::kCollective);
-  Result<Group> group = enter(options, "all_gather");
+  Result<Group> group = enter(options, "all_gather", true);
   if (!group) return group.status();
   const size_t bytes = count * dtype_size(type);
   if (overlapping(in, bytes, out, bytes * group->size)) return overlap_error("all_gather");
+  if (spans_boards(*group))
+    return all_gather_across_boards(type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count, *group,
+                                    options);
   auto* destination = static_cast<uint8_t*>(out);
   Exchange exchange(CollectiveKind::kAllGather, sequence_);
   StridedBytes destinations[hal::kMaxCores];
@@ -304,13 +399,15 @@ Status Collectives::all_gather(DType type, const void* in, void* out, size_t cou
 Status Collectives::broadcast(unsigned source_replica, DType type, void* data, size_t count,
                               const CollectiveOptions& options) {
   RT_TRACE_SCOPE("broadcast", trace::Category::kCollective);
-  Result<Group> group = enter(options, "broadcast");
+  Result<Group> group = enter(options, "broadcast", true);
   if (!group) return group.status();
   unsigned source_position = group->size;
   for (unsigned j = 0; j < group->size; ++j)
     if (group->members[j] == source_replica) source_position = j;
   if (source_position == group->size)
     return invalid_argument("broadcast: source replica {} is not in the group of replica {}", source_replica, replica_);
+  if (spans_boards(*group))
+    return broadcast_across_boards(source_position, type, static_cast<uint8_t*>(data), count, *group, options);
   const size_t bytes = count * dtype_size(type);
   Exchange exchange(CollectiveKind::kBroadcast, sequence_);
   StridedBytes destination = StridedBytes::contiguous(data, bytes);
@@ -325,8 +422,9 @@ Status Collectives::broadcast(unsigned source_replica, DType type, void* data, s
 
 Status Collectives::barrier(const CollectiveOptions& options) {
   RT_TRACE_SCOPE("barrier", trace::Category::kCollective);
-  Result<Group> group = enter(options, "barrier");
+  Result<Group> group = enter(options, "barrier", true);
   if (!group) return group.status();
+  if (spans_boards(*group)) return barrier_across_boards(*group, options);
   return signal_group(CollectiveKind::kBarrier, *group, options);
 }
 

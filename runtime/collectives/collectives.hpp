@@ -38,10 +38,10 @@ struct ReplicaSet {
   unsigned count = 0;
   uint8_t core_of[hal::kMaxCores] = {};  // the core (on its own board) running each member
   // A pod of boards: each member's task (board), this board's task, and how a reduction leaves the
-  // board (cross_board.hpp). On a single board every member is on task 0 and there is no reducer.
+  // board (cross_board.hpp). On a single board every member is on task 0 and there is no exchange.
   uint8_t task_of[hal::kMaxCores] = {};
   uint8_t local_task = 0;
-  CrossBoardReducer cross_board = nullptr;
+  CrossBoardExchange cross_board = nullptr;
 
   static ReplicaSet one_per_core(unsigned cores);
 };
@@ -113,9 +113,21 @@ class Collectives {
   Status all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                               const Group& group, const CollectiveOptions& options);
   Status signal_group(CollectiveKind kind, const Group& group, const CollectiveOptions& options);
-  // A group with members on other boards: reduce here, combine across boards, fan out here.
+  // Groups with members on other boards (cross_board.hpp): the members here meet, their leader trades
+  // the board's contribution with the other boards, the others copy the result from the leader.
+  struct BoardMembers {
+    Group local;                           // the members on this board, group order; position 0 leads
+    uint8_t member_tasks[hal::kMaxCores];  // the task of every group position
+  };
+  BoardMembers board_members(const Group& group) const;
+  Status across_boards(CrossBoardCall call, const BoardMembers& members, const CollectiveOptions& options);
   Status all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                   const Group& group, const CollectiveOptions& options);
+  Status all_gather_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count, const Group& group,
+                                  const CollectiveOptions& options);
+  Status broadcast_across_boards(unsigned source_position, DType type, uint8_t* data, size_t count, const Group& group,
+                                 const CollectiveOptions& options);
+  Status barrier_across_boards(const Group& group, const CollectiveOptions& options);
   bool spans_boards(const Group& group) const;
   // signal_group, but a failure is fatal (see fail_after_sharing).
   void signal_after_sharing(CollectiveKind kind, const Group& group, const CollectiveOptions& options);

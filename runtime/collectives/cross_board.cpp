@@ -1,7 +1,17 @@
-// What a reduction across the boards of a pod supports so far (cross_board.hpp).
+// Collectives across boards: names and what is supported (cross_board.hpp).
 #include "cross_board.hpp"
 
 namespace rt {
+
+const char* cross_board_kind_name(CrossBoardKind kind) {
+  switch (kind) {
+    case CrossBoardKind::kAllReduce: return "all_reduce";
+    case CrossBoardKind::kAllGather: return "all_gather";
+    case CrossBoardKind::kBroadcast: return "broadcast";
+    case CrossBoardKind::kBarrier: return "barrier";
+  }
+  return "unknown";
+}
 
 bool reducible_across_boards(ReduceOp op, DType type) {
   const bool op_ok = op == ReduceOp::kSum || op == ReduceOp::kMax || op == ReduceOp::kMin;

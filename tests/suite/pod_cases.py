@@ -46,10 +46,10 @@ def expected_pod_lines(boards: int, cores: int, task: int) -> list[str]:
               for r in range(boards * cores)]
     lines += [f"POD host-cpu {h} /job:worker/replica:0/task:{h}/device:CPU:0" for h in range(boards)]
     # cross_replica_sum over every replica of the pod (replica r holds r + 1), over the groups of one
-    # replica per board, and the max of the ids: the board checks its own replicas' values and says so.
+    # replica per board, and the max of the ids: every board checks every replica's outputs and says so.
     n = boards * cores
     lines.append(f"POD sums over {n} replicas on {boards} boards: all {n * (n + 1) // 2}, columns of {boards}, "
-                 f"max id {n - 1}: checked on this board's {cores} replicas")
+                 f"max id {n - 1}: checked on all {n} replicas' outputs")
     return lines
 
 

@@ -66,26 +66,27 @@ struct MpiPod::Exchanges {
 
 MpiPod::MpiPod(PodRank rank) : rank_(std::move(rank)), exchanges_(std::make_unique<Exchanges>()) {}
 
-int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine) {
+int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
+                           const std::vector<size_t>& sizes) {
   const int id = exchanges_->next_id++;
   Exchanges::Exchange& exchange = exchanges_->in_flight[id];
   exchange.rows.resize(ranks.size());
-  const int bytes = static_cast<int>(mine.size());
-  for (size_t i = 0; i < ranks.size(); ++i)
-    if (ranks[i] == rank_.rank) exchange.rows[i] = std::move(mine);
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    if (ranks[i] == rank_.rank) continue;
-    exchange.rows[i].resize(static_cast<size_t>(bytes));
-    MPI_Request receive = MPI_REQUEST_NULL;
-    MPI_Irecv(exchange.rows[i].data(), bytes, MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD, &receive);
-    exchange.requests.push_back(receive);
-  }
   size_t own = 0;
   while (own < ranks.size() && ranks[own] != rank_.rank) ++own;
+  exchange.rows[own] = std::move(mine);
   for (size_t i = 0; i < ranks.size(); ++i) {
-    if (ranks[i] == rank_.rank) continue;
+    if (i == own) continue;
+    exchange.rows[i].resize(sizes[i]);
+    MPI_Request receive = MPI_REQUEST_NULL;
+    MPI_Irecv(exchange.rows[i].data(), static_cast<int>(sizes[i]), MPI_BYTE, static_cast<int>(ranks[i]), tag,
+              MPI_COMM_WORLD, &receive);
+    exchange.requests.push_back(receive);
+  }
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (i == own) continue;
     MPI_Request send = MPI_REQUEST_NULL;
-    MPI_Isend(exchange.rows[own].data(), bytes, MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD, &send);
+    MPI_Isend(exchange.rows[own].data(), static_cast<int>(exchange.rows[own].size()), MPI_BYTE,
+              static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD, &send);
     exchange.requests.push_back(send);
   }
   return id;

@@ -40,7 +40,8 @@ class MpiPod final : public RowExchange {
   // RowExchange over MPI_COMM_WORLD: MPI_Isend of this rank's row to every other rank, MPI_Irecv of
   // theirs, tested without blocking.
   unsigned my_rank() const override { return rank_.rank; }
-  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine) override;
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
+                     const std::vector<size_t>& sizes) override;
   std::optional<bool> exchange_done(int id, std::string& error) override;
   std::vector<std::vector<uint8_t>> take_rows(int id) override;
 

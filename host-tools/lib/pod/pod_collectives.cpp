@@ -1,6 +1,7 @@
 // A pod's collectives across boards, the host's part (pod_collectives.hpp).
 #include "pod_collectives.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -13,7 +14,7 @@ constexpr auto kCallDeadline = std::chrono::seconds(60);  // the board's own col
 constexpr int kTagSpace = 32768;                          // MPI guarantees tags up to 32767
 
 std::optional<rt::DType> dtype_named(const std::string& name) {
-  for (rt::DType type : {rt::DType::kF32, rt::DType::kF64, rt::DType::kI32, rt::DType::kU32})
+  for (rt::DType type : {rt::DType::kF32, rt::DType::kF64, rt::DType::kI32, rt::DType::kU32, rt::DType::kI8})
     if (name == rt::dtype_name(type)) return type;
   return std::nullopt;
 }
@@ -59,15 +60,42 @@ void fold_op(const std::string& op, std::vector<uint8_t>& into, const std::vecto
 
 }  // namespace
 
-std::optional<PodReduceRequest> parse_pod_request(const std::string& text, std::string& error) {
+std::vector<unsigned> PodRequest::tasks() const {
+  std::vector<unsigned> order;
+  for (unsigned task : member_tasks)
+    if (std::find(order.begin(), order.end(), task) == order.end()) order.push_back(task);
+  return order;
+}
+
+size_t PodRequest::row_bytes(unsigned task) const {
+  const size_t block = count * rt::dtype_size(type);
+  if (kind == "rows") return task < sizes.size() ? sizes[task] : 0;
+  if (kind == "all_reduce") return block;
+  if (kind == "all_gather") return block * static_cast<size_t>(std::count(member_tasks.begin(), member_tasks.end(), task));
+  if (kind == "broadcast") return member_tasks[source] == task ? block : 0;
+  return 0;
+}
+
+size_t PodRequest::result_bytes() const {
+  const size_t block = count * rt::dtype_size(type);
+  if (kind == "rows") {
+    size_t total = 0;
+    for (size_t size : sizes) total += size;
+    return total;
+  }
+  if (kind == "all_gather") return block * member_tasks.size();
+  return kind == "barrier" ? 0 : block;
+}
+
+std::optional<PodRequest> parse_pod_request(const std::string& text, std::string& error) {
   std::istringstream words(text);
-  std::string kind;
-  words >> kind;
-  if (kind != "all_reduce") {
-    error = "the pod's collectives know all_reduce, not '" + kind + "'";
+  PodRequest request;
+  words >> request.kind;
+  if (request.kind != "all_reduce" && request.kind != "all_gather" && request.kind != "broadcast" &&
+      request.kind != "barrier" && request.kind != "rows") {
+    error = "the pod's collectives are all_reduce, all_gather, broadcast, barrier and rows, not '" + request.kind + "'";
     return std::nullopt;
   }
-  PodReduceRequest request;
   std::map<std::string, std::string> fields;
   for (std::string word; words >> word;) {
     const size_t equals = word.find('=');
@@ -80,44 +108,88 @@ std::optional<PodReduceRequest> parse_pod_request(const std::string& text, std::
   request.op = fields["op"];
   const std::optional<rt::DType> type = dtype_named(fields["type"]);
   const std::optional<unsigned long> count = number(fields["count"]), sequence = number(fields["seq"]),
-                                     first = number(fields["first"]);
-  if ((request.op != "sum" && request.op != "max" && request.op != "min") || !type || !count || !sequence || !first) {
-    error = "malformed all_reduce request '" + text + "'";
+                                     first = number(fields["first"]), source = number(fields["source"]);
+  const bool reduction = request.kind == "all_reduce";
+  if ((reduction && request.op != "sum" && request.op != "max" && request.op != "min") ||
+      (request.kind != "barrier" && !type) || !count || !sequence || !first || !source) {
+    error = "malformed request '" + text + "'";
     return std::nullopt;
   }
-  request.type = *type;
+  request.type = type.value_or(rt::DType::kF32);
   request.count = *count;
   request.sequence = static_cast<uint32_t>(*sequence);
   request.first_member = static_cast<uint32_t>(*first);
-  std::istringstream tasks(fields["tasks"]);
-  for (std::string task; std::getline(tasks, task, ',');) {
+  request.source = static_cast<unsigned>(*source);
+  if (request.kind == "rows") {  // every task, in order, each with its row's size
+    std::istringstream sizes(fields["sizes"]);
+    for (std::string size; std::getline(sizes, size, ',');) {
+      const std::optional<unsigned long> value = number(size);
+      if (!value) {
+        error = "malformed size list '" + fields["sizes"] + "'";
+        return std::nullopt;
+      }
+      request.member_tasks.push_back(static_cast<unsigned>(request.sizes.size()));
+      request.sizes.push_back(*value);
+    }
+  }
+  std::istringstream members(fields["members"]);
+  for (std::string task; std::getline(members, task, ',');) {
     const std::optional<unsigned long> value = number(task);
     if (!value) {
-      error = "malformed task list '" + fields["tasks"] + "'";
+      error = "malformed member list '" + fields["members"] + "'";
       return std::nullopt;
     }
-    request.tasks.push_back(static_cast<unsigned>(*value));
+    request.member_tasks.push_back(static_cast<unsigned>(*value));
   }
-  if (request.tasks.size() < 2) {
-    error = "an all_reduce across boards names at least two tasks, this one '" + fields["tasks"] + "'";
+  if (request.tasks().size() < 2) {
+    error = "a collective across boards has members on at least two tasks, this one '" + fields["members"] + "'";
+    return std::nullopt;
+  }
+  if (request.source >= request.member_tasks.size()) {
+    error = "source position " + fields["source"] + " is outside the group of " +
+            std::to_string(request.member_tasks.size());
     return std::nullopt;
   }
   return request;
 }
 
-std::vector<uint8_t> combine_rows(const PodReduceRequest& request, const std::vector<std::vector<uint8_t>>& rows) {
+std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<std::vector<uint8_t>>& rows) {
   std::vector<uint8_t> out;
-  switch (request.type) {
-    case rt::DType::kF32: fold_op<float>(request.op, out, rows, request.count); break;
-    case rt::DType::kF64: fold_op<double>(request.op, out, rows, request.count); break;
-    case rt::DType::kI32: fold_op<int32_t, uint32_t>(request.op, out, rows, request.count); break;  // wraps
-    case rt::DType::kU32: fold_op<uint32_t>(request.op, out, rows, request.count); break;
-    default: break;
+  if (request.kind == "all_reduce") {
+    switch (request.type) {
+      case rt::DType::kF32: fold_op<float>(request.op, out, rows, request.count); break;
+      case rt::DType::kF64: fold_op<double>(request.op, out, rows, request.count); break;
+      case rt::DType::kI32: fold_op<int32_t, uint32_t>(request.op, out, rows, request.count); break;  // wraps
+      case rt::DType::kU32: fold_op<uint32_t>(request.op, out, rows, request.count); break;
+      default: break;
+    }
+    return out;
+  }
+  const std::vector<unsigned> tasks = request.tasks();
+  const size_t block = request.count * rt::dtype_size(request.type);
+  if (request.kind == "rows") {
+    for (const std::vector<uint8_t>& row : rows) out.insert(out.end(), row.begin(), row.end());
+    return out;
+  }
+  if (request.kind == "broadcast") {
+    const size_t row = static_cast<size_t>(std::find(tasks.begin(), tasks.end(), request.member_tasks[request.source]) -
+                                           tasks.begin());
+    return rows[row];
+  }
+  if (request.kind == "all_gather") {  // position p's block: the next unread block of its task's row
+    std::vector<size_t> taken(tasks.size(), 0);
+    out.reserve(block * request.member_tasks.size());
+    for (unsigned task : request.member_tasks) {
+      const size_t row = static_cast<size_t>(std::find(tasks.begin(), tasks.end(), task) - tasks.begin());
+      const uint8_t* begin = rows[row].data() + taken[row] * block;
+      out.insert(out.end(), begin, begin + block);
+      ++taken[row];
+    }
   }
   return out;
 }
 
-int pod_tag(const PodReduceRequest& request) {
+int pod_tag(const PodRequest& request) {
   return static_cast<int>((uint64_t{request.sequence} * hal::kMaxCores + request.first_member) % kTagSpace);
 }
 
@@ -129,17 +201,23 @@ void PodCollectives::serve(HostFunctions& functions) {
 
 void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
   std::string error;
-  std::optional<PodReduceRequest> request = parse_pod_request(call.text, error);
-  if (request && (call.tensors.size() != 1 || call.tensors[0].dtype != request->type ||
-                  call.tensors[0].num_elements() != request->count))
-    error = "the partial of '" + call.text + "' is " +
-            (call.tensors.empty() ? std::string("missing") : call.tensors[0].describe());
-  bool member = false;
-  if (request)
-    for (unsigned task : request->tasks) member = member || task == exchange_.my_rank();
-  if (request && error.empty() && !member) error = "this board's task is not in '" + call.text + "'";
+  std::optional<PodRequest> request = parse_pod_request(call.text, error);
+  if (request) {
+    const std::vector<unsigned>& members = request->member_tasks;
+    const size_t expected = request->row_bytes(exchange_.my_rank());
+    const size_t given = call.tensors.empty() ? 0 : call.tensors[0].bytes.size();
+    if (std::find(members.begin(), members.end(), exchange_.my_rank()) == members.end())
+      error = "this board's task is not in '" + call.text + "'";
+    else if (call.tensors.size() > 1 || given != expected || (!call.tensors.empty() && call.tensors[0].dtype != request->type))
+      error = "this board's part of '" + call.text + "' should be " + std::to_string(expected) + " bytes of " +
+              rt::dtype_name(request->type) + ", it is " +
+              (call.tensors.empty() ? std::string("nothing") : call.tensors[0].describe());
+  }
   if (!request || !error.empty()) return reply(HostCallOutcome::error(rt::StatusCode::kInvalidArgument, error));
-  const int id = exchange_.start_exchange(request->tasks, pod_tag(*request), std::move(call.tensors[0].bytes));
+  std::vector<size_t> sizes;
+  for (unsigned task : request->tasks()) sizes.push_back(request->row_bytes(task));
+  std::vector<uint8_t> mine = call.tensors.empty() ? std::vector<uint8_t>() : std::move(call.tensors[0].bytes);
+  const int id = exchange_.start_exchange(request->tasks(), pod_tag(*request), std::move(mine), sizes);
   pending_.emplace(id, Pending{std::move(*request), std::move(reply), std::chrono::steady_clock::now() + kCallDeadline});
 }
 
@@ -158,15 +236,18 @@ void PodCollectives::pump() {
     } else if (!*done) {
       broken_ = true;
       std::string tasks;
-      for (unsigned task : call.request.tasks) tasks += (tasks.empty() ? "" : ", ") + std::to_string(task);
+      for (unsigned task : call.request.tasks()) tasks += (tasks.empty() ? "" : ", ") + std::to_string(task);
       call.reply(HostCallOutcome::error(rt::StatusCode::kDeadlineExceeded,
                                         "the boards of tasks " + tasks + " did not all send their partial within " +
                                             std::to_string(kCallDeadline.count()) + " s"));
+    } else if (call.request.kind == "barrier") {
+      exchange_.take_rows(it->first);
+      call.reply(HostCallOutcome::ok());
     } else {
       HostTensor result;
       result.dtype = call.request.type;
-      result.dims = {static_cast<int64_t>(call.request.count)};
       result.bytes = combine_rows(call.request, exchange_.take_rows(it->first));
+      result.dims = {static_cast<int64_t>(result.bytes.size() / rt::dtype_size(call.request.type))};
       call.reply(HostCallOutcome::ok({std::move(result)}));
     }
     it = pending_.erase(it);

@@ -1,11 +1,18 @@
-// The host's part of a pod's collectives across boards: the board's leader of a group calls the
-// reserved host function ".pod" with its board's partial (runtime/tpu/replicate/uses_hal/
-// pod_bridge.hpp); tpu exchanges the partial with the other boards of the group through a
-// RowExchange (Open MPI), combines the rows in the group's task order and answers the call with the
-// result. The combination is a left fold in that order, element by element, in the dtype itself
-// (float32 sums round after every addition, as the board's own reduction does): for tasks 0, 1, 2
-// out = (row0 + row1) + row2. Calls are deferred: several groups may be in flight at once (different
-// boards may see them in different orders), and the run loop calls pump() to progress them.
+// The host's part of a pod's collectives across boards (runtime/collectives/cross_board.hpp): the
+// board's leader of a group calls the reserved host function ".pod" with its board's contribution
+// (runtime/tpu/replicate/uses_hal/pod_bridge.hpp); tpu trades it with the other boards of the group
+// through a RowExchange (Open MPI) and answers the call with the group's result:
+//   all_reduce  the boards' partials folded left in the group's task order (the order in which each
+//               task's first member appears), element by element in the dtype itself (a float32 sum
+//               rounds after every addition, as the board's own reduction does): tasks 0, 1, 2 give
+//               (row0 + row1) + row2
+//   all_gather  each group position's block, taken from its board's row (the board's members in order)
+//   broadcast   the source's board's row
+//   barrier     nothing, once every board of the group arrived
+//   rows        every board's row (of the size `sizes` says), concatenated in task order: the program's
+//               exchanges between the boards (each board's replicas' outputs after replicate)
+// Calls are deferred: several groups may be in flight at once (boards may see them in different
+// orders), and the run loop calls pump() to progress them.
 #pragma once
 #include <chrono>
 #include <map>
@@ -17,24 +24,33 @@
 
 namespace tpu {
 
-struct PodReduceRequest {
-  std::string op;  // sum, max, min
+struct PodRequest {
+  std::string kind;  // all_reduce, all_gather, broadcast, barrier, rows
+  std::string op;    // all_reduce: sum, max, min
   rt::DType type = rt::DType::kF32;
-  size_t count = 0;
-  std::vector<unsigned> tasks;  // in the group's order; this rank among them
+  size_t count = 0;                     // elements per member
+  std::vector<unsigned> member_tasks;   // the task of every group position
+  unsigned source = 0;                  // broadcast: the source's group position
+  std::vector<size_t> sizes;            // rows: the bytes of every task's row (tasks 0, 1, ...)
   uint32_t sequence = 0;
   uint32_t first_member = 0;
+
+  // The group's tasks in order of first appearance (the order of the rows and of the fold).
+  std::vector<unsigned> tasks() const;
+  // The bytes task `task` contributes, and the bytes of the result.
+  size_t row_bytes(unsigned task) const;
+  size_t result_bytes() const;
 };
 
-// Parses the call's text ("all_reduce op=sum type=float32 count=4 tasks=0,1 seq=3 first=0");
-// nullopt with `error` naming what is wrong.
-std::optional<PodReduceRequest> parse_pod_request(const std::string& text, std::string& error);
+// Parses the call's text ("all_reduce op=sum type=float32 count=4 members=0,0,1,1 source=0 seq=3
+// first=0"); nullopt with `error` naming what is wrong.
+std::optional<PodRequest> parse_pod_request(const std::string& text, std::string& error);
 
-// The rows (one per task, in order) folded left with the op; each row is count elements of type.
-std::vector<uint8_t> combine_rows(const PodReduceRequest& request, const std::vector<std::vector<uint8_t>>& rows);
+// The group's result from the rows (one per task, in tasks() order).
+std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<std::vector<uint8_t>>& rows);
 
 // The MPI tag of a request: equal on every board for one collective, different for concurrent groups.
-int pod_tag(const PodReduceRequest& request);
+int pod_tag(const PodRequest& request);
 
 class PodCollectives {
  public:
@@ -50,7 +66,7 @@ class PodCollectives {
 
  private:
   struct Pending {
-    PodReduceRequest request;
+    PodRequest request;
     HostFunctions::Reply reply;
     std::chrono::steady_clock::time_point deadline;
   };

@@ -13,8 +13,10 @@ class RowExchange {
  public:
   virtual ~RowExchange() = default;
   virtual unsigned my_rank() const = 0;
-  // Starts an exchange among `ranks` (this rank among them) under `tag`; returns its id.
-  virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine) = 0;
+  // Starts an exchange among `ranks` (this rank among them) under `tag`, rank ranks[i] sending
+  // sizes[i] bytes (this rank: mine, which is sizes[its index] long); returns its id.
+  virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
+                             const std::vector<size_t>& sizes) = 0;
   // true once every row arrived (and this rank's went out); false while pending; nullopt and `error`
   // if the transport failed.
   virtual std::optional<bool> exchange_done(int id, std::string& error) = 0;

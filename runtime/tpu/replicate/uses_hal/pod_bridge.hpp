@@ -1,16 +1,17 @@
-// The way a reduction leaves the board in a pod of boards (runtime/collectives/cross_board.hpp): the
-// group's leader on this board calls the reserved host function ".pod" with its partial; the board's
-// `tpu` exchanges the partials with the other boards' `tpu` over Open MPI, combines them in the
-// group's task order (host-tools/lib/pod/pod_collectives.hpp) and writes the result back into `out`.
-// The call's text says what it is: "all_reduce op=sum type=float32 count=N tasks=0,1 seq=S first=F".
+// How a collective leaves the board in a pod of boards (runtime/collectives/cross_board.hpp): the
+// group's leader on this board calls the reserved host function ".pod" with the board's contribution;
+// the board's `tpu` trades it with the other boards' `tpu` over Open MPI, computes the group's result
+// (host-tools/lib/pod/pod_collectives.hpp) and writes it back into `out`. The call's text says what
+// it is, e.g. "all_reduce op=sum type=float32 count=4 members=0,0,1,1 source=0 seq=3 first=0"
+// (members: the task of every group position).
 #pragma once
 #include "runtime/collectives/cross_board.hpp"
 
 namespace rt::tpu {
 
-// The reserved host-function name of a pod's cross-board collectives (as ".outfeed" is outfeed's).
+// The reserved host-function name of a pod's collectives across boards (as ".outfeed" is outfeed's).
 inline constexpr const char* kPodFunction = ".pod";
 
-Status reduce_across_boards(const CrossBoardReduce& request);
+Status exchange_across_boards(const CrossBoardCall& call);
 
 }  // namespace rt::tpu

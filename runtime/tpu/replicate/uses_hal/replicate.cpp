@@ -9,6 +9,7 @@
 #include "hal/core.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
 #include "pod_bridge.hpp"
+#include "pod_outputs.hpp"
 #include "runtime/tpu/mesh/pod_placement.hpp"
 #include "runtime/tpu/replicate/replicate_inputs.hpp"
 
@@ -68,7 +69,7 @@ void fill_launch(Launch& launch, const Computation& computation, const PodPlacem
   launch.placement = ReplicaPlacement{task.replica, placement.num_replicas, task.core, task.logical_core,
                                       placement.cores_per_replica};
   launch.replicas = placement.replicas_on_logical_core(task.logical_core);
-  if (placement.cores_per_board != 0) launch.replicas.cross_board = reduce_across_boards;  // pod_bridge.hpp
+  if (placement.cores_per_board != 0) launch.replicas.cross_board = exchange_across_boards;  // pod_bridge.hpp
   launch.logical_cores = placement.logical_cores_of_replica(task.replica);
   launch.collective_timeout_ns = options.collective_timeout_ns;
   launch.num_inputs = static_cast<unsigned>(args.size());
@@ -162,7 +163,9 @@ Status replicate(const Computation& computation, Span<const ReplicaArgs> inputs,
                          infeed_elements);
   RT_RETURN_IF_ERROR(check_infeed_placement(options, *placement));
   result.num_replicas = num_replicas;
-  return run_replicas(computation, inputs, *placement, options, result);
+  RT_RETURN_IF_ERROR(run_replicas(computation, inputs, *placement, options, result));
+  if (!pod.in_pod()) return Status::ok();
+  return gather_pod_outputs(*placement, pod.num_tasks, result);  // every board sees every replica's outputs
 }
 
 Status replicate(const Computation& computation, const ReplicateOptions& options, ReplicateResult& result) {
