@@ -67,6 +67,13 @@ class Collectives {
 
   unsigned replica_id() const { return replica_; }
   unsigned num_replicas() const { return replicas_.count; }
+  // A pod of boards: whether replica `replica` runs on this board, and whether any runs elsewhere.
+  bool is_on_this_board(unsigned replica) const { return replicas_.task_of[replica] == replicas_.local_task; }
+  bool spans_boards() const {
+    for (unsigned r = 0; r < replicas_.count; ++r)
+      if (!is_on_this_board(r)) return true;
+    return false;
+  }
 
   // out = reduction over the group of every member's `in` (count elements each). in == out is allowed.
   Status all_reduce(ReduceOp op, DType type, const void* in, void* out, size_t count,

@@ -1,6 +1,7 @@
 """Pods of boards (`tpu run --boards K`, one Open MPI rank per board): what each board knows of its pod
-and a replicate over the whole pod whose cross_replica_sum crosses the boards, the refusals before any
-board starts, and a pod that fails as a whole (a fault on one board, a rank killed). Expected POD lines are computed here from TF's definitions and the stacking rule of
+and a replicate over the whole pod whose cross_replica_sum crosses the boards, the README's API
+examples (replicate, merge_call, split_to_logical_devices) over pods of 2 and 4 boards, the refusals
+before any board starts, and a pod that fails as a whole (a fault on one board, a rank killed). Expected POD lines are computed here from TF's definitions and the stacking rule of
 runtime/tpu/mesh/topology.hpp (each board's default mesh, boards stacked along z), written out
 independently of the runtime."""
 from __future__ import annotations
@@ -81,6 +82,28 @@ def check_pod_knowledge(board: str, boards: int, cores: int, extra: tuple[str, .
             return Outcome(False, f"task {task} did not end with every core OK", log)
     if not re.search(rf"^\[task 0\] tpu: a pod of {boards} {board} boards: every rank agrees", result.output, re.M):
         return Outcome(False, "rank 0 did not report the pod's agreement", log)
+    return Outcome(True, "", log)
+
+
+def check_readme_examples_on_pod(board: str, boards: int, cores: int) -> Outcome:
+    """The README's API examples (firmware/examples/readme-examples: replicate, the merge_call sum,
+    split_to_logical_devices) over every core of a pod, each checked by the app against TF's
+    hand-computed results: every board must say which ran and pass."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    command = [TPU_BINARY, "run", "--boards", str(boards), "--board", board, "--cores", str(cores), "--timeout", "90",
+               "readme-examples"]
+    result = run_image(command, TPU_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 0:
+        return Outcome(False, f"the pod exited {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    n = boards * cores
+    ran = ("replicate, " if n == 2 else "") + "merge_call" + (", split_to_logical_devices" if cores == 8 else "")
+    for task in range(boards):
+        line = rf"^\[task {task}\] \[c0 I\] readme examples on {n} cores \({boards} boards of {cores}\): {ran} checked$"
+        if not re.search(line, result.output, re.M):
+            return Outcome(False, f"task {task} did not report {ran} checked on {n} cores", log)
     return Outcome(True, "", log)
 
 
@@ -233,6 +256,11 @@ def pod_cases() -> list[Case]:
              Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),
              Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15)]
+    for board, boards, cores in (("host", 2, 1), ("host", 4, 2), ("host", 2, 8), ("qemu-virt-a53", 2, 1),
+                                 ("qemu-virt-a53", 2, 4)):
+        cases.append(Case(f"tpu-pod/readme-examples/{board}/{boards}x{cores}",
+                          partial(check_readme_examples_on_pod, board, boards, cores),
+                          images=((board, "readme-examples"),), estimate_s=8))
     refusal_images = {"cores-differ": host_pod + (("host", "hello"),), "apps-differ": host_pod + (("host", "hello"),),
                       "boards-differ-from-ranks": host_pod, "uart": (("qemu-virt-a53", "pod"),)}
     cases += [Case(f"tpu-pod/refused/{name}", partial(check_pod_refused, name), images=images, estimate_s=4)

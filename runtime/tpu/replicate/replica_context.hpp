@@ -43,6 +43,9 @@ class ReplicaContext {
   unsigned num_logical_cores() const { return placement_.num_logical_cores; }
   // False for the single-replica context of code outside replicate.
   bool replicated() const { return replicated_; }
+  // A pod of boards: whether replica `replica` runs on this board, and whether some run on others.
+  bool is_on_this_board(unsigned replica) const { return collectives_.is_on_this_board(replica); }
+  bool spans_boards() const { return collectives_.spans_boards(); }
   // The replica's core's arena ("HBM"), for outputs and scratch.
   Arena& arena() const;
 

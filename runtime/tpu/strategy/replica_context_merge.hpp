@@ -93,7 +93,10 @@ class MergeParticipant {
   Result<SyncPoint> agree_in_replica(const SyncPoint& mine);
   // Waits until merge_fn (replica 0's logical core 0) is done.
   Status await_merge_fn();
-  bool runs_merge_fn() const { return replica_.replica_id() == 0 && replica_.logical_core() == 0; }
+  // merge_fn runs on the lowest replica of each board (on a single board: replica 0), logical core 0.
+  bool runs_merge_fn() const;
+  // A pod: every replica's arguments, gathered across the boards (each board's runner reads them).
+  Status gather_across_boards(Span<const Tensor> args);
   // The error ending the merge protocol for this replica, or OK to run merge_fn.
   Status judge(const Result<SyncOutcome>& outcome);
   void run_merge_fn(const MergeFn& fn, unsigned num_args);

@@ -3,7 +3,8 @@
 //   replicate (2 replicas: 2 cores), merge_call under TPUStrategy (any core count), and
 //   experimental_split_to_logical_devices [1, 2, 4, 1] over computation_shape [1, 2, 2, 2] (8 cores),
 // whose gathered output must equal the same model run unsplit on core 0, bit for bit.
-// The core count decides which examples apply; the log names the ones run.
+// The core count decides which examples apply; the log names the ones run. On a pod of boards the
+// same examples run over every board's cores (tests/suite/pod_cases.py).
 #include "firmware/tpu_pod.hpp"
 
 namespace {
@@ -98,13 +99,18 @@ Status split_example() {
   return Status::ok();
 }
 
+// `cores` is the board's; in a pod of boards (tpu run --boards K) the replicas span every board's
+// cores, and the split example's one replica runs on the first board.
 Status examples(unsigned cores) {
   PodMemoryScope memory(cores);
-  if (cores == 2) RT_RETURN_IF_ERROR(replicate_example());
-  RT_RETURN_IF_ERROR(merge_call_example(cores));
+  const unsigned boards = pod_membership().num_tasks, replicas = cores * boards;
+  if (replicas == 2) RT_RETURN_IF_ERROR(replicate_example());
+  RT_RETURN_IF_ERROR(merge_call_example(replicas));
   if (cores == 8) RT_RETURN_IF_ERROR(split_example());
-  log_info("readme examples on {} cores: {}merge_call{} checked", cores, cores == 2 ? "replicate, " : "",
-           cores == 8 ? ", split_to_logical_devices" : "");
+  FixedString<48> pod;
+  if (boards > 1) format_to(pod, " ({} boards of {})", boards, cores);
+  log_info("readme examples on {} cores{}: {}merge_call{} checked", replicas, pod.view(),
+           replicas == 2 ? "replicate, " : "", cores == 8 ? ", split_to_logical_devices" : "");
   return Status::ok();
 }
 

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "hal/support/new.hpp"
+
 #include "runtime/tpu/spmd/logical_devices_context.hpp"
 #include "runtime/ops/copy.hpp"
 #include "runtime/tpu/strategy/strategy_replica_context.hpp"
@@ -72,6 +74,36 @@ Status MergeParticipant::judge(const Result<SyncOutcome>& outcome) {
   return ended_ = merge_call_count_mismatch();
 }
 
+bool MergeParticipant::runs_merge_fn() const {
+  if (replica_.logical_core() != 0) return false;
+  unsigned lowest = 0;
+  while (lowest < replica_.num_replicas() && !replica_.is_on_this_board(lowest)) ++lowest;
+  return replica_.replica_id() == lowest;
+}
+
+// In a pod every replica all-gathers each argument (so every board's runner has every replica's
+// values, as slices of its gathered tensor); the arguments' shapes must then agree across replicas.
+Status MergeParticipant::gather_across_boards(Span<const Tensor> args) {
+  const unsigned replicas = replica_.num_replicas();
+  const size_t slots = size_t{replicas} * args.size();
+  Tensor* views = nullptr;  // [replica][argument], in the runner's arena until the computation ends
+  if (runs_merge_fn() && slots != 0) {
+    uint8_t* memory = RT_TRY(replica_.arena().allocate(slots * sizeof(Tensor), alignof(Tensor), "merge_call's arguments"));
+    views = new (memory) Tensor[slots];
+  }
+  for (unsigned k = 0; k < args.size(); ++k) {
+    const Tensor gathered = RT_TRY(replica_.all_gather(args[k]));
+    if (views == nullptr) continue;
+    const size_t bytes = static_cast<size_t>(args[k].num_elements()) * dtype_size(args[k].dtype);
+    for (unsigned r = 0; r < replicas; ++r)
+      views[r * args.size() + k] =
+          Tensor::contiguous(args[k].dtype, args[k].shape, static_cast<uint8_t*>(gathered.data) + r * bytes);
+  }
+  if (views != nullptr)
+    for (unsigned r = 0; r < replicas; ++r) rendezvous_.args[r] = Span<const Tensor>(views + r * args.size(), args.size());
+  return Status::ok();
+}
+
 Status MergeParticipant::merge_call(const MergeFn& fn, Span<const Tensor> args, MergeOutputs& outputs) {
   outputs.clear();
   if (!ended_.is_ok()) return ended_;
@@ -82,6 +114,10 @@ Status MergeParticipant::merge_call(const MergeFn& fn, Span<const Tensor> args, 
   const Result<SyncOutcome> outcome = sync(SyncKind::kMerge);
   ++merges_;
   RT_RETURN_IF_ERROR(judge(outcome));
+  if (replica_.spans_boards()) {
+    const Status gathered = gather_across_boards(args);
+    if (!gathered.is_ok()) return ended_ = gathered;
+  }
   if (runs_merge_fn()) run_merge_fn(fn, static_cast<unsigned>(args.size()));
   const Status merged = await_merge_fn();  // replica 0's logical core 0 has written the result
   if (!merged.is_ok()) return ended_ = merged;
