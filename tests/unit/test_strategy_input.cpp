@@ -145,3 +145,19 @@ TEST_CASE("datasets from a function: consecutive elements go to consecutive repl
   CHECK(iterator.advance(2).is_ok());
   CHECK(iterator.advance(1).code() == rt::StatusCode::kOutOfRange);
 }
+
+TEST_CASE("a pod's host pipelines feed their own replicas; the pod agrees on the steps", "[strategy][pod]") {
+  // Host 1 of 2, 8 replicas: its replicas are 4..7 (R = 4); step s, local replica j gets element 4 s + j.
+  Counting source(14, 1);
+  Dataset pipeline = *Dataset::from_tensor_slices(source.tensor)->batch(1);
+  DistributedDataset host = *DistributedDataset::per_host_elements(pipeline, 8, 2, 1);
+  CHECK(host.host_steps() == 3);  // 14 elements: 3 full steps of 4
+  CHECK(first_column(*host.element(1, 6)) == std::vector<int32_t>{6});   // 4 * 1 + 2
+  CHECK(first_column(*host.element(2, 4)) == std::vector<int32_t>{8});   // 4 * 2 + 0
+  host.agree_on_steps(2);  // another host had fewer
+  CHECK(host.num_steps() == 2);
+  CHECK(host.element(2, 4).status().code() == rt::StatusCode::kOutOfRange);
+  CHECK(message(DistributedDataset::per_host_elements(pipeline, 6, 4, 0).status()) ==
+        "tf.distribute expects every worker to have the same number of replicas. However, encountered "
+        "`num_replicas_in_sync` (6) that cannot be divided by `num_workers` (4)");
+}

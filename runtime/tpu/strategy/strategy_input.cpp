@@ -147,13 +147,28 @@ DistributedDataset DistributedDataset::per_replica_elements(const Dataset& pipel
   return distributed;
 }
 
-int64_t DistributedDataset::num_steps() const {
-  return split_ ? dataset_.cardinality() : dataset_.cardinality() / num_replicas_;
+Result<DistributedDataset> DistributedDataset::per_host_elements(const Dataset& pipeline, unsigned num_replicas,
+                                                                  unsigned num_hosts, unsigned host) {
+  if (num_hosts == 0 || num_replicas % num_hosts != 0)
+    return invalid_argument("tf.distribute expects every worker to have the same number of replicas. However, "
+                            "encountered `num_replicas_in_sync` ({}) that cannot be divided by `num_workers` ({})",
+                            num_replicas, num_hosts);
+  DistributedDataset distributed = per_replica_elements(pipeline, num_replicas);
+  distributed.num_hosts_ = num_hosts;
+  distributed.host_ = host;
+  return distributed;
 }
+
+int64_t DistributedDataset::host_steps() const {
+  return split_ ? dataset_.cardinality() : dataset_.cardinality() / (num_replicas_ / num_hosts_);
+}
+
+int64_t DistributedDataset::num_steps() const { return pod_steps_ >= 0 ? pod_steps_ : host_steps(); }
 
 Result<Tensor> DistributedDataset::element(int64_t step, unsigned replica) const {
   if (step < 0 || step >= num_steps() || replica >= num_replicas_) return end_of_sequence();
-  if (!split_) return dataset_.element(step * num_replicas_ + replica);
+  const unsigned per_host = num_replicas_ / num_hosts_;  // a host's replicas: host * per_host + j
+  if (!split_) return dataset_.element(step * per_host + replica % per_host);
   Result<Tensor> batch = dataset_.element(step);
   if (!batch) return batch;
   if (batch->shape.rank == 0) return unbatched_error(num_replicas_);

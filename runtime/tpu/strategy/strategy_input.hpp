@@ -18,7 +18,14 @@
 // distribute_datasets_from_function (DistributedDataset::per_replica_elements): the board is one
 // host, so one input pipeline (InputContext{1, 0, N}); its elements are per-replica batches and go to
 // the replicas in turn: step s, replica r gets element s * N + r; a step exists only if every replica
-// has an element.
+// has an element. In a pod of K boards each board is a host with its own pipeline
+// (InputContext{K, task, N}), feeding its own R = N / K replicas (replicas task*R .. task*R + R - 1,
+// the default placement): step s, local replica j gets element s * R + j; the pod's step count is the
+// smallest of every board's (agreed before the first step), and TF's error when N % K != 0:
+//   "tf.distribute expects every worker to have the same number of replicas. However, encountered
+//    `num_replicas_in_sync` (N) that cannot be divided by `num_workers` (K)"
+// A replica of another board reads its value there; here its component is a stand-in of the same
+// shape (the local replica j's), which replicate never reads.
 // InputContext::get_per_replica_batch_size(B) = B / N, else TF's error (with its trailing space):
 //   "The `global_batch_size` 10 is not divisible by `num_replicas_in_sync` 4 "
 // Iterators: get_next() gives one step's values (regrouped: a plain tensor with one replica) and
@@ -79,8 +86,14 @@ class DistributedDataset {
   DistributedDataset() = default;
   // experimental_distribute_dataset: elements are global batches, split over the replicas.
   static Result<DistributedDataset> split_batches(const Dataset& dataset, unsigned num_replicas);
-  // distribute_datasets_from_function's dataset for the board's one input pipeline.
+  // distribute_datasets_from_function's dataset for the board's one input pipeline; in a pod, the
+  // pipeline of host `host` of `num_hosts`, whose boards agreed on `pod_steps` steps.
   static DistributedDataset per_replica_elements(const Dataset& pipeline, unsigned num_replicas);
+  static Result<DistributedDataset> per_host_elements(const Dataset& pipeline, unsigned num_replicas,
+                                                      unsigned num_hosts, unsigned host);
+  // The steps this host's pipeline has for its replicas (before the pod's agreement), and the agreement.
+  int64_t host_steps() const;
+  void agree_on_steps(int64_t pod_steps) { pod_steps_ = pod_steps; }
 
   unsigned num_replicas() const { return num_replicas_; }
   int64_t num_steps() const;
@@ -91,6 +104,9 @@ class DistributedDataset {
   Dataset dataset_;
   unsigned num_replicas_ = 1;
   bool split_ = false;  // true: split global batches; false: consecutive elements per replica
+  unsigned num_hosts_ = 1;
+  unsigned host_ = 0;
+  int64_t pod_steps_ = -1;  // a pod's agreed step count (-1: not a pod)
 };
 
 // iter(distributed_dataset); the dataset must outlive the iterator.

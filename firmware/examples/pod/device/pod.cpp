@@ -10,6 +10,8 @@
 //   POD sums over N replicas on K boards: ...   a replicate over every core of the pod whose
 //                                          cross_replica_sum crosses the boards (sums_across_boards),
 //                                          every replica's outputs checked on every board
+//   POD input: K pipelines for N replicas ...  distribute_datasets_from_function, one pipeline per
+//                                          board, steps agreed across the pod, every value checked
 #include "firmware/tpu_pod.hpp"
 
 namespace {
@@ -104,15 +106,50 @@ Status check_sums(const PodMembership& pod, const TPUStrategy& strategy, unsigne
   return Status::ok();
 }
 
+// distribute_datasets_from_function: each board is a host with its own input pipeline. Board t's
+// pipeline (InputContext: pipeline t of K) holds the rows 1000 t + i, (3 + t) R of them (R = N / K
+// replicas per board), so board t alone would have 3 + t steps; the pod agrees on 3. At step s,
+// replica r (board r / R, j = r % R there) must get row s R + j of board r / R's pipeline, and every
+// board checks every replica's value (the outputs of strategy.run come back to every board).
+Status check_per_host_input(TPUStrategy& strategy) {
+  const unsigned replicas = strategy.num_replicas_in_sync();
+  const DistributedDataset dataset = RT_TRY(strategy.distribute_datasets_from_function([](const InputContext& context) -> Result<Dataset> {
+    const unsigned per_host = context.num_replicas_in_sync / context.num_input_pipelines;
+    const int64_t rows = int64_t{3 + context.input_pipeline_id} * per_host;
+    const Tensor source = RT_TRY(hbm().allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&rows, 1))),
+                                                       "this host's rows"));
+    for (int64_t i = 0; i < rows; ++i) source.at<float>(i) = static_cast<float>(1000 * context.input_pipeline_id + i);
+    return Dataset::from_tensor_slices(source);
+  }));
+  if (dataset.num_steps() != 3) return internal_error("the pod agreed on {} steps, expected 3", dataset.num_steps());
+  const unsigned per_host = replicas / strategy.num_hosts();
+  DistributedIterator iterator(dataset);
+  for (int64_t step = 0; iterator.has_next(); ++step) {
+    const DistributedValue value = RT_TRY(iterator.get_next());
+    const RunResult got = RT_TRY(strategy.run([](StrategyReplicaContext&, const Tensor& x) -> Result<Tensor> { return x; },
+                                              value));
+    for (unsigned r = 0; r < replicas; ++r) {
+      const float expected = static_cast<float>(1000 * (r / per_host) + step * per_host + r % per_host);
+      if (got[0].component(r).scalar<float>() != expected)
+        return internal_error("step {}: replica {} got {}, expected {}", step, r, got[0].component(r).scalar<float>(),
+                              expected);
+    }
+  }
+  log_info("POD input: {} pipelines for {} replicas, 3 steps agreed, every value checked", strategy.num_hosts(),
+           replicas);
+  return Status::ok();
+}
+
 Status program() {
   const PodMembership& pod = pod_membership();
   log_info("POD task {} of {}", pod.task, pod.num_tasks);
-  const TPUStrategy strategy = RT_TRY(TPUStrategy::for_board());
+  TPUStrategy strategy = RT_TRY(TPUStrategy::for_board());
   const TPUClusterResolver& resolver = strategy.cluster_resolver();
   log_info("POD resolver task_id {} accelerators {}", resolver.task_id(), resolver.num_accelerators());
   RT_RETURN_IF_ERROR(print_topology(RT_TRY(resolver.initialize_tpu_system())));
   RT_RETURN_IF_ERROR(print_strategy(strategy));
-  return check_sums(pod, strategy, resolver.num_accelerators());
+  RT_RETURN_IF_ERROR(check_sums(pod, strategy, resolver.num_accelerators()));
+  return check_per_host_input(strategy);
 }
 
 Status run(const firmware::CoreContext& context) {

@@ -3,8 +3,7 @@
 
 #include <string.h>
 
-#include "pod_bridge.hpp"
-#include "runtime/link/protocol/host_call.hpp"
+#include "pod_program.hpp"
 #include "runtime/ops/copy.hpp"
 #include "runtime/tensor/hbm.hpp"
 
@@ -14,10 +13,6 @@ namespace {
 // One replica's outputs described in fixed-size words: count, then per output dtype, rank, dims.
 constexpr unsigned kWordsPerOutput = 2 + kMaxRank;
 constexpr unsigned kRecordWords = 1 + kMaxReplicaOutputs * kWordsPerOutput;
-constexpr uint32_t kFirstMemberOfProgram = hal::kMaxCores - 1;  // tags the program's exchanges
-
-uint32_t program_exchanges = 0;  // core 0's count, equal on every board (the program is the same)
-
 // The board of each replica and how many each board runs.
 unsigned replicas_on(const PodPlacement& placement, unsigned task) {
   unsigned count = 0;
@@ -28,22 +23,6 @@ unsigned replicas_on(const PodPlacement& placement, unsigned task) {
 Result<Tensor> byte_vector(Arena& arena, size_t bytes, StringView what) {
   const int64_t size = static_cast<int64_t>(bytes);
   return arena.allocate_tensor(DType::kI8, RT_TRY(Shape::make(Span<const int64_t>(&size, 1))), what);
-}
-
-// Every board's row, concatenated in task order; `sizes` are the rows' bytes.
-Result<Tensor> exchange_rows(const Tensor& mine, Span<const size_t> sizes) {
-  size_t total = 0;
-  FixedString<192> text;
-  format_to(text, "rows op=sum type=int8 count=0 sizes=");
-  for (size_t t = 0; t < sizes.size(); ++t) {
-    format_to(text, "{}{}", t == 0 ? "" : ",", sizes[t]);
-    total += sizes[t];
-  }
-  format_to(text, " source=0 seq={} first={}", program_exchanges++, kFirstMemberOfProgram);
-  const Tensor all = RT_TRY(byte_vector(hbm(), total, "the pod's outputs"));
-  const link::HostResult into[] = {link::HostResult::tensor(all)};
-  RT_RETURN_IF_ERROR(link::host_call(kPodFunction, text.view(), Span<const Tensor>(&mine, 1), into));
-  return all;
 }
 
 void describe(const ReplicaOutputs& outputs, int64_t* record) {
@@ -83,7 +62,7 @@ Status gather_pod_outputs(const PodPlacement& placement, unsigned num_tasks, Rep
       describe(result.replicas[r], record);
       memcpy(static_cast<uint8_t*>(records.data) + written++ * record_bytes, record, record_bytes);
     }
-  const Tensor all_records = RT_TRY(exchange_rows(records, Span<const size_t>(sizes, num_tasks)));
+  const Tensor all_records = RT_TRY(exchange_rows_between_boards(records, Span<const size_t>(sizes, num_tasks)));
   // The records in task order: where each replica's record and bytes sit.
   const int64_t* record_of[kMaxReplicas];
   size_t data_sizes[kMaxPodTasks] = {};
@@ -104,7 +83,7 @@ Status gather_pod_outputs(const PodPlacement& placement, unsigned num_tasks, Rep
                                                            static_cast<uint8_t*>(data.data) + offset)));
         offset += static_cast<size_t>(output.num_elements()) * dtype_size(output.dtype);
       }
-  const Tensor all_data = RT_TRY(exchange_rows(data, Span<const size_t>(data_sizes, num_tasks)));
+  const Tensor all_data = RT_TRY(exchange_rows_between_boards(data, Span<const size_t>(data_sizes, num_tasks)));
   // The other boards' replicas' outputs, as tensors in pod memory.
   size_t at = 0;
   for (unsigned t = 0; t < num_tasks; ++t)

@@ -4,6 +4,7 @@
 
 #include "hal/core.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
+#include "runtime/tpu/replicate/uses_hal/pod_program.hpp"
 #include "runtime/tensor/constant.hpp"
 #include "runtime/tensor/hbm.hpp"
 
@@ -95,10 +96,20 @@ Result<DistributedDataset> TPUStrategy::experimental_distribute_dataset(const Da
 }
 
 Result<DistributedDataset> TPUStrategy::distribute_datasets_from_function(const DatasetFunction& fn) const {
-  const InputContext context{1, 0, num_replicas_};  // a board is one host: one input pipeline
-  Result<Dataset> pipeline = fn(context);
-  if (!pipeline) return pipeline.status();
-  return DistributedDataset::per_replica_elements(*pipeline, num_replicas_);
+  const PodMembership& pod = pod_membership();
+  if (!pod.in_pod()) {
+    const InputContext context{1, 0, num_replicas_};  // a board is one host: one input pipeline
+    const Dataset pipeline = RT_TRY(fn(context));
+    return DistributedDataset::per_replica_elements(pipeline, num_replicas_);
+  }
+  // A pod: each board is a host with its own pipeline for its own replicas; the boards agree on the
+  // steps every one of them has.
+  const InputContext context{pod.num_tasks, pod.task, num_replicas_};
+  const Dataset pipeline = RT_TRY(fn(context));
+  DistributedDataset distributed =
+      RT_TRY(DistributedDataset::per_host_elements(pipeline, num_replicas_, pod.num_tasks, pod.task));
+  distributed.agree_on_steps(RT_TRY(smallest_across_boards(distributed.host_steps())));
+  return distributed;
 }
 
 }  // namespace rt::tpu
