@@ -4,6 +4,7 @@
   tests/train_digits_check.py --board host --cores 4 [--steps 24] [--epochs 1] [--link shm]
   tests/train_digits_check.py --same-bits host,qemu-virt-a53,qemu-virt-rv64,raspi3b --cores 4
   tests/train_digits_check.py --board host --cores 4 --epochs 10 --min-accuracy 0.95
+  tests/train_digits_check.py --board host --boards 2 --cores 2     (a pod of 2 boards against 1 board of 4)
 
 Each run prepares the data (prepare_digits.py, fixed seeds) in its own folder under
 build/train-digits-check/, trains on the board through `tpu run --infeed ... --outfeed-dir`, and
@@ -30,6 +31,7 @@ Ends with "PASS train-digits ..." or "FAIL train-digits: ..." (exit 1).
 from __future__ import annotations
 
 import argparse
+import shutil
 import csv
 import re
 import subprocess
@@ -53,10 +55,10 @@ def prepare(folder: Path, epochs: int, steps: int, model: str = "mlp", logical_c
                     str(logical_cores)], check=True, capture_output=True, text=True)
 
 
-def train_on_board(tpu: Path, board: str, cores: int, link: str | None, folder: Path) -> tuple[bool, str]:
+def train_on_board(tpu: Path, board: str, cores: int, link: str | None, folder: Path, boards: int = 1) -> tuple[bool, str]:
     command = [str(tpu), "run", "--board", board, "--cores", str(cores), "--timeout", "600", "--outfeed-dir",
                str(folder), "--infeed", f"0={folder / 'infeed_x.npy'},{folder / 'infeed_y.npy'}",
-               *(["--link", link] if link else []), "train-digits"]
+               *(["--link", link] if link else []), *(["--boards", str(boards)] if boards > 1 else []), "train-digits"]
     ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=900)
     log = "$ " + " ".join(command) + "\n" + ran.stdout + ran.stderr
     return ran.returncode == 0, log
@@ -75,7 +77,10 @@ def loss_and_accuracy(folder: Path) -> list[str]:
     return [",".join(line.split(",")[:3]) for line in (folder / "train.csv").read_text().splitlines()]
 
 
-def board_weights(folder: Path) -> list[np.ndarray]:
+def board_weights(folder: Path, task: int | None = None) -> list[np.ndarray]:
+    """The final weights a board outfed; in a pod (tpu run --boards) task `task`'s, default task 0."""
+    if task is not None or (folder / "task-0").is_dir():
+        folder = folder / f"task-{task or 0}"
     return [np.load(folder / f"c0_q0_t0_e{i}.npy") for i in range(4)]
 
 
@@ -169,6 +174,42 @@ BAD_INPUTS = {
 }
 
 
+def check_pod(tpu: Path, board: str, boards: int, cores: int, model: str, steps: int) -> int:
+    """A pod of `boards` boards of `cores` cores against NumPy (the same tolerance as one board), every
+    board's final weights the same bits, and against one board of boards x cores: the same bits when
+    each board has one replica (the gradient sums then run in the same order), else equal within the
+    NumPy tolerance (runtime/collectives/README.md: each board's partial, then the boards in order)."""
+    folders = {}
+    for pod, replicas_per_board in ((boards, cores), (1, boards * cores)):
+        folder = ROOT / "build" / "train-digits-check" / f"{model}-{board}-pod-{pod}x{replicas_per_board}-{steps}"
+        shutil.rmtree(folder, ignore_errors=True)
+        prepare(folder, 1, steps, model)
+        ok, log = train_on_board(tpu, board, replicas_per_board, None, folder, pod)
+        if not ok:
+            print(log)
+            print(f"FAIL train-digits: the run on {pod} x {replicas_per_board} {board} failed")
+            return 1
+        problem = compare_with_numpy(folder)
+        if problem:
+            print(log)
+            print(f"FAIL train-digits: {pod} x {replicas_per_board} {board}: {problem}")
+            return 1
+        folders[pod] = folder
+    pod_folder, one_board = folders[boards], folders[1]
+    for task in range(1, boards):
+        if any(a.tobytes() != b.tobytes() for a, b in zip(board_weights(pod_folder, task), board_weights(pod_folder, 0))):
+            print(f"FAIL train-digits: task {task} of the pod holds other weights than task 0")
+            return 1
+    same = all(a.tobytes() == b.tobytes() for a, b in zip(board_weights(pod_folder), board_weights(one_board)))
+    if cores == 1 and not same:
+        print(f"FAIL train-digits: {boards} boards of 1 core and 1 board of {boards} cores trained different bits")
+        return 1
+    verdict = "the same bits as" if same else "within NumPy's tolerance of"
+    print(f"PASS train-digits: {model}, {boards} {board} boards x {cores} core{'s' if cores != 1 else ''} match NumPy, "
+          f"every board holds the same weights, {verdict} 1 board x {boards * cores} cores")
+    return 0
+
+
 def check_model_parallel(tpu: Path, board: str, steps: int) -> int:
     """2 replicas of 1, 2 and 4 logical cores: the same bits, and NumPy's model to rounding."""
     folders = []
@@ -234,7 +275,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tpu", type=Path, default=ROOT / "build" / "host-tools" / "tpu")
     parser.add_argument("--bad", choices=sorted(BAD_INPUTS), help="hostile input that must be refused")
     parser.add_argument("--model-parallel", action="store_true", help="the CNN split over 1, 2 and 4 logical cores")
+    parser.add_argument("--boards", type=int, default=1,
+                        help="train on a pod of this many boards of --cores each (tpu run --boards) and compare it with "
+                             "NumPy and with one board of boards x cores")
     args = parser.parse_args(argv)
+    if args.boards > 1:
+        return check_pod(args.tpu, args.board, args.boards, args.cores, args.model, args.steps)
     if args.model_parallel:
         return check_model_parallel(args.tpu, args.board, args.steps)
     if args.bad:

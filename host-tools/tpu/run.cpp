@@ -278,15 +278,19 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
                 PodPlace place) {
   std::optional<std::vector<InfeedDataset>> datasets = load_infeed(options);
   if (!datasets) return kExitBuildFailed;
-  if (options.outfeed_dir) {
+  // In a pod each board's outfeed tuples go to <dir>/task-<t>/ (the boards' files never collide); the
+  // host functions keep <dir> itself (an app's inputs there, its reports made by task 0).
+  std::optional<std::filesystem::path> outfeed_dir = options.outfeed_dir;
+  if (outfeed_dir && place.num_tasks > 1) *outfeed_dir /= "task-" + std::to_string(place.task);
+  if (outfeed_dir) {
     std::error_code made;
-    std::filesystem::create_directories(*options.outfeed_dir, made);
+    std::filesystem::create_directories(*outfeed_dir, made);
     if (made) {
-      std::cerr << "tpu: cannot create " << options.outfeed_dir->string() << ": " << made.message() << std::endl;
+      std::cerr << "tpu: cannot create " << outfeed_dir->string() << ": " << made.message() << std::endl;
       return kExitBuildFailed;
     }
   }
-  HostFunctions functions(HostEnvironment{options.outfeed_dir, &std::cout});
+  HostFunctions functions(HostEnvironment{options.outfeed_dir, &std::cout, place.task, place.num_tasks});
   std::string worker_error;
   std::unique_ptr<HostFunctionWorker> worker = start_worker(options, functions, worker_error);
   if (!worker_error.empty()) {
@@ -301,7 +305,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   if (!process) return kExitBuildFailed;
   TraceCollector trace(options.trace_file.has_value());
   trace.serve_with(functions);
-  OutfeedSink outfeed(options.outfeed_dir, std::cerr);
+  OutfeedSink outfeed(outfeed_dir, std::cerr);
   const volatile std::sig_atomic_t* interrupted = install_interrupt_handlers();
   ConsolePrinter console;  // whole lines: host functions print between them, never inside one
   if (place.num_tasks > 1) console.set_line_prefix("[task " + std::to_string(place.task) + "] ");

@@ -62,6 +62,11 @@ class HostCall {
   }
   const std::optional<std::filesystem::path>& output_dir() const { return environment_.output_dir; }  // --outfeed-dir
   std::ostream& out() const { return *environment_.out; }  // tpu's output stream
+  // In a pod of boards (tpu run --boards K) every board's tpu serves its own board's calls: this
+  // board's task and the pod's task count (0 of 1 alone). Reports the whole pod shares, such as a
+  // training's progress, are usually made by task 0 only.
+  unsigned task() const { return environment_.task; }
+  unsigned num_tasks() const { return environment_.num_tasks; }
 
  private:
   const HostCallRequest& request_;

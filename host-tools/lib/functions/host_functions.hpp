@@ -50,6 +50,8 @@ struct HostCallOutcome {
 struct HostEnvironment {
   std::optional<std::filesystem::path> output_dir;  // tpu run --outfeed-dir
   std::ostream* out = nullptr;                      // where print and summary rows go
+  unsigned task = 0;                                // in a pod of boards, this board's task (tpu run --boards)
+  unsigned num_tasks = 1;
 };
 
 class HostFunctions {

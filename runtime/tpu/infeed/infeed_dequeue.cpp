@@ -2,6 +2,8 @@
 // replica's dequeue of its shard.
 #include "infeed_dequeue.hpp"
 
+#include "runtime/tpu/mesh/pod_membership.hpp"
+
 #include "runtime/link/protocol/host_call.hpp"
 #include "runtime/trace/trace_point.hpp"
 
@@ -70,6 +72,11 @@ Status InfeedDequeue::open(InfeedQueue& queue, Arena& shared_arena, const Infeed
   if (!storage) return storage.status();
   RT_RETURN_IF_ERROR(
       buffer_.init(options.link_queue, queue.name(), elements, options.slots, shards_, Span<uint8_t>(*storage, *bytes)));
+  // In a pod every board's tpu streams the whole queue and each board's replicas (the default
+  // placement: replica r on board r / R) read their shards here; the others read theirs there.
+  if (const PodMembership& pod = pod_membership(); pod.in_pod() && shards_ % pod.num_tasks == 0)
+    for (unsigned r = 0; r < shards_; ++r)
+      if (r / (shards_ / pod.num_tasks) != pod.task) buffer_.set_absent(r);
   RT_RETURN_IF_ERROR(endpoint->attach_infeed(buffer_));
   endpoint_ = endpoint;
   timeout_ns_ = options.timeout_ns;

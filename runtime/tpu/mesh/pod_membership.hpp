@@ -15,6 +15,9 @@ struct PodMembership {
   unsigned num_tasks = 1;
 
   bool in_pod() const { return num_tasks > 1; }
+  // The first of this board's replicas when `num_replicas` replicas are placed in TF's default
+  // (task-major) order: replica r runs on task r * num_tasks / num_replicas.
+  unsigned first_local_replica(unsigned num_replicas) const { return task * num_replicas / num_tasks; }
 };
 
 // Set once by the firmware before the app runs (task < num_tasks <= kMaxPodTasks, else ignored).

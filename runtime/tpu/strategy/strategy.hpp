@@ -37,6 +37,7 @@
 // The strategy refers to the device assignment it was given, which must outlive it.
 #pragma once
 #include "multi_step_context.hpp"
+#include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/tpu/replicate/replicate.hpp"
 #include "strategy_cluster.hpp"
 #include "strategy_gather.hpp"
@@ -134,6 +135,11 @@ struct MirroredVariable {
   DistributedValue copies;
 
   const Tensor& copy(unsigned replica) const { return copies.component(replica); }
+  // TF's read_value() in cross-replica context: the copy on this host, i.e. this board's first
+  // replica's (replica 0's on a single board; in a pod of boards the other boards' copies live there).
+  const Tensor& read_value() const {
+    return copies.component(pod_membership().first_local_replica(copies.num_components()));
+  }
 };
 
 // update()'s function, as the runtime calls it: changes `variable` (the replica's copy) in place.

@@ -216,7 +216,8 @@ Status train(unsigned cores) {
     RT_TRY(strategy.run(steps_of_run, variables[0].copies, variables[1].copies, variables[2].copies, variables[3].copies));
   }
   infeed.close();
-  const Tensor final_weights[] = {variables[0].copy(0), variables[1].copy(0), variables[2].copy(0), variables[3].copy(0)};
+  const Tensor final_weights[] = {variables[0].read_value(), variables[1].read_value(), variables[2].read_value(),
+                                  variables[3].read_value()};
   RT_RETURN_IF_ERROR(outfeed_enqueue_tuple(0, final_weights, kHostTimeoutNs));
   RT_RETURN_IF_ERROR(host_function("training_done", "", {}, {}, kHostTimeoutNs));
   log_info("train-digits: {} {} steps of {} images on {} replicas of {} cores done; final weights outfed", spec.name,

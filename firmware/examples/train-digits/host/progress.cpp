@@ -9,6 +9,7 @@
 //       <outfeed dir>/train.png with matplotlib (Debian's python3-matplotlib) and returns at once, so
 //       the board's run does not wait for the plot; tpu waits for it before it exits and says what
 //       it wrote, or why it could not (matplotlib missing: the package to install).
+// In a pod of boards every board trains the same model, so task 0 alone reports (call.task()).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,6 +55,7 @@ std::string bar(long step, long total, double samples_per_second, float loss, fl
 }  // namespace
 
 TPU_HOST_FUNCTION(log_steps, call) {
+  if (call.task() != 0) return {};  // a pod: task 0 reports for every board
   const long total = std::atol(call.text().c_str());
   const long first = static_cast<long>(scalar(call, 0));
   const std::vector<float> losses = call.values<float>(1), accuracies = call.values<float>(2);
@@ -134,6 +136,7 @@ Plot plot;
 }  // namespace
 
 TPU_HOST_FUNCTION(training_done, call) {
+  if (call.task() != 0) return {};
   const std::filesystem::path folder = run_folder(call);
   const std::string script =
       "import csv, sys\n"
