@@ -38,6 +38,8 @@ gemm includes peak: its lines need it):
   link       the host link (tests/bench/link_throughput.py)
   training   the digits classifier's samples/s and scaling on host and qemu-virt-a53, step-time
              shares (tests/bench/training.py)
+  pod        cross_replica_sum across 2 boards of a pod (host and qemu-virt-a53) against Open MPI's
+             MPI_Allreduce between 2 processes (tests/bench/pod_allreduce.py)
 
   /usr/bin/python3 tests/bench/benchmarks.py --only gemm
   /usr/bin/python3 tests/bench/benchmarks.py --only allreduce --only mailbox [--rounds 7] [--allreduce-threads 2,4]
@@ -493,6 +495,12 @@ def link_part(options: Options) -> None:
     link_throughput.link_results(options.record)
 
 
+def pod_part(options: Options) -> None:
+    """cross_replica_sum across 2 boards of a pod against Open MPI's MPI_Allreduce (tests/bench/pod_allreduce.py)."""
+    import pod_allreduce
+    pod_allreduce.pod_results(options.record)
+
+
 def training_part(options: Options) -> None:
     """The train-digits app's samples/s, scaling and step-time shares (tests/bench/training.py)."""
     import training
@@ -501,7 +509,7 @@ def training_part(options: Options) -> None:
 
 PARTS: dict[str, Callable[[Options], None]] = {
     "allreduce": allreduce_part, "mailbox": mailbox_part, "peak": peak_part, "gemm": gemm_part,
-    "qemu": qemu_part, "link": link_part, "training": training_part,
+    "qemu": qemu_part, "link": link_part, "training": training_part, "pod": pod_part,
 }
 
 

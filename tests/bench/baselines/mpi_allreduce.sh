@@ -45,7 +45,7 @@ die() {
     exit 1
 }
 
-repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd) || die "cannot find the repo root"
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd) || die "cannot find the repo root"
 cd "$repo_root" || die "cannot cd to $repo_root"
 
 # ---- Open MPI (Debian packages), installed on first use like the rest of the project

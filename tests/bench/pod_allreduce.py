@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""make bench, part "pod": cross_replica_sum across the boards of a pod against Open MPI.
+
+Runs tests/bench/bench-pod-allreduce on a pod of 2 boards of 1 core (tpu run --boards 2; host boards
+4 KiB to 16 MiB, qemu-virt-a53 boards to 4 MiB), each call timed on the board (median per call over
+at least 5 calls and about 1 s), and Open MPI's MPI_Allreduce between 2 processes of the same
+machine (tests/bench/baselines/mpi_allreduce.sh, its median per call) in the same run. One JSON line
+per board kind and size:
+  {"bench": "pod_allreduce_f32/<board>/2boards/<size>", "metric": "seconds_per_call", "value": ours,
+   "unit": "s", "baseline": "Open MPI MPI_Allreduce, 2 processes", "baseline_value": MPI's,
+   "ratio": MPI's / ours (1.0: as fast as MPI), "algbw_gbps": bytes / ours / 1e9}
+Where the time goes: the board's partial reaches its tpu as a host call (in place from board memory on
+the QEMU boards' shared-memory link; chunked COBS frames over a pipe on the host board), tpu trades it
+over MPI point-to-point and writes the result back, then the board fans it out.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TPU = ROOT / "build" / "host-tools" / "tpu"
+APP = ROOT / "tests" / "bench" / "bench-pod-allreduce"
+BOARDS = ("host", "qemu-virt-a53")
+
+
+def size_name(size: int) -> str:
+    return f"{size >> 20}MiB" if size >= 1 << 20 else f"{size >> 10}KiB"
+
+
+def pod_times(board: str) -> dict[int, dict]:
+    """bytes -> the board's POD-ALLREDUCE record (task 0's)."""
+    command = [str(TPU), "run", "--boards", "2", "--board", board, "--cores", "1", "--timeout", "600", str(APP)]
+    ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=900)
+    if ran.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {ran.returncode}: {(ran.stdout + ran.stderr)[-2000:]}")
+    records = [json.loads(m) for m in re.findall(r"^\[task 0\] \[c0 I\] POD-ALLREDUCE (\{.*\})$", ran.stdout + ran.stderr, re.M)]
+    if not records:
+        raise RuntimeError(f"{' '.join(command)} printed no POD-ALLREDUCE line")
+    return {record["bytes"]: record for record in records}
+
+
+def mpi_times() -> dict[int, float]:
+    """bytes -> MPI_Allreduce's median seconds per call between 2 processes."""
+    ran = subprocess.run(["bash", str(ROOT / "tests/bench/baselines/mpi_allreduce.sh")], cwd=ROOT, capture_output=True,
+                         text=True, errors="replace", timeout=900, env={**__import__("os").environ, "MPI_BENCH_NP": "2"})
+    if ran.returncode != 0:
+        raise RuntimeError(f"mpi_allreduce.sh exited {ran.returncode}: {ran.stderr[-2000:]}")
+    lines = [json.loads(line) for line in ran.stdout.splitlines() if line.startswith("{")]
+    return {line["size_bytes"]: line["seconds"] for line in lines}
+
+
+def pod_results(record: Callable[[dict], None]) -> None:
+    mpi = mpi_times()
+    for board in BOARDS:
+        for size, ours in sorted(pod_times(board).items()):
+            baseline = mpi.get(size)
+            record({"bench": f"pod_allreduce_f32/{board}/2boards/{size_name(size)}", "metric": "seconds_per_call",
+                    "value": ours["seconds"], "min": ours["min"], "max": ours["max"], "calls": ours["calls"],
+                    "unit": "s", "baseline": "Open MPI MPI_Allreduce, 2 processes, this machine",
+                    "baseline_value": baseline, "ratio": baseline / ours["seconds"] if baseline else None,
+                    "algbw_gbps": size / ours["seconds"] / 1e9})
+
+
+if __name__ == "__main__":
+    out = ROOT / "build" / "bench" / "results-pod.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a") as file:
+        def emit(entry: dict) -> None:
+            line = json.dumps(entry)
+            print(line, flush=True)
+            file.write(line + "\n")
+            file.flush()
+        pod_results(emit)
+    sys.exit(0)
