@@ -14,6 +14,7 @@
 #include "host-tools/lib/pod/pod_environment.hpp"
 #include "host-tools/lib/pod/pod_launcher.hpp"
 #include "host-tools/lib/pod/pod_records.hpp"
+#include "host-tools/lib/pod/tf_config.hpp"
 
 namespace {
 
@@ -134,8 +135,9 @@ std::vector<float> floats_of(const std::vector<uint8_t>& bytes) {
 class FakeExchange final : public tpu::RowExchange {
  public:
   unsigned my_rank() const override { return 1; }
-  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine) override {
-    started.push_back({ranks, tag, std::move(mine)});
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
+                     const std::vector<size_t>& sizes) override {
+    started.push_back({ranks, tag, std::move(mine), sizes});
     return static_cast<int>(started.size()) - 1;
   }
   std::optional<bool> exchange_done(int id, std::string&) override { return arrived.count(id) != 0; }
@@ -149,58 +151,81 @@ class FakeExchange final : public tpu::RowExchange {
     std::vector<unsigned> ranks;
     int tag;
     std::vector<uint8_t> mine;
+    std::vector<size_t> sizes;
   };
   std::vector<Started> started;
   std::map<int, std::vector<std::vector<uint8_t>>> arrived;
 };
 
-}  // namespace
-
-TEST_CASE("a pod's all_reduce request is read from its text", "[pod]") {
+tpu::PodRequest request_of(const std::string& text) {
   std::string error;
-  const std::optional<tpu::PodReduceRequest> request =
-      tpu::parse_pod_request("all_reduce op=max type=int32 count=7 tasks=2,0,1 seq=12 first=3", error);
+  const std::optional<tpu::PodRequest> request = tpu::parse_pod_request(text, error);
+  INFO(error);
   REQUIRE(request.has_value());
-  CHECK(request->op == "max");
-  CHECK(request->type == rt::DType::kI32);
-  CHECK(request->count == 7);
-  CHECK(request->tasks == std::vector<unsigned>{2, 0, 1});
-  CHECK(request->sequence == 12);
-  CHECK(request->first_member == 3);
-  CHECK(tpu::pod_tag(*request) == 12 * 16 + 3);
-  CHECK(!tpu::parse_pod_request("all_gather op=sum", error).has_value());
-  CHECK(error == "the pod's collectives know all_reduce, not 'all_gather'");
-  CHECK(!tpu::parse_pod_request("all_reduce op=mean type=float32 count=1 tasks=0,1 seq=1 first=0", error));
-  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=bfloat16 count=1 tasks=0,1 seq=1 first=0", error));
-  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=float32 count=1 tasks=0 seq=1 first=0", error));
-  CHECK(error == "an all_reduce across boards names at least two tasks, this one '0'");
-  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=float32 count=x tasks=0,1 seq=1 first=0", error));
+  return *request;
 }
 
-TEST_CASE("the boards' partials fold left in the group's task order, in the dtype", "[pod]") {
-  tpu::PodReduceRequest sum{"sum", rt::DType::kF32, 2, {0, 1, 2}, 0, 0};
+}  // namespace
+
+TEST_CASE("a pod's request is read from its text: the group's tasks, each board's part", "[pod]") {
+  const tpu::PodRequest reduce = request_of("all_reduce op=max type=int32 count=7 members=2,0,2,1 source=0 seq=12 first=3");
+  CHECK(reduce.op == "max");
+  CHECK(reduce.type == rt::DType::kI32);
+  CHECK(reduce.count == 7);
+  CHECK(reduce.tasks() == std::vector<unsigned>{2, 0, 1});  // order of first appearance
+  CHECK(reduce.row_bytes(0) == 28);
+  CHECK(reduce.result_bytes() == 28);
+  CHECK(tpu::pod_tag(reduce) == 12 * 16 + 3);
+  const tpu::PodRequest gather = request_of("all_gather op=sum type=float32 count=2 members=0,1,1 source=0 seq=1 first=0");
+  CHECK(gather.row_bytes(0) == 8);
+  CHECK(gather.row_bytes(1) == 16);
+  CHECK(gather.result_bytes() == 24);
+  const tpu::PodRequest broadcast = request_of("broadcast op=sum type=float32 count=3 members=0,1 source=1 seq=1 first=0");
+  CHECK(broadcast.row_bytes(0) == 0);
+  CHECK(broadcast.row_bytes(1) == 12);
+  const tpu::PodRequest rows = request_of("rows op=sum type=int8 count=0 sizes=5,0,9 source=0 seq=2 first=15");
+  CHECK(rows.tasks() == std::vector<unsigned>{0, 1, 2});
+  CHECK(rows.row_bytes(2) == 9);
+  CHECK(rows.result_bytes() == 14);
+  std::string error;
+  CHECK(!tpu::parse_pod_request("all_to_all op=sum", error));
+  CHECK(error == "the pod's collectives are all_reduce, all_gather, broadcast, barrier and rows, not 'all_to_all'");
+  CHECK(!tpu::parse_pod_request("all_reduce op=mean type=float32 count=1 members=0,1 source=0 seq=1 first=0", error));
+  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=bfloat16 count=1 members=0,1 source=0 seq=1 first=0", error));
+  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=float32 count=1 members=0,0 source=0 seq=1 first=0", error));
+  CHECK(error == "a collective across boards has members on at least two tasks, this one '0,0'");
+  CHECK(!tpu::parse_pod_request("broadcast op=sum type=float32 count=1 members=0,1 source=2 seq=1 first=0", error));
+  CHECK(error == "source position 2 is outside the group of 2");
+}
+
+TEST_CASE("the boards' parts combine: a left fold in task order, blocks in group order", "[pod]") {
+  const tpu::PodRequest sum = request_of("all_reduce op=sum type=float32 count=2 members=0,1,2 source=0 seq=0 first=0");
   // (1e8 + 1) - 1e8 = 0 in float32 (1e8 + 1 rounds to 1e8), where 1 + (1e8 - 1e8) would be 1: the
   // order is the left fold, rounding after every addition.
-  const std::vector<float> folded =
-      floats_of(tpu::combine_rows(sum, {bytes_of({1e8f, 2}), bytes_of({1, 3}), bytes_of({-1e8f, 4})}));
-  CHECK(folded == std::vector<float>{0, 9});
+  CHECK(floats_of(tpu::combine_rows(sum, {bytes_of({1e8f, 2}), bytes_of({1, 3}), bytes_of({-1e8f, 4})})) ==
+        std::vector<float>{0, 9});
   // int32 sums wrap; max and min as the board takes them: max(+0, -0) is -0, a NaN on the left wins.
-  tpu::PodReduceRequest wrap{"sum", rt::DType::kI32, 1, {0, 1}, 0, 0};
+  const tpu::PodRequest wrap = request_of("all_reduce op=sum type=int32 count=1 members=0,1 source=0 seq=0 first=0");
   const int32_t big = 2147483647, one = 1;
   std::vector<uint8_t> a(4), b(4);
   std::memcpy(a.data(), &big, 4);
   std::memcpy(b.data(), &one, 4);
-  const std::vector<uint8_t> wrapped = tpu::combine_rows(wrap, {a, b});
   int32_t result = 0;
-  std::memcpy(&result, wrapped.data(), 4);
+  std::memcpy(&result, tpu::combine_rows(wrap, {a, b}).data(), 4);
   CHECK(result == -2147483647 - 1);
-  tpu::PodReduceRequest max{"max", rt::DType::kF32, 2, {0, 1}, 0, 0};
+  const tpu::PodRequest max = request_of("all_reduce op=max type=float32 count=2 members=0,1 source=0 seq=0 first=0");
   const std::vector<float> maxima = floats_of(tpu::combine_rows(max, {bytes_of({0.0f, NAN}), bytes_of({-0.0f, 5})}));
   CHECK(std::signbit(maxima[0]));
   CHECK(std::isnan(maxima[1]));
+  // all_gather over members on tasks 1, 0, 1: position 0 from task 1's row (its first block), 1 from
+  // task 0's, 2 from task 1's second block. Rows come in task order (1, 0).
+  const tpu::PodRequest gather = request_of("all_gather op=sum type=float32 count=1 members=1,0,1 source=0 seq=0 first=0");
+  CHECK(floats_of(tpu::combine_rows(gather, {bytes_of({10, 30}), bytes_of({20})})) == std::vector<float>{10, 20, 30});
+  const tpu::PodRequest broadcast = request_of("broadcast op=sum type=float32 count=1 members=0,1 source=1 seq=0 first=0");
+  CHECK(floats_of(tpu::combine_rows(broadcast, {{}, bytes_of({7})})) == std::vector<float>{7});
 }
 
-TEST_CASE("a .pod call is answered once every board's partial arrived", "[pod]") {
+TEST_CASE("a .pod call is answered once every board's part arrived", "[pod]") {
   FakeExchange exchange;
   tpu::PodCollectives collectives(exchange);
   tpu::HostFunctions functions(tpu::HostEnvironment{});
@@ -208,11 +233,12 @@ TEST_CASE("a .pod call is answered once every board's partial arrived", "[pod]")
   std::optional<tpu::HostCallOutcome> answer;
   tpu::HostCallRequest call;
   call.function = ".pod";
-  call.text = "all_reduce op=sum type=float32 count=2 tasks=1,0 seq=4 first=2";
+  call.text = "all_reduce op=sum type=float32 count=2 members=1,0 source=0 seq=4 first=2";
   call.tensors = {tpu::HostTensor::of<float>({2}, {10, 20})};
   functions.call(call, [&answer](tpu::HostCallOutcome outcome) { answer = std::move(outcome); });
   REQUIRE(exchange.started.size() == 1);
   CHECK(exchange.started[0].ranks == std::vector<unsigned>{1, 0});
+  CHECK(exchange.started[0].sizes == std::vector<size_t>{8, 8});
   CHECK(exchange.started[0].tag == 4 * 16 + 2);
   collectives.pump();
   CHECK(!answer.has_value());
@@ -223,10 +249,38 @@ TEST_CASE("a .pod call is answered once every board's partial arrived", "[pod]")
   REQUIRE(answer->code == rt::StatusCode::kOk);
   CHECK(answer->results[0].values<float>() == std::vector<float>{11.5f, 22.5f});
   CHECK(!collectives.busy());
-  // A partial that does not match its text is refused at once.
+  // A part that does not match its text is refused at once.
   call.tensors = {tpu::HostTensor::of<float>({3}, {1, 2, 3})};
   functions.call(call, [&answer](tpu::HostCallOutcome outcome) { answer = std::move(outcome); });
   CHECK(answer->code == rt::StatusCode::kInvalidArgument);
-  CHECK(answer->message == "the partial of 'all_reduce op=sum type=float32 count=2 tasks=1,0 seq=4 first=2' is "
-                           "float32[3]");
+  CHECK(answer->message == "this board's part of 'all_reduce op=sum type=float32 count=2 members=1,0 source=0 seq=4 "
+                           "first=2' should be 8 bytes of float32, it is float32[3]");
+}
+
+TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]") {
+  std::string error;
+  const std::optional<tpu::TfConfig> config = tpu::parse_tf_config(
+      R"({"cluster": {"worker": ["host-a:8470", "host-b:8470"], "chief": []}, "task": {"type": "worker", "index": 1},
+         "environment": "cloud", "rpc_layer": null})",
+      error);
+  REQUIRE(config.has_value());
+  CHECK(config->workers == std::vector<std::string>{"host-a:8470", "host-b:8470"});
+  CHECK(config->task_type == "worker");
+  CHECK(config->task_index == 1);
+  CHECK(tpu::check_tf_config(*config, 1, 2).empty());
+  CHECK(tpu::check_tf_config(*config, 0, 2) ==
+        "TF_CONFIG says task 1, but this is rank 0 of the pod (each rank's TF_CONFIG names its own rank)");
+  CHECK(tpu::check_tf_config(*config, 1, 3) == "TF_CONFIG lists 2 workers, but the pod has 3 ranks");
+  tpu::TfConfig chief = *config;
+  chief.task_type = "chief";
+  CHECK(tpu::check_tf_config(chief, 1, 2) == "TF_CONFIG's task is a 'chief'; a pod's boards are TPU workers (type \"worker\")");
+  CHECK(!tpu::parse_tf_config(R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 0})", error));
+  CHECK(error.starts_with("TF_CONFIG is not JSON: expected '}'"));
+  CHECK(!tpu::parse_tf_config(R"({"task": {"type": "worker", "index": 0}})", error));
+  CHECK(error == "TF_CONFIG has no cluster.worker list");
+  CHECK(!tpu::parse_tf_config(R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 0.5}})", error));
+  CHECK(error == "TF_CONFIG has no task with a type and a whole index");
+  CHECK(!tpu::parse_tf_config(R"({"cluster": {"worker": [1]}, "task": {"type": "worker", "index": 0}})", error));
+  CHECK(!tpu::parse_tf_config("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", error));
+  CHECK(error.find("nested too deeply") != std::string::npos);
 }

@@ -273,6 +273,16 @@ std::string add_infeed_option(RunOptions& options, const std::string& value) {
 
 namespace {
 
+// The reserved host function ".cluster": the pod's cluster spec as "worker=host:port,host:port"
+// ("" for a single board), which TPUClusterResolver::cluster_spec() asks for on the board.
+void serve_cluster_spec(HostFunctions& functions, std::vector<std::string> workers) {
+  functions.add(".cluster", [workers](const HostCallRequest&, const HostEnvironment&) {
+    std::string text;
+    for (const std::string& worker : workers) text += (text.empty() ? "worker=" : ",") + worker;
+    return HostCallOutcome::ok({HostTensor::text(text)});
+  });
+}
+
 // One board, served until it ends (a pod's rank serves its own board as task `place.task`).
 int serve_board(const std::filesystem::path& root, const RunOptions& options, const std::optional<Target>& target,
                 PodPlace place) {
@@ -299,6 +309,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   }
   std::optional<PodCollectives> pod_collectives;  // a pod's reductions across boards (".pod")
   if (place.exchange != nullptr) pod_collectives.emplace(*place.exchange).serve(functions);
+  serve_cluster_spec(functions, place.workers);
   std::string program;
   setenv("TPU_LINK_HOST", "1", 1);  // the host board waits for the host's first messages (hal/link.hpp)
   std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(root, options, target, program);

@@ -14,6 +14,7 @@
 #include "host-tools/lib/pod/line_prefix.hpp"
 #include "host-tools/lib/pod/mpi_pod.hpp"
 #include "host-tools/lib/pod/pod_launcher.hpp"
+#include "host-tools/lib/pod/tf_config.hpp"
 
 namespace tpu {
 namespace {
@@ -24,6 +25,22 @@ constexpr double kStartTimeoutS = 120;  // every rank reaches MPI_Init (they sta
 constexpr double kBuildTimeoutS = 1800;  // one rank's turn to build (a first build of a QEMU board)
 constexpr double kExchangeTimeoutS = 60;
 constexpr double kEndGraceS = 60;  // past --timeout, for the slowest rank to end its board
+constexpr unsigned kTpuWorkerPort = 8470;  // TF's TPU worker port
+
+// This rank's address in the cluster spec: TF_CONFIG's where it is set (checked against the rank),
+// else this machine's name and the TPU worker port plus the local rank. nullopt after saying why not.
+std::optional<std::string> worker_address(const PodRank& rank) {
+  const char* json = std::getenv("TF_CONFIG");
+  if (json == nullptr || *json == '\0') return rank.host + ":" + std::to_string(kTpuWorkerPort + rank.local_rank);
+  std::string error;
+  const std::optional<TfConfig> config = parse_tf_config(json, error);
+  if (config) error = check_tf_config(*config, rank.rank, rank.size);
+  if (!error.empty()) {
+    std::cerr << "tpu: rank " << rank.rank << " (host " << rank.host << "): " << error << std::endl;
+    return std::nullopt;
+  }
+  return config->workers[rank.rank];
+}
 
 // Why this run cannot be a pod, or "".
 std::string pod_refusal(const RunOptions& options) {
@@ -111,6 +128,8 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
     std::cerr << "tpu: " << refusal << std::endl;
     return kExitBuildFailed;
   }
+  const std::optional<std::string> address = worker_address(rank);
+  if (!address) return kExitBuildFailed;
   std::string error;
   std::unique_ptr<MpiPod> pod = MpiPod::start(rank, kStartTimeoutS, error);
   if (!pod) {
@@ -123,7 +142,8 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
     std::cerr << "tpu: " << error << "; ending the pod" << std::endl;
     pod->abort(kExitPodFailed);
   }
-  PodRankRecord mine = make_pod_record(rank.rank, rank.host, run.board, options.cores, run.target, link_name(options.link));
+  PodRankRecord mine =
+      make_pod_record(rank.rank, rank.host, run.board, options.cores, run.target, link_name(options.link), *address);
   mine.ready = built ? 1 : 0;
   const std::optional<std::vector<PodRankRecord>> records = pod->exchange(mine, kExchangeTimeoutS, error);
   if (!records) {
@@ -136,7 +156,7 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
   }
   if (rank.rank == 0)
     std::cerr << "tpu: a pod of " << rank.size << " " << run.board << " boards: every rank agrees" << std::endl;
-  const int status = run.serve(PodPlace{rank.rank, rank.size, pod.get()});
+  const int status = run.serve(PodPlace{rank.rank, rank.size, pod.get(), pod_workers(*records)});
   return agree_and_finish(*pod, status, options.timeout_s + kEndGraceS);
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "host-tools/lib/pod/pod_environment.hpp"
 #include "host-tools/lib/pod/row_exchange.hpp"
@@ -21,6 +22,7 @@ struct PodPlace {
   unsigned task = 0;
   unsigned num_tasks = 1;
   RowExchange* exchange = nullptr;
+  std::vector<std::string> workers;  // the cluster spec: every task's "host:port"
 };
 
 struct PodRun {

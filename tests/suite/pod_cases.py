@@ -10,6 +10,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import time
 from functools import partial
@@ -37,7 +38,10 @@ def device_coordinates(cores: int, task: int, device: int) -> tuple[int, int, in
 def expected_pod_lines(boards: int, cores: int, task: int) -> list[str]:
     """What core 0 of task `task` prints (firmware/examples/pod), in order."""
     x_size, y_size, z_size, chip_cores = BOARD_MESH[cores]
+    # The cluster spec without TF_CONFIG: this machine's name and port 8470 + the local rank.
+    workers = ", ".join(f"{socket.gethostname()}:{8470 + t}" for t in range(boards))
     lines = [f"POD task {task} of {boards}", f"POD resolver task_id {task} accelerators {cores}",
+             f"POD cluster_spec worker: [{workers}]",
              f"POD mesh [{x_size}, {y_size}, {z_size * boards}, {chip_cores}]"]
     for t in range(boards):
         for d in range(cores):
@@ -109,6 +113,32 @@ def check_readme_examples_on_pod(board: str, boards: int, cores: int) -> Outcome
     return Outcome(True, "", log)
 
 
+def tf_config(index: int) -> str:
+    return ('{"cluster": {"worker": ["board-a.example:2222", "board-b.example:2222"]}, '
+            f'"task": {{"type": "worker", "index": {index}}}}}')
+
+
+def check_pod_tf_config() -> Outcome:
+    """Each rank's own TF_CONFIG (mpirun's MPMD form, as two machines would set it): its workers
+    become every board's cluster_spec()."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    tpu = ["run", "--board", "host", "--cores", "1", "pod"]
+    command = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "plm", "isolated", "--mca", "btl", "self,vader",
+               "--allow-run-as-root", "-n", "1", "-x", f"TF_CONFIG={tf_config(0)}", TPU_BINARY, *tpu, ":",
+               "-n", "1", "-x", f"TF_CONFIG={tf_config(1)}", TPU_BINARY, *tpu]
+    result = run_image(command, 120, env=mpirun_environment())
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 0:
+        return Outcome(False, f"the pod exited {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    for task in range(2):
+        line = rf"^\[task {task}\] \[c0 I\] POD cluster_spec worker: \[board-a.example:2222, board-b.example:2222\]$"
+        if not re.search(line, result.output, re.M):
+            return Outcome(False, f"task {task}'s cluster_spec is not TF_CONFIG's workers", log)
+    return Outcome(True, "", log)
+
+
 def mpirun_environment() -> dict[str, str]:
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     return env
@@ -137,6 +167,9 @@ def check_pod_refused(case: str) -> Outcome:
                                      r"tpu: --boards 3, but mpirun started 2 ranks"),
         "uart": ([TPU_BINARY, "run", "--boards", "2", "--board", "qemu-virt-a53", "--link", "uart", "pod"],
                  r"a pod needs the shared-memory link"),
+        "tf-config-of-another-rank": (mpirun + ["-n", "2", "-x", f"TF_CONFIG={tf_config(0)}", tpu, "run", "--board",
+                                                "host", "pod"],
+                                      r"tpu: rank 1 \(host [^)]+\): TF_CONFIG says task 0, but this is rank 1 of the pod"),
     }
     command, pattern = commands[case]
     result = run_image(command, 120, env=mpirun_environment())
@@ -256,6 +289,7 @@ def pod_cases() -> list[Case]:
              Case("tpu-pod/qemu-virt-a53/2x2", partial(check_pod_knowledge, "qemu-virt-a53", 2, 2),
                   images=(("qemu-virt-a53", "pod"),), estimate_s=15),
              Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),
+             Case("tpu-pod/tf-config/host/2x1", check_pod_tf_config, images=host_pod, estimate_s=5),
              Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15)]
     for board, boards, cores in (("host", 2, 1), ("host", 4, 2), ("host", 2, 8), ("qemu-virt-a53", 2, 1),
@@ -264,7 +298,8 @@ def pod_cases() -> list[Case]:
                           partial(check_readme_examples_on_pod, board, boards, cores),
                           images=((board, "readme-examples"),), estimate_s=8))
     refusal_images = {"cores-differ": host_pod + (("host", "hello"),), "apps-differ": host_pod + (("host", "hello"),),
-                      "boards-differ-from-ranks": host_pod, "uart": (("qemu-virt-a53", "pod"),)}
+                      "boards-differ-from-ranks": host_pod, "uart": (("qemu-virt-a53", "pod"),),
+                      "tf-config-of-another-rank": host_pod}
     cases += [Case(f"tpu-pod/refused/{name}", partial(check_pod_refused, name), images=images, estimate_s=4)
               for name, images in refusal_images.items()]
     return cases

@@ -149,7 +149,8 @@ std::string HostFunctions::names() const {
   for (const auto& [name, function] : functions_) all[name] = true;
   for (const auto& [name, function] : deferred_) all[name] = true;
   std::string list;
-  for (const auto& [name, known] : all) list += (list.empty() ? "" : ", ") + name;
+  for (const auto& [name, known] : all)
+    if (name[0] != '.') list += (list.empty() ? "" : ", ") + name;  // ".pod", ".cluster": the runtime's own
   return list;
 }
 

@@ -44,7 +44,7 @@ std::string difference(const PodRankRecord& a, const PodRankRecord& b) {
 }  // namespace
 
 PodRankRecord make_pod_record(unsigned rank, const std::string& host, const std::string& board, unsigned cores,
-                              const std::string& target, const std::string& link) {
+                              const std::string& target, const std::string& link, const std::string& address) {
   PodRankRecord record;
   record.rank = rank;
   record.cores = cores;
@@ -52,7 +52,14 @@ PodRankRecord make_pod_record(unsigned rank, const std::string& host, const std:
   copy_text(record.board, board);
   copy_text(record.target, target);
   copy_text(record.link, link);
+  copy_text(record.address, address);
   return record;
+}
+
+std::vector<std::string> pod_workers(const std::vector<PodRankRecord>& records) {
+  std::vector<std::string> workers;
+  for (const PodRankRecord& record : records) workers.push_back(text_of(record.address));
+  return workers;
 }
 
 std::string describe_rank(const PodRankRecord& record) {

@@ -18,10 +18,14 @@ struct PodRankRecord {  // plain bytes on the wire: fixed size, strings NUL-term
   char board[48] = {};
   char target[256] = {};  // the app's name or folder, or the image's path
   char link[8] = {};
+  char address[64] = {};  // the worker's "host:port" in the cluster spec (TF_CONFIG's, or host:8470+local rank)
 };
 
 PodRankRecord make_pod_record(unsigned rank, const std::string& host, const std::string& board, unsigned cores,
-                              const std::string& target, const std::string& link);
+                              const std::string& target, const std::string& link, const std::string& address = "");
+
+// The pod's cluster spec from the records: every rank's address in rank order.
+std::vector<std::string> pod_workers(const std::vector<PodRankRecord>& records);
 
 // "" when the records (one per rank, in rank order) agree; else what differs, naming both ranks.
 std::string check_pod_records(const std::vector<PodRankRecord>& records);

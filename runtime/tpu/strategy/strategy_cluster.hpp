@@ -10,6 +10,17 @@
 
 namespace rt::tpu {
 
+// tf.train.ClusterSpec as a TPU pod's resolver gives it: job "worker" with one "host:port" per task
+// (TF_CONFIG's where it is set, else each board's machine and port 8470 + its local rank). A single
+// board is TF's local TPU: an empty spec.
+struct ClusterSpec {
+  unsigned num_workers = 0;
+  FixedString<64> workers[kMaxTpuDevices];
+
+  StringView job() const { return num_workers == 0 ? StringView() : StringView("worker"); }
+  Span<const FixedString<64>> task_addresses() const { return Span<const FixedString<64>>(workers, num_workers); }
+};
+
 class TPUClusterResolver {
  public:
   // A board with `cores` cores (1..kMaxTpuDevices).
@@ -29,6 +40,8 @@ class TPUClusterResolver {
   int task_id() const { return static_cast<int>(task_); }
   StringView master() const { return ""; }
   unsigned num_accelerators() const { return cores_; }
+  // TF's cluster_spec(): the pod's workers, asked of the board's tpu (empty on a single board).
+  Result<ClusterSpec> cluster_spec() const;
   // What tf.tpu.experimental.initialize_tpu_system(resolver) returns: the board's or the pod's topology.
   Result<Topology> initialize_tpu_system() const {
     return Topology::for_pod(static_cast<int>(num_tasks_), static_cast<int>(cores_));

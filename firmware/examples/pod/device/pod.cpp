@@ -2,6 +2,7 @@
 // boards (`tpu run --boards 2 --board host --cores 2 pod`) or alone (task 0 of 1). Core 0 prints:
 //   POD task T of K                        this board's task (its Open MPI rank)
 //   POD resolver task_id T accelerators C  TPUClusterResolver's view
+//   POD cluster_spec worker: [a:8470, ...]  its cluster_spec(): every board's address (empty alone)
 //   POD mesh [X, Y, Z, C]                  initialize_tpu_system()'s topology: the boards' meshes
 //   POD device t d at [x, y, z, c]         stacked along z, one line per device of every task
 //   POD replicas N hosts H per-host P      TPUStrategy's num_replicas_in_sync, num_hosts,
@@ -146,6 +147,10 @@ Status program() {
   TPUStrategy strategy = RT_TRY(TPUStrategy::for_board());
   const TPUClusterResolver& resolver = strategy.cluster_resolver();
   log_info("POD resolver task_id {} accelerators {}", resolver.task_id(), resolver.num_accelerators());
+  const ClusterSpec cluster = RT_TRY(resolver.cluster_spec());
+  FixedString<512> workers;
+  for (const FixedString<64>& worker : cluster.task_addresses()) format_to(workers, "{}{}", workers.view().empty() ? "" : ", ", worker.view());
+  log_info("POD cluster_spec {}: [{}]", cluster.job(), workers.view());
   RT_RETURN_IF_ERROR(print_topology(RT_TRY(resolver.initialize_tpu_system())));
   RT_RETURN_IF_ERROR(print_strategy(strategy));
   RT_RETURN_IF_ERROR(check_sums(pod, strategy, resolver.num_accelerators()));
