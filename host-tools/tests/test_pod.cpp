@@ -85,6 +85,21 @@ TEST_CASE("tpu run --boards K becomes mpirun of K ranks of the same tpu", "[pod]
                                          "/repo/build/host-tools/tpu", "run", "--boards", "3", "--board", "host", "pod"});
 }
 
+TEST_CASE("a pod of different kinds: mpirun's MPMD form, one board per rank", "[pod]") {
+  tpu::PodLaunch launch;
+  launch.tpu_path = "/t/tpu";
+  launch.tpu_arguments = {"run", "--boards", "2", "--board", "host,qemu-virt-a53", "--cores", "2", "pod"};
+  launch.board_of_rank = {"host", "qemu-virt-a53"};
+  const std::vector<std::string> command = tpu::mpirun_command(launch);
+  CHECK(command[2] == "1");
+  const std::vector<std::string> ranks(command.begin() + 20, command.end());
+  CHECK(ranks == std::vector<std::string>{"/t/tpu", "run", "--boards", "2", "--board", "host", "--cores", "2", "pod", ":",
+                                          "-n", "1", "/t/tpu", "run", "--boards", "2", "--board", "qemu-virt-a53",
+                                          "--cores", "2", "pod"});
+  CHECK(tpu::with_board({"run", "--board=host,raspi3b", "x"}, "raspi3b") ==
+        std::vector<std::string>{"run", "--board=raspi3b", "x"});
+}
+
 TEST_CASE("a pod's boards must agree: kind, cores, program, link", "[pod]") {
   using tpu::make_pod_record;
   const auto record = [](unsigned rank, const std::string& board, unsigned cores, const std::string& target,
@@ -96,9 +111,11 @@ TEST_CASE("a pod's boards must agree: kind, cores, program, link", "[pod]") {
   CHECK(tpu::check_pod_records({record(0, "host", 0, "pod", "auto"), record(1, "host", 4, "pod", "auto")}) ==
         "the pod's boards disagree: rank 1 (host a, board host) boots 4 cores, rank 0 (host a, board host) boots the "
         "board's default cores; every board of a pod boots the same number of cores (--cores)");
-  CHECK(tpu::check_pod_records({record(0, "host", 2, "pod", "auto"), record(1, "qemu-virt-a53", 2, "pod", "auto")}) ==
+  // Kinds may differ when every rank boots the cores it was given.
+  CHECK(tpu::check_pod_records({record(0, "host", 2, "pod", "auto"), record(1, "qemu-virt-a53", 2, "pod", "auto")}).empty());
+  CHECK(tpu::check_pod_records({record(0, "host", 0, "pod", "auto"), record(1, "qemu-virt-a53", 0, "pod", "auto")}) ==
         "the pod's boards disagree: rank 1 (host a, board qemu-virt-a53) runs board qemu-virt-a53, rank 0 (host a, "
-        "board host) runs host; a pod's boards are one kind (--board)");
+        "board host) runs host; boards of different kinds form a pod with the same --cores given to every rank");
   CHECK(tpu::check_pod_records({record(0, "host", 2, "pod", "auto"), record(1, "host", 2, "hello", "auto")}) ==
         "the pod's boards disagree: rank 1 (host a, board host) runs hello, rank 0 (host a, board host) runs pod; "
         "every board of a pod runs the same program");

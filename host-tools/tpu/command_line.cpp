@@ -43,9 +43,13 @@ std::optional<std::filesystem::path> repository_root(const char* command) {
   return root;
 }
 
-void add_board_options(CLI::App& command, std::optional<std::string>& board, unsigned& cores, AttachTarget& attach) {
+void add_board_options(CLI::App& command, std::optional<std::string>& board, unsigned& cores, AttachTarget& attach,
+                       bool pod_of_kinds = false) {
   const std::vector<std::string> boards = known_boards();
-  command.add_option("--board", board, board_help(boards))->check(known_board(boards));
+  CLI::Option* option = command.add_option(
+      "--board", board,
+      board_help(boards) + (pod_of_kinds ? "; with --boards, one per board for a pod of different kinds (a,b)" : ""));
+  option->check(pod_of_kinds ? known_boards_list(boards) : known_board(boards));
   command.add_option("--cores", cores, "cores to boot, 1..16 (default 8; raspi3b has 4)")->check(CLI::Range(1, 16));
   CLI::Option* serial = command.add_option("--serial", attach.serial, "attach to a running board on this UART device instead of launching one")
       ->check(non_empty());
@@ -55,8 +59,8 @@ void add_board_options(CLI::App& command, std::optional<std::string>& board, uns
   command.add_option("--baud", attach.baud, "the serial line's baud rate (default 115200)")->check(CLI::PositiveNumber);
 }
 
-void add_run_options(CLI::App& run, RunOptions& options) {
-  add_board_options(run, options.board, options.cores, options.attach);
+void add_run_options(CLI::App& run, RunOptions& options, bool pod = false) {
+  add_board_options(run, options.board, options.cores, options.attach, pod);
   run.add_option("TARGET", options.target, "an app's name (make help lists them), an app folder anywhere, or an ELF image")
       ->check(non_empty());
   run.add_option("--timeout", options.timeout_s, "give up after S seconds (default 120), exit status 4")
@@ -93,7 +97,7 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
       "peer it waits for, the host call in flight, the infeed tuple it needs, its last trace events) and one\n"
       "line following the wait chain; --watch shows the same live. Board memory is read through the\n"
       "shared-memory link (the QEMU boards); on the UART (the host board, a real Pi) tpu says it cannot.");
-  add_run_options(*run, options);
+  add_run_options(*run, options, true);
   run->add_option("--boards", options.boards,
                   "a pod of K such boards on this machine, 2..16, one Open MPI rank each (mpirun); each board is "
                   "one TF task (README: A pod of boards)")

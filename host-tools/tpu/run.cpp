@@ -417,9 +417,9 @@ PodRun pod_run(const std::filesystem::path& root, const RunOptions& options, con
   PodRun run;
   run.board = target.board;
   run.target = target.image ? target.image->string() : target.app;
-  run.build = [root, target] {
+  run.build = [root, target](const std::string& board) {
     if (target.image) return true;
-    const std::string error = build_image(root, target.board, target.app);
+    const std::string error = build_image(root, board, target.app);
     if (!error.empty()) std::cerr << "tpu: " << error << std::endl;
     return error.empty();
   };
@@ -429,7 +429,21 @@ PodRun pod_run(const std::filesystem::path& root, const RunOptions& options, con
 
 }  // namespace
 
-int run_board(const RunOptions& options) {
+int run_board(const RunOptions& given) {
+  RunOptions options = given;
+  // --board a,b: a pod of different kinds, one board per rank (--boards, if given, must agree).
+  std::vector<std::string> kinds;
+  if (options.board && options.board->find(',') != std::string::npos) {
+    std::string rest = *options.board + ",";
+    for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1))
+      kinds.push_back(rest.substr(0, comma));
+    if (options.boards != 0 && options.boards != kinds.size()) {
+      std::cerr << "tpu: --board names " << kinds.size() << " boards, --boards says " << options.boards << std::endl;
+      return kExitBuildFailed;
+    }
+    options.boards = static_cast<unsigned>(kinds.size());
+    options.board = kinds[0];
+  }
   const std::optional<std::filesystem::path> root = find_repository_root();
   if (!root) {
     std::cerr << "tpu: cannot find the project (a directory with the Makefile and boards/): run tpu from it" << std::endl;
@@ -450,7 +464,11 @@ int run_board(const RunOptions& options) {
     return kExitBuildFailed;
   }
   if (rank) return run_pod_rank(options, *rank, pod_run(*root, options, *target));
-  if (options.boards > 1) return launch_pod(options, pod_run(*root, options, *target));
+  if (options.boards > 1) {
+    PodRun run = pod_run(*root, options, *target);
+    run.board_of_rank = kinds;
+    return launch_pod(options, run);
+  }
   return serve_board(*root, options, target, PodPlace{});
 }
 

@@ -65,7 +65,7 @@ std::string this_tpu() {
 bool build_in_turn(MpiPod& pod, const PodRun& run, bool& built, std::string& error) {
   built = false;
   for (unsigned turn = 0; turn < pod.rank().size; ++turn) {
-    if (turn == pod.rank().rank) built = run.build();
+    if (turn == pod.rank().rank) built = run.build(run.board);
     if (!pod.barrier("rank " + std::to_string(turn) + "'s build", kBuildTimeoutS, error)) return false;
   }
   return true;
@@ -93,7 +93,9 @@ int launch_pod(const RunOptions& options, const PodRun& run) {
     std::cerr << "tpu: " << refusal << std::endl;
     return kExitBuildFailed;
   }
-  if (!run.build()) return kExitBuildFailed;
+  if (run.board_of_rank.empty() ? !run.build(run.board) : false) return kExitBuildFailed;
+  for (const std::string& board : run.board_of_rank)
+    if (!run.build(board)) return kExitBuildFailed;
   PodLaunch launch;
   launch.boards = options.boards;
   launch.tpu_path = this_tpu();
@@ -101,12 +103,14 @@ int launch_pod(const RunOptions& options, const PodRun& run) {
   launch.as_root = geteuid() == 0;
   launch.network = options.pod_network;
   if (const char* extra = std::getenv("TPU_MPIRUN_ARGS")) launch.extra_mpirun_arguments = extra;
+  launch.board_of_rank = run.board_of_rank;
   if (launch.as_root) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
   const std::vector<std::string> command = mpirun_command(launch);
-  std::cerr << "tpu: a pod of " << options.boards << " " << run.board << " boards, one Open MPI rank each:";
+  std::cerr << "tpu: a pod of " << options.boards << " " << (run.board_of_rank.empty() ? run.board : "mixed")
+            << " boards, one Open MPI rank each:";
   for (const std::string& word : command) std::cerr << " " << word;
   std::cerr << std::endl;
   std::vector<char*> argv;
@@ -154,8 +158,12 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
     if (rank.rank == 0) std::cerr << "tpu: " << problem << std::endl;
     return agree_and_finish(*pod, kExitBuildFailed, kExchangeTimeoutS);
   }
-  if (rank.rank == 0)
-    std::cerr << "tpu: a pod of " << rank.size << " " << run.board << " boards: every rank agrees" << std::endl;
+  if (rank.rank == 0) {
+    bool one_kind = true;
+    for (const PodRankRecord& record : *records) one_kind = one_kind && std::string(record.board) == run.board;
+    std::cerr << "tpu: a pod of " << rank.size << " " << (one_kind ? run.board : std::string("mixed"))
+              << " boards: every rank agrees" << std::endl;
+  }
   const int status = run.serve(PodPlace{rank.rank, rank.size, pod.get(), pod_workers(*records)});
   return agree_and_finish(*pod, status, options.timeout_s + kEndGraceS);
 }

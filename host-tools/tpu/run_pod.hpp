@@ -28,7 +28,8 @@ struct PodPlace {
 struct PodRun {
   std::string board;                      // the board kind every rank runs
   std::string target;                     // the app or image, as the records compare it
-  std::function<bool()> build;            // make the image (and say why not); true if it is there
+  std::function<bool(const std::string& board)> build;  // make the image for a board (or say why not)
+  std::vector<std::string> board_of_rank;  // a pod of different kinds (--board a,b): rank r's board
   std::function<int(PodPlace)> serve;     // run_board's loop for one board; its exit status
 };
 

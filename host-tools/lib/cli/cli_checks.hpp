@@ -31,6 +31,21 @@ inline CLI::Validator non_empty() {
 
 // A board of the repository (boards/<name>/board.mk; make_driver.hpp's repository_boards). Outside
 // a repository nothing is checked here: make names the valid boards when it cannot find one.
+// One board, or (`tpu run` of a pod of different kinds) a comma-separated list of boards.
+inline CLI::Validator known_boards_list(std::vector<std::string> boards) {
+  return CLI::Validator(
+      [boards](std::string& text) -> std::string {
+        std::string rest = text + ",";
+        for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1)) {
+          const std::string board = rest.substr(0, comma);
+          if (!boards.empty() && std::find(boards.begin(), boards.end(), board) == boards.end())
+            return "unknown board '" + board + "' (boards: " + boards_text(boards) + ")";
+        }
+        return "";
+      },
+      "BOARD[,BOARD...]");
+}
+
 inline CLI::Validator known_board(std::vector<std::string> boards) {
   return CLI::Validator(
       [boards](std::string& text) -> std::string {

@@ -16,9 +16,28 @@ std::vector<std::string> mpirun_command(const PodLaunch& launch) {
   if (launch.as_root) argv.push_back(allow_root);
   std::istringstream extra(launch.extra_mpirun_arguments);
   for (std::string word; extra >> word;) argv.push_back(word);
-  argv.push_back(launch.tpu_path);
-  argv.insert(argv.end(), launch.tpu_arguments.begin(), launch.tpu_arguments.end());
+  if (launch.board_of_rank.empty()) {
+    argv.push_back(launch.tpu_path);
+    argv.insert(argv.end(), launch.tpu_arguments.begin(), launch.tpu_arguments.end());
+    return argv;
+  }
+  argv[2] = std::to_string(1);  // -n 1 per rank, each with its own board
+  for (size_t rank = 0; rank < launch.board_of_rank.size(); ++rank) {
+    if (rank > 0) argv.insert(argv.end(), {":", "-n", "1"});
+    argv.push_back(launch.tpu_path);
+    const std::vector<std::string> arguments = with_board(launch.tpu_arguments, launch.board_of_rank[rank]);
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+  }
   return argv;
+}
+
+std::vector<std::string> with_board(const std::vector<std::string>& arguments, const std::string& board) {
+  std::vector<std::string> out = arguments;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == "--board" && i + 1 < out.size()) out[i + 1] = board;
+    if (out[i].starts_with("--board=")) out[i] = "--board=" + board;
+  }
+  return out;
 }
 
 }  // namespace tpu

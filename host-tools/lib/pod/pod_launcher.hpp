@@ -28,7 +28,14 @@ struct PodLaunch {
   bool as_root = false;
   std::string network = "shm";              // shm | tcp (--pod-network)
   std::string extra_mpirun_arguments;       // TPU_MPIRUN_ARGS
+  // A pod of different kinds (--board host,qemu-virt-a53): rank r runs board board_of_rank[r]
+  // (mpirun's MPMD form, "-n 1 tpu ... --board host : -n 1 tpu ... --board qemu-virt-a53"); empty:
+  // every rank runs tpu_arguments as they are.
+  std::vector<std::string> board_of_rank;
 };
+
+// tpu's arguments with the value of --board (as "--board X" or "--board=X") replaced by `board`.
+std::vector<std::string> with_board(const std::vector<std::string>& arguments, const std::string& board);
 
 std::vector<std::string> mpirun_command(const PodLaunch& launch);
 

@@ -26,9 +26,9 @@ std::string cores_text(uint32_t cores) {
 std::string difference(const PodRankRecord& a, const PodRankRecord& b) {
   const std::string both = describe_rank(b) + " ";
   const std::string first = ", " + describe_rank(a) + " ";
-  if (text_of(a.board) != text_of(b.board))
+  if (text_of(a.board) != text_of(b.board) && (a.cores == 0 || b.cores == 0))
     return both + "runs board " + text_of(b.board) + first + "runs " + text_of(a.board) +
-           "; a pod's boards are one kind (--board)";
+           "; boards of different kinds form a pod with the same --cores given to every rank";
   if (a.cores != b.cores)
     return both + "boots " + cores_text(b.cores) + first + "boots " + cores_text(a.cores) +
            "; every board of a pod boots the same number of cores (--cores)";

@@ -1,8 +1,9 @@
 // What each rank of a pod says about itself before any board starts, and the check that the pod's
 // boards agree: every rank exchanges its record with every other (one MPI all-gather of fixed-size
 // records) and judges the same table, so all reach the same verdict and none starts a board the
-// others refuse. A pod's boards are one kind, boot the same cores, run the same app (or image) and
-// use the same link.
+// others refuse. A pod's boards boot the same cores (given with --cores when their kinds differ: a
+// host board and a qemu-virt-a53 board may form one pod), run the same app (or image) and use the
+// same link.
 #pragma once
 #include <cstdint>
 #include <string>
