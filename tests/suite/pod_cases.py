@@ -54,7 +54,7 @@ def expected_pod_lines(boards: int, cores: int, task: int) -> list[str]:
     # replica per board, and the max of the ids: every board checks every replica's outputs and says so.
     n = boards * cores
     lines.append(f"POD sums over {n} replicas on {boards} boards: all {n * (n + 1) // 2}, columns of {boards}, "
-                 f"max id {n - 1}: checked on all {n} replicas' outputs")
+                 f"max id {n - 1}, broadcast, all_gather, barrier: checked on all {n} replicas' outputs")
     # distribute_datasets_from_function: one pipeline per board, (3 + t) R rows on board t, 3 steps agreed.
     lines.append(f"POD input: {boards} pipelines for {n} replicas, 3 steps agreed, every value checked")
     return lines

@@ -44,9 +44,10 @@ Status print_strategy(const TPUStrategy& strategy) {
 
 // Replica r holds x = (r + 1) * [1, 2, 3, 4]. Over all N replicas of the pod, cross_replica_sum
 // gives S * [1, 2, 3, 4] with S = N (N + 1) / 2; over the groups {j, j + C, j + 2C, ...} (one replica
-// per board, C cores per board) it gives S_j * [1, 2, 3, 4] with S_j the sum of their r + 1; and the
-// max of the replica ids is N - 1. Every value is exact in float32, so each board checks its own
-// replicas' results against these sums.
+// per board, C cores per board) it gives S_j * [1, 2, 3, 4] with S_j the sum of their r + 1; the
+// max of the replica ids is N - 1, as is the last replica's id broadcast; the all_gather of the ids is
+// 0 .. N-1; a barrier closes. Every value is exact in float32, so each board checks every replica's
+// results against these.
 constexpr unsigned kMaxGroupIds = kMaxReplicas;
 uint32_t column_groups[kMaxGroupIds];
 
@@ -69,13 +70,18 @@ Result<Tensor> sums_across_boards(ReplicaContext& replica) {
   const Tensor column = RT_TRY(cross_replica_sum(x, sums.columns));
   const Tensor id = RT_TRY(scalar(arena, int32_t(replica.replica_id()), "id"));
   const Tensor top = RT_TRY(replica.all_reduce(ReduceOp::kMax, id));
-  const int64_t nine = 9;
-  const Tensor out = RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&nine, 1))), "out"));
+  const Tensor last = RT_TRY(replica.broadcast(id, replica.num_replicas() - 1));  // the last replica's id
+  const Tensor ids = RT_TRY(replica.all_gather(id));                             // every id, in replica order
+  RT_RETURN_IF_ERROR(replica.barrier());
+  const int64_t size = 10 + replica.num_replicas();
+  const Tensor out = RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&size, 1))), "out"));
   for (unsigned i = 0; i < 4; ++i) {
     out.at<float>(i) = all.at<float>(i);
     out.at<float>(4 + i) = column.at<float>(i);
   }
   out.at<float>(8) = static_cast<float>(top.scalar<int32_t>());
+  out.at<float>(9) = static_cast<float>(last.scalar<int32_t>());
+  for (unsigned r = 0; r < replica.num_replicas(); ++r) out.at<float>(10 + r) = static_cast<float>(ids.at<int32_t>(r));
   return out;
 }
 
@@ -98,11 +104,16 @@ Status check_sums(const PodMembership& pod, const TPUStrategy& strategy, unsigne
       if (out.at<float>(i) != total * float(i + 1) || out.at<float>(4 + i) != column * float(i + 1))
         return internal_error("replica {}: sums {} and {} at {}, expected {} and {}", r, out.at<float>(i),
                               out.at<float>(4 + i), i, total * float(i + 1), column * float(i + 1));
-    if (out.at<float>(8) != float(replicas - 1))
-      return internal_error("replica {}: max of the ids {}, expected {}", r, out.at<float>(8), replicas - 1);
+    if (out.at<float>(8) != float(replicas - 1) || out.at<float>(9) != float(replicas - 1))
+      return internal_error("replica {}: max of the ids {}, the last replica's broadcast id {}, expected {}", r,
+                            out.at<float>(8), out.at<float>(9), replicas - 1);
+    for (unsigned q = 0; q < replicas; ++q)
+      if (out.at<float>(10 + q) != float(q))
+        return internal_error("replica {}: all_gather of the ids has {} at {}", r, out.at<float>(10 + q), q);
     ++checked;
   }
-  log_info("POD sums over {} replicas on {} boards: all {}, columns of {}, max id {}: checked on all {} replicas' outputs",
+  log_info("POD sums over {} replicas on {} boards: all {}, columns of {}, max id {}, broadcast, all_gather, barrier: "
+           "checked on all {} replicas' outputs",
            replicas, pod.num_tasks, total, pod.num_tasks, replicas - 1, checked);
   return Status::ok();
 }
