@@ -352,6 +352,14 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
       report_core_triage(*process, session, std::cerr);
       return kExitInterrupted;
     }
+    if (place.stop_because)
+      if (const std::optional<std::pair<std::string, int>> stop = place.stop_because()) {
+        console.flush();
+        process->kill();
+        if (worker) worker->stop();
+        std::cerr << "tpu: stopped " << program << ": the pod is ending, " << stop->first << std::endl;
+        return stop->second;
+      }
     if (std::chrono::steady_clock::now() >= deadline) {
       console.flush();
       infeed.report();

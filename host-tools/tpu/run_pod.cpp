@@ -71,15 +71,17 @@ bool build_in_turn(MpiPod& pod, const PodRun& run, bool& built, std::string& err
   return true;
 }
 
-// The pod's status from every rank's; ends MPI. A rank that cannot agree ends the whole job.
+// The pod's status from every rank's; ends MPI. A rank that cannot agree ends the whole job. A rank
+// whose board failed first tells the others, so that they stop their boards at once.
 int agree_and_finish(MpiPod& pod, int status, double timeout_s) {
+  if (status != 0) pod.announce_failure(status);
   std::string error;
   const std::optional<int> worst = pod.worst_status(status, timeout_s, error);
   if (!worst) {
     std::cerr << "tpu: " << error << "; ending the pod" << std::endl;
     pod.abort(status != 0 ? status : kExitPodFailed);
   }
-  pod.finish();
+  pod.finish(*worst != 0 ? *worst : kExitPodFailed);
   if (*worst != status && status == 0)
     std::cerr << "tpu: this board passed, but another board of the pod failed (the pod's exit status is " << *worst
               << ")" << std::endl;
@@ -164,7 +166,16 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
     std::cerr << "tpu: a pod of " << rank.size << " " << (one_kind ? run.board : std::string("mixed"))
               << " boards: every rank agrees" << std::endl;
   }
-  const int status = run.serve(PodPlace{rank.rank, rank.size, pod.get(), pod_workers(*records)});
+  const std::vector<PodRankRecord> table = *records;
+  PodPlace place{rank.rank, rank.size, pod.get(), pod_workers(table), {}};
+  place.stop_because = [&pod, table]() -> std::optional<std::pair<std::string, int>> {
+    const std::optional<std::pair<unsigned, int>> failed = pod->failure_of_another();
+    if (!failed || failed->first >= table.size()) return std::nullopt;
+    return std::make_pair(describe_rank(table[failed->first]) + " failed with exit status " +
+                              std::to_string(failed->second),
+                          failed->second);
+  };
+  const int status = run.serve(place);
   return agree_and_finish(*pod, status, options.timeout_s + kEndGraceS);
 }
 

@@ -7,6 +7,8 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,9 @@ struct PodPlace {
   unsigned num_tasks = 1;
   RowExchange* exchange = nullptr;
   std::vector<std::string> workers;  // the cluster spec: every task's "host:port"
+  // Polled by the run loop: why this board must stop because another board of the pod failed (with
+  // that board's exit status), or nothing.
+  std::function<std::optional<std::pair<std::string, int>>()> stop_because;
 };
 
 struct PodRun {

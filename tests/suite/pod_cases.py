@@ -186,8 +186,8 @@ def check_pod_refused(case: str) -> Outcome:
 
 def check_pod_fault() -> Outcome:
     """Core 1 of task 1 faults (tests/faults/pod-fault) while task 0 passes: both ranks end with the
-    fault's status 3, the faulting board's report names its task and core, the passing one says that
-    another board failed."""
+    fault's status 3, the faulting board's report names its task and core, and task 0 says that
+    another board failed (after passing, or stopped at once by the failure's announcement)."""
     missing = tpu_not_built()
     if missing:
         return missing
@@ -196,11 +196,42 @@ def check_pod_fault() -> Outcome:
     log = f"$ {shlex.join(command)}\n{result.output}"
     if result.timed_out or result.exit_code != 3:
         return Outcome(False, f"expected exit 3, got {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
-    for pattern in (r"^\[task 1\] \*\*\* FAULT on core 1: .* at address 0x0+\b",
-                    r"^\[task 0\] tpu: 2 of 2 cores reported a result, all OK",
-                    r"^\[task 0\] tpu: this board passed, but another board of the pod failed \(the pod's exit status is 3\)"):
+    if not re.search(r"^\[task 1\] \*\*\* FAULT on core 1: .* at address 0x0+\b", result.output, re.M):
+        return Outcome(False, "task 1's fault report is missing", log)
+    # Task 0 either finished first and was told the pod failed, or was stopped by task 1's announcement.
+    finished = (r"^\[task 0\] tpu: 2 of 2 cores reported a result, all OK[\s\S]*^\[task 0\] tpu: this board passed, "
+                r"but another board of the pod failed \(the pod's exit status is 3\)")
+    stopped = (r"^\[task 0\] tpu: stopped \S+: the pod is ending, rank 1 \(host [^,]+, board host\) failed with exit "
+               r"status 3")
+    if not (re.search(finished, result.output, re.M) or re.search(stopped, result.output, re.M)):
+        return Outcome(False, "task 0 neither passed and heard of the failure nor was stopped by it", log)
+    return Outcome(True, "", log)
+
+
+def check_pod_hang() -> Outcome:
+    """The last board's replicas skip a collective the others wait in (tests/faults/pod-hang, collective
+    timeout 3 s): the waiting board gives up naming the collective across boards, tells the other
+    ranks, which stop their boards at once, and the pod exits non-zero well within tpu's --timeout."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    command = [TPU_BINARY, "run", "--boards", "2", "--board", "host", "--cores", "1", "--timeout", "60",
+               str(Path("tests/faults/pod-hang"))]
+    started = time.monotonic()
+    result = run_image(command, 90)
+    took = time.monotonic() - started
+    log = f"$ {shlex.join(command)}\n{result.output}\n(took {took:.1f} s)"
+    if result.timed_out or result.exit_code == 0:
+        return Outcome(False, f"expected a failing exit, got {result.exit_code}{' (timed out)' if result.timed_out else ''}",
+                       log)
+    for pattern in (r"^\[task 0\] \[c0 E\] all_reduce across boards \(all_reduce op=sum type=float32 count=1 "
+                    r"members=0,1 source=0 seq=1 first=0\): core 0 timed out after 3000 ms",
+                    r"^\[task 1\] tpu: stopped \S+: the pod is ending, rank 0 \(host [^,]+, board host\) failed with "
+                    r"exit status \d+"):
         if not re.search(pattern, result.output, re.M):
             return Outcome(False, f"output lacks {pattern!r}", log)
+    if took > 40:
+        return Outcome(False, f"the pod took {took:.0f} s to end after a 3 s collective timeout", log)
     return Outcome(True, "", log)
 
 
@@ -293,6 +324,8 @@ def pod_cases() -> list[Case]:
                   images=(("host", "pod"), ("qemu-virt-a53", "pod")), estimate_s=15),
              Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),
              Case("tpu-pod/tf-config/host/2x1", check_pod_tf_config, images=host_pod, estimate_s=5),
+             Case("tpu-pod/collective-hang/host/2x1", check_pod_hang, images=(("host", "tests/faults/pod-hang"),),
+                  estimate_s=8),
              Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15)]
     for board, boards, cores in (("host", 2, 1), ("host", 4, 2), ("host", 2, 8), ("qemu-virt-a53", 2, 1),

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -64,7 +65,35 @@ struct MpiPod::Exchanges {
   int next_id = 0;
 };
 
-MpiPod::MpiPod(PodRank rank) : rank_(std::move(rank)), exchanges_(std::make_unique<Exchanges>()) {}
+struct MpiPod::Control {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Request incoming = MPI_REQUEST_NULL;
+  int announced[2] = {0, 0};  // rank, status
+  std::vector<MPI_Request> outgoing;
+  std::vector<int> sent;
+};
+
+MpiPod::MpiPod(PodRank rank)
+    : rank_(std::move(rank)), exchanges_(std::make_unique<Exchanges>()), control_(std::make_unique<Control>()) {}
+
+void MpiPod::announce_failure(int status) {
+  if (control_->comm == MPI_COMM_NULL) return;
+  control_->sent = {static_cast<int>(rank_.rank), status};
+  for (unsigned other = 0; other < rank_.size; ++other) {
+    if (other == rank_.rank) continue;
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Isend(control_->sent.data(), 2, MPI_INT, static_cast<int>(other), 0, control_->comm, &request);
+    control_->outgoing.push_back(request);
+  }
+}
+
+std::optional<std::pair<unsigned, int>> MpiPod::failure_of_another() {
+  if (control_->incoming == MPI_REQUEST_NULL) return std::nullopt;
+  int done = 0;
+  if (MPI_Test(&control_->incoming, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done) return std::nullopt;
+  control_->incoming = MPI_REQUEST_NULL;  // one announcement is enough
+  return std::make_pair(static_cast<unsigned>(control_->announced[0]), control_->announced[1]);
+}
 
 int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
                            const std::vector<size_t>& sizes) {
@@ -132,6 +161,8 @@ std::unique_ptr<MpiPod> MpiPod::start(const PodRank& rank, double timeout_s, std
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   std::unique_ptr<MpiPod> pod(new MpiPod(rank));
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &pod->control_->comm) == MPI_SUCCESS)
+    MPI_Irecv(pod->control_->announced, 2, MPI_INT, MPI_ANY_SOURCE, 0, pod->control_->comm, &pod->control_->incoming);
   if (static_cast<unsigned>(size) != rank.size || static_cast<unsigned>(world_rank) != rank.rank) {
     error = "MPI's world (rank " + std::to_string(world_rank) + " of " + std::to_string(size) +
             ") is not what mpirun's variables said (rank " + std::to_string(rank.rank) + " of " +
@@ -143,14 +174,21 @@ std::unique_ptr<MpiPod> MpiPod::start(const PodRank& rank, double timeout_s, std
 
 MpiPod::~MpiPod() { finish(); }
 
-void MpiPod::finish() {
+void MpiPod::finish(int status_if_stuck) {
   if (finished_) return;
   finished_ = true;
-  if (!exchanges_->in_flight.empty()) {
-    std::fprintf(stderr, "tpu: %zu exchanges with other boards never finished; ending the pod\n",
-                 exchanges_->in_flight.size());
-    abort(kExitPodStuck);
+  if (!exchanges_->in_flight.empty()) {  // MPI cannot end requests that will never complete
+    std::cerr << "tpu: " << exchanges_->in_flight.size() << " exchanges with other boards never finished; ending the pod"
+              << std::endl;
+    abort(status_if_stuck);
   }
+  if (control_->incoming != MPI_REQUEST_NULL) {  // no announcement came: withdraw the receive
+    MPI_Cancel(&control_->incoming);
+    MPI_Wait(&control_->incoming, MPI_STATUS_IGNORE);
+  }
+  for (MPI_Request& request : control_->outgoing)  // 8 bytes go out eagerly; a rank that already heard of
+    MPI_Request_free(&request);                     // another failure never receives them, so never wait
+  if (control_->comm != MPI_COMM_NULL) MPI_Comm_free(&control_->comm);
   MPI_Finalize();
 }
 

@@ -45,9 +45,16 @@ class MpiPod final : public RowExchange {
   std::optional<bool> exchange_done(int id, std::string& error) override;
   std::vector<std::vector<uint8_t>> take_rows(int id) override;
 
-  // MPI_Finalize (or, with exchanges still in flight, which MPI cannot end cleanly, MPI_Abort);
-  // afterwards no call above may be made.
-  void finish();
+  // A rank whose board failed tells every other rank at once (on a communicator of its own, so it
+  // never meets the collectives' messages); the others' run loops see it through failure_of_another()
+  // and stop their boards instead of waiting out their timeouts for a board that is gone.
+  void announce_failure(int status);
+  // Which rank announced a failure, and its status; nothing while none did.
+  std::optional<std::pair<unsigned, int>> failure_of_another();
+
+  // MPI_Finalize (or, with exchanges still in flight, which MPI cannot end cleanly, MPI_Abort with
+  // `status_if_stuck`); afterwards no call above may be made.
+  void finish(int status_if_stuck = 7);
   // MPI_Abort of the whole job with `status` (mpirun ends the other ranks).
   [[noreturn]] void abort(int status);
 
@@ -60,6 +67,8 @@ class MpiPod final : public RowExchange {
 
   PodRank rank_;
   std::unique_ptr<Exchanges> exchanges_;
+  struct Control;  // the failure announcements' communicator and pending receive (mpi_pod.cpp)
+  std::unique_ptr<Control> control_;
   const volatile std::sig_atomic_t* interrupted_ = nullptr;
   bool finished_ = false;
 };
