@@ -36,7 +36,6 @@ constexpr int kExitInterrupted = 130;
 constexpr int kExitLinkFailed = 1;
 constexpr int kExitHostFunctionFailed = 6;
 constexpr auto kPumpInterval = std::chrono::milliseconds(100);
-constexpr auto kPodPumpInterval = std::chrono::milliseconds(1);  // while a reduction across boards is in flight
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 constexpr auto kAttachedQuiet = std::chrono::milliseconds(700);
 constexpr auto kWorkerWait = std::chrono::milliseconds(20);  // while a host function runs, the board is read this often
@@ -370,7 +369,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
     const bool host_function_running = worker && worker->busy();
     const bool pod_waiting = pod_collectives && pod_collectives->busy();
     open = process->pump(host_function_running ? std::chrono::milliseconds(0)
-                         : pod_waiting         ? kPodPumpInterval
+                         : pod_waiting         ? pod_collectives->poll_interval()
                                                : kPumpInterval,
                          bytes);
     const bool bytes_were_empty = bytes.empty();

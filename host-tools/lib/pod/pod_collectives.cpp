@@ -218,7 +218,15 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
   for (unsigned task : request->tasks()) sizes.push_back(request->row_bytes(task));
   std::vector<uint8_t> mine = call.tensors.empty() ? std::vector<uint8_t>() : std::move(call.tensors[0].bytes);
   const int id = exchange_.start_exchange(request->tasks(), pod_tag(*request), std::move(mine), sizes);
-  pending_.emplace(id, Pending{std::move(*request), std::move(reply), std::chrono::steady_clock::now() + kCallDeadline});
+  const auto now = std::chrono::steady_clock::now();
+  pending_.emplace(id, Pending{std::move(*request), std::move(reply), now + kCallDeadline, now});
+}
+
+std::chrono::milliseconds PodCollectives::poll_interval() const {
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& [id, call] : pending_)
+    if (now - call.started < kSpinFor) return std::chrono::milliseconds(0);
+  return std::chrono::milliseconds(1);
 }
 
 void PodCollectives::pump() {

@@ -58,6 +58,11 @@ class PodCollectives {
   // Registers ".pod" in `functions`.
   void serve(HostFunctions& functions);
   bool busy() const { return !pending_.empty(); }
+  // How long the run loop may wait for the board between pump() calls: not at all during a call's
+  // first kSpinFor (the other boards' parts usually arrive within it: sub-millisecond collectives),
+  // 1 ms after that (a slow board is not spun for, so the boards keep the CPUs).
+  static constexpr std::chrono::milliseconds kSpinFor{5};
+  std::chrono::milliseconds poll_interval() const;
   // Progresses the pending calls and answers the finished ones. A call not finished by its deadline is
   // answered DEADLINE_EXCEEDED naming the tasks it waited for (and broken() turns true: its MPI
   // requests can no longer be finished cleanly).
@@ -69,6 +74,7 @@ class PodCollectives {
     PodRequest request;
     HostFunctions::Reply reply;
     std::chrono::steady_clock::time_point deadline;
+    std::chrono::steady_clock::time_point started;
   };
   void start(HostCallRequest call, HostFunctions::Reply reply);
 
