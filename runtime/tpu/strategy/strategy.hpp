@@ -45,6 +45,7 @@
 #include "strategy_input.hpp"
 #include "strategy_reduce.hpp"
 #include "strategy_replica_context.hpp"
+#include "strategy_scope.hpp"
 
 namespace rt::tpu {
 
@@ -196,6 +197,9 @@ class TPUStrategy {
   static Result<TPUStrategy> for_board(const StrategyOptions& options = {});
 
   unsigned num_replicas_in_sync() const { return num_replicas_; }
+  // with strategy.scope(): this strategy is the calling core's current one while the scope lives
+  // (strategy_scope.hpp: TF's nesting rules and texts).
+  Result<StrategyScope> scope() const { return enter_strategy_scope(*this); }
   unsigned steps_per_run() const { return options_.steps_per_run; }
   const DeviceAssignment* device_assignment() const { return options_.device_assignment; }
   const TPUClusterResolver& cluster_resolver() const { return resolver_; }

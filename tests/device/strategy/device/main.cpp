@@ -1,8 +1,8 @@
 // strategy: TPUStrategy on every core. Core 0 runs the program below
 // (runtime/tpu/TF_BEHAVIOUR.md section 6: construction, run, merge_call with TF's seed example,
 // reduce, broadcast and mirrored variables, distributed datasets, steps_per_run loops, model
-// parallelism), each check against hand-computed numbers; every other core serves the replicas
-// core 0 launches. Each core's verdict is its run_program status.
+// parallelism, hosts and devices, gather, scope), each check against hand-computed numbers; every
+// other core serves the replicas core 0 launches. Each core's verdict is its run_program status.
 #include "runtime/log/log.hpp"
 #include "runtime/tpu/replicate/pod_memory.hpp"
 #include "runtime/tpu/replicate/program.hpp"
@@ -27,6 +27,7 @@ constexpr Suite kSuites[] = {
     {"model parallelism", run_model_parallel_cases},
     {"hosts and devices", run_host_cases},
     {"gather", run_gather_cases},
+    {"scope", run_scope_cases},
 };
 
 Status program(unsigned cores) {

@@ -48,6 +48,7 @@ Status run_dataset_cases(unsigned cores);
 Status run_steps_cases(unsigned cores);
 Status run_model_parallel_cases(unsigned cores);
 Status run_host_cases(unsigned cores);
+Status run_scope_cases(unsigned cores);
 Status run_gather_cases(unsigned cores);
 
 }  // namespace strategy_test
