@@ -50,12 +50,15 @@ def label_sum(shard: np.ndarray) -> np.int32:
     return np.int32(wrapped - 2**32 if wrapped >= 2**31 else wrapped)
 
 
-def check_outfeed(outfeed: pathlib.Path, x: np.ndarray, labels: np.ndarray, cores: int) -> str:
-    """'' if every replica's outfeed for every step is right, else the first problem."""
-    rows = ROWS // cores
+def check_outfeed(outfeed: pathlib.Path, x: np.ndarray, labels: np.ndarray, cores: int, boards: int = 1) -> str:
+    """'' if every replica's outfeed for every step is right, else the first problem. In a pod of
+    `boards` boards replica r runs on board r // cores, core r % cores, which outfeeds into
+    task-<board>/c<core>_..."""
+    rows = ROWS // (cores * boards)
     for step in range(x.shape[0]):
-        for replica in range(cores):
-            prefix = outfeed / f"c{replica}_q0_t{step}_e"
+        for replica in range(cores * boards):
+            folder = outfeed / f"task-{replica // cores}" if boards > 1 else outfeed
+            prefix = folder / f"c{replica % cores}_q0_t{step}_e"
             files = [pathlib.Path(f"{prefix}{k}.npy") for k in range(3)]
             missing = [f.name for f in files if not f.exists()]
             if missing:
@@ -71,10 +74,14 @@ def check_outfeed(outfeed: pathlib.Path, x: np.ndarray, labels: np.ndarray, core
                 return f"step {step} replica {replica}: column sums {sums!r} far from NumPy's"
             if total.dtype != np.int32 or total.shape != () or total != label_sum(want_labels):
                 return f"step {step} replica {replica}: label sum {total!r}, expected {label_sum(want_labels)!r}"
-    extra = sorted(p.name for p in outfeed.glob(f"c*_q0_t{x.shape[0]}_e*.npy"))
+    extra = sorted(p.name for p in outfeed.glob(f"**/c*_q0_t{x.shape[0]}_e*.npy"))
     if extra:
         return f"more outfeed tuples than steps: {extra[0]}"
     return ""
+
+
+def pod_name(boards: int) -> str:
+    return f" x {boards} boards" if boards > 1 else ""
 
 
 def main() -> int:
@@ -86,6 +93,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--keep", type=pathlib.Path, help="write the dataset and outfeed here (kept)")
     parser.add_argument("--link", choices=("shm", "uart"), help="the host link transport (default: tpu's choice)")
+    parser.add_argument("--boards", type=int, default=1,
+                        help="a pod of this many boards (tpu run --boards): each board's tpu streams its own rows")
     args = parser.parse_args()
     if not TPU.exists():
         subprocess.run(["make", "-C", str(REPO_ROOT), "tpu"], check=True, stdout=subprocess.DEVNULL)
@@ -97,7 +106,8 @@ def main() -> int:
             old.unlink()
         x, labels = make_dataset(work, args.steps, args.seed)
         link = ["--link", args.link] if args.link else []
-        command = [str(TPU), "run", "--board", args.board, "--cores", str(args.cores), "--timeout", str(args.timeout), *link,
+        pod = ["--boards", str(args.boards)] if args.boards > 1 else []
+        command = [str(TPU), "run", "--board", args.board, "--cores", str(args.cores), "--timeout", str(args.timeout), *link, *pod,
                    "--infeed", f"0={work / 'x.npy'},{work / 'labels.npy'}", "--outfeed-dir", str(outfeed), "infeed"]
         run = subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              errors="replace", timeout=args.timeout + 60)
@@ -111,13 +121,13 @@ def main() -> int:
                            run.stdout):
             problem = "no infeed rate line saying every tuple was consumed"
         else:
-            problem = check_outfeed(outfeed, x, labels, args.cores)
+            problem = check_outfeed(outfeed, x, labels, args.cores, args.boards)
         rate = re.search(r"infeed queue 0 .*MB/s", run.stdout)
         if problem:
             print(log)
-            print(f"FAIL infeed {args.board}/{args.cores}: {problem}")
+            print(f"FAIL infeed {args.board}/{args.cores}{pod_name(args.boards)}: {problem}")
             return 1
-        print(f"PASS infeed {args.board}/{args.cores}: {args.steps} steps checked" +
+        print(f"PASS infeed {args.board}/{args.cores}{pod_name(args.boards)}: {args.steps} steps checked" +
               (f" ({rate.group(0)})" if rate else ""))
         return 0
 

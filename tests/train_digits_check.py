@@ -55,9 +55,11 @@ def prepare(folder: Path, epochs: int, steps: int, model: str = "mlp", logical_c
                     str(logical_cores)], check=True, capture_output=True, text=True)
 
 
-def train_on_board(tpu: Path, board: str, cores: int, link: str | None, folder: Path, boards: int = 1) -> tuple[bool, str]:
+def train_on_board(tpu: Path, board: str, cores: int, link: str | None, folder: Path, boards: int = 1,
+                   infeed: str = "") -> tuple[bool, str]:
+    infeed = infeed or f"0={folder / 'infeed_x.npy'},{folder / 'infeed_y.npy'}"
     command = [str(tpu), "run", "--board", board, "--cores", str(cores), "--timeout", "600", "--outfeed-dir",
-               str(folder), "--infeed", f"0={folder / 'infeed_x.npy'},{folder / 'infeed_y.npy'}",
+               str(folder), "--infeed", infeed,
                *(["--link", link] if link else []), *(["--boards", str(boards)] if boards > 1 else []), "train-digits"]
     ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=900)
     log = "$ " + " ".join(command) + "\n" + ran.stdout + ran.stderr
@@ -211,6 +213,13 @@ def check_pod(tpu: Path, board: str, boards: int, cores: int, model: str, steps:
     if cores == 1 and not same:
         print(f"FAIL train-digits: {boards} boards of 1 core and 1 board of {boards} cores trained different bits")
         return 1
+    per_rank = ""
+    if len(kinds) == 1 and cores == 2:  # each rank's own files (x.{rank}.npy): the same bits as the split
+        problem = check_per_rank_files(tpu, board, boards, cores, pod_folder)
+        if problem:
+            print(f"FAIL train-digits: {problem}")
+            return 1
+        per_rank = ", the same bits from per-rank infeed files"
     mixed = ""
     if len(kinds) > 1:
         if any(a.tobytes() != b.tobytes() for a, b in zip(board_weights(pod_folder), board_weights(folders[2]))):
@@ -219,8 +228,27 @@ def check_pod(tpu: Path, board: str, boards: int, cores: int, model: str, steps:
         mixed = f", the same bits as a pod of {kinds[0]} boards"
     verdict = "the same bits as" if same else "within NumPy's tolerance of"
     print(f"PASS train-digits: {model}, {boards} {board} boards x {cores} core{'s' if cores != 1 else ''} match NumPy, "
-          f"every board holds the same weights, {verdict} 1 board x {boards * cores} cores{mixed}")
+          f"every board holds the same weights, {verdict} 1 board x {boards * cores} cores{mixed}{per_rank}")
     return 0
+
+
+def check_per_rank_files(tpu: Path, board: str, boards: int, cores: int, split_folder: Path) -> str:
+    """The same pod fed from each rank's own files (x.{rank}.npy holds rank t's rows of every batch,
+    made here with NumPy) must train the same bits as the pod that split one file; "" or the problem."""
+    folder = split_folder.with_name(split_folder.name + "-per-rank")
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(split_folder, folder, ignore=shutil.ignore_patterns("task-*", "train.*"))
+    for name in ("infeed_x", "infeed_y"):
+        whole = np.load(folder / f"{name}.npy")
+        for rank, rows in enumerate(np.split(whole, boards, axis=1)):  # [steps, batch, ...]: split the batch
+            np.save(folder / f"{name}.{rank}.npy", np.ascontiguousarray(rows))
+    infeed = f"0={folder / 'infeed_x.{rank}.npy'},{folder / 'infeed_y.{rank}.npy'}"
+    ok, log = train_on_board(tpu, board, cores, None, folder, boards, infeed)
+    if not ok:
+        return "the run from per-rank infeed files failed\n" + log
+    if any(a.tobytes() != b.tobytes() for a, b in zip(board_weights(folder), board_weights(split_folder))):
+        return "per-rank infeed files and one split file trained different bits"
+    return ""
 
 
 def check_model_parallel(tpu: Path, board: str, steps: int) -> int:

@@ -107,6 +107,29 @@ TEST_CASE("datasets check their files", "[infeed-host]") {
   CHECK(error.starts_with("cannot read /nonexistent/x.npy"));
 }
 
+TEST_CASE("a pod's board streams its own rows of every step (TPU per-host input)", "[infeed-host][pod]") {
+  tpu::InfeedDataset split = dataset(3);
+  std::string error;
+  REQUIRE(split.split_for_board(1, 4, error));  // rows 2..3 of the 8 of every step, board 1 of 4
+  CHECK(split.steps() == 3);
+  CHECK(split.describe() == "float32[2, 3], int32[2]");
+  CHECK(split.tuple_bytes() == 2 * 3 * 4 + 2 * 4);
+  const rt::Span<const uint8_t> x = split.step_data(2, 0), labels = split.step_data(2, 1);
+  REQUIRE(x.size() == 24);
+  REQUIRE(labels.size() == 8);
+  float first_x = 0;
+  int32_t labels_of_step[2] = {};
+  std::memcpy(&first_x, x.data(), 4);
+  std::memcpy(labels_of_step, labels.data(), 8);
+  CHECK(first_x == 2 * 100 + 2 * 3);  // step 2, row 2, column 0
+  CHECK(labels_of_step[0] == 2 * 10 + 2);
+  CHECK(labels_of_step[1] == 2 * 10 + 3);
+  tpu::InfeedDataset uneven = dataset(1);
+  CHECK_FALSE(uneven.split_for_board(0, 3, error));
+  CHECK(error == "element 0: a step of float32[8, 3] does not split its first dimension over 3 boards (each board "
+                 "streams its own rows: TPU per-host input)");
+}
+
 TEST_CASE("corrupted, truncated and oversized .npy files are errors, not crashes", "[infeed-host][fuzz]") {
   std::mt19937 random(11);
   const Bytes original = dataset_files(3)[0];

@@ -210,11 +210,32 @@ std::unique_ptr<HostFunctionWorker> start_worker(const RunOptions& options, Host
 }
 
 // The --infeed datasets, read and checked before the board starts.
-std::optional<std::vector<InfeedDataset>> load_infeed(const RunOptions& options) {
+// In a pod (TPU per-host input) each board gets its own rows: a file whose name holds "{rank}" is
+// this rank's own (x.{rank}.npy -> x.1.npy on rank 1), any other is split along every element's first
+// dimension, rows [t B / K, (t + 1) B / K) for task t.
+InfeedSpec spec_of_rank(InfeedSpec spec, const PodPlace& place) {
+  for (std::filesystem::path& file : spec.files) {
+    std::string name = file.string();
+    for (size_t at; (at = name.find("{rank}")) != std::string::npos;) name.replace(at, 6, std::to_string(place.task));
+    file = name;
+  }
+  return spec;
+}
+
+bool names_rank(const InfeedSpec& spec) {
+  for (const std::filesystem::path& file : spec.files)
+    if (file.string().find("{rank}") != std::string::npos) return true;
+  return false;
+}
+
+std::optional<std::vector<InfeedDataset>> load_infeed(const RunOptions& options, const PodPlace& place) {
   std::vector<InfeedDataset> datasets;
-  for (const InfeedSpec& spec : options.infeed) {
+  for (const InfeedSpec& given : options.infeed) {
     std::string error;
+    const InfeedSpec spec = place.num_tasks > 1 ? spec_of_rank(given, place) : given;
     std::optional<InfeedDataset> dataset = InfeedDataset::load(spec, error);
+    if (dataset && place.num_tasks > 1 && !names_rank(given) && !dataset->split_for_board(place.task, place.num_tasks, error))
+      dataset.reset();
     if (!dataset) {
       std::cerr << "tpu: --infeed: " << error << std::endl;
       return std::nullopt;
@@ -285,7 +306,7 @@ void serve_cluster_spec(HostFunctions& functions, std::vector<std::string> worke
 // One board, served until it ends (a pod's rank serves its own board as task `place.task`).
 int serve_board(const std::filesystem::path& root, const RunOptions& options, const std::optional<Target>& target,
                 PodPlace place) {
-  std::optional<std::vector<InfeedDataset>> datasets = load_infeed(options);
+  std::optional<std::vector<InfeedDataset>> datasets = load_infeed(options, place);
   if (!datasets) return kExitBuildFailed;
   // In a pod each board's outfeed tuples go to <dir>/task-<t>/ (the boards' files never collide); the
   // host functions keep <dir> itself (an app's inputs there, its reports made by task 0).

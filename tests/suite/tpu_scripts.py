@@ -40,6 +40,12 @@ def infeed_cases() -> list[Case]:
             cases.append(script_case(f"tpu-infeed/{board}/{cores}/{link}",
                                      ["tests/infeed_check.py", "--board", board, "--cores", str(cores), "--link", link],
                                      r"^PASS infeed", ((board, "infeed"),), 5))
+    # A pod's per-host input: each board's tpu streams its own rows; every replica's shard checked.
+    for board in ("host", "qemu-virt-a53"):
+        cases.append(script_case(f"tpu-infeed/pod/{board}/2x2",
+                                 ["tests/infeed_check.py", "--board", board, "--cores", "2", "--boards", "2", "--steps",
+                                  "12"],
+                                 r"^PASS infeed .* x 2 boards", ((board, "infeed"),), 5))
     # 64 MiB through infeed and back out, bit for bit (the UART takes ~1 min per MiB: small runs only).
     for board, cores, steps, link, estimate_s in (("qemu-virt-a53", 8, 64, "shm", 12), ("qemu-virt-rv64", 4, 16, "shm", 6),
                                                   ("host", 8, 8, "uart", 8), ("qemu-virt-a53", 1, 1, "uart", 60)):

@@ -92,7 +92,7 @@ std::optional<InfeedElement> InfeedDataset::parse_element(std::filesystem::path 
     error = file.string() + ": " + text_of(step_bytes.status());
     return std::nullopt;
   }
-  element.step_bytes = *step_bytes;
+  element.step_bytes = element.step_stride = *step_bytes;
   element.data_offset = static_cast<size_t>(npy->data.data() - bytes.data());
   element.file = std::move(file);
   element.file_bytes = std::move(bytes);
@@ -149,7 +149,25 @@ uint64_t InfeedDataset::tuple_bytes() const {
 
 rt::Span<const uint8_t> InfeedDataset::step_data(uint64_t step, size_t element) const {
   const InfeedElement& e = elements_[element];
-  return rt::Span<const uint8_t>(e.file_bytes.data() + e.data_offset + step * e.step_bytes, e.step_bytes);
+  return rt::Span<const uint8_t>(e.file_bytes.data() + e.data_offset + step * e.step_stride + e.slice_offset,
+                                 e.step_bytes);
+}
+
+bool InfeedDataset::split_for_board(unsigned board, unsigned boards, std::string& error) {
+  for (InfeedElement& element : elements_) {
+    const int64_t rows = element.shape.rank == 0 ? 0 : element.shape.dims[0];
+    if (rows == 0 || rows % boards != 0) {
+      error = element.file.string() + ": a step of " + std::string(rt::dtype_name(element.dtype)) +
+              shape_text(element.shape) + " does not split its first dimension over " + std::to_string(boards) +
+              " boards (each board streams its own rows: TPU per-host input)";
+      return false;
+    }
+    const uint64_t row_bytes = element.step_bytes / static_cast<uint64_t>(rows);
+    element.shape.dims[0] = element.shape.real[0] = rows / boards;
+    element.step_bytes = row_bytes * static_cast<uint64_t>(rows / boards);
+    element.slice_offset = element.step_bytes * board;
+  }
+  return true;
 }
 
 std::string InfeedDataset::describe() const {

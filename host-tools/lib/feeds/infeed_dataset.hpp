@@ -28,7 +28,9 @@ struct InfeedElement {
   std::filesystem::path file;
   rt::DType dtype = rt::DType::kF32;
   rt::Shape shape;           // one step's shape (the file's shape without its first dimension)
-  uint64_t step_bytes = 0;   // bytes of one step
+  uint64_t step_bytes = 0;   // bytes of one step (of this rank's rows, in a pod: split_for_board)
+  uint64_t step_stride = 0;  // bytes between two steps in the file (step_bytes unless split)
+  uint64_t slice_offset = 0; // where this rank's rows start within a step
   std::vector<uint8_t> file_bytes;
   size_t data_offset = 0;    // where the .npy data starts in file_bytes
 };
@@ -50,6 +52,10 @@ class InfeedDataset {
   rt::Span<const uint8_t> step_data(uint64_t step, size_t element) const;
   // "float32[8, 3], int32[8]"
   std::string describe() const;
+  // In a pod of `boards` boards (TPU per-host input): board `board` streams rows
+  // [board * B / boards, (board + 1) * B / boards) of every element's first dimension (its batch);
+  // nothing and `error` (naming the file) if an element has no rows or B does not split.
+  bool split_for_board(unsigned board, unsigned boards, std::string& error);
 
  private:
   static std::optional<InfeedElement> parse_element(std::filesystem::path file, std::vector<uint8_t> bytes,

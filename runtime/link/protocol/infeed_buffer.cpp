@@ -83,13 +83,12 @@ Status InfeedBuffer::fail(const Status& reason) {
 }
 
 uint64_t InfeedBuffer::min_released() const {
-  uint64_t lowest = UINT64_MAX;
-  for (unsigned c = 0; c < consumers_; ++c) {
-    if (absent_ & (1u << c)) continue;
+  uint64_t lowest = released_[0].count.load(MemoryOrder::kAcquire);
+  for (unsigned c = 1; c < consumers_; ++c) {
     const uint64_t count = released_[c].count.load(MemoryOrder::kAcquire);
     if (count < lowest) lowest = count;
   }
-  return lowest == UINT64_MAX ? 0 : lowest;
+  return lowest;
 }
 
 Status InfeedBuffer::check_chunk(const QueueData& data) const {

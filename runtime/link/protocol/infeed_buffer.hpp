@@ -66,11 +66,6 @@ class InfeedBuffer {
   const InfeedElementSpec& element_spec(unsigned element) const { return specs_[element]; }
   unsigned slots() const { return slots_; }
   unsigned consumers() const { return consumers_; }
-  // A consumer that never reads here (in a pod of boards, a replica on another board, which reads its
-  // own board's copy of the stream): the credits no longer wait for it. Before any data arrives.
-  void set_absent(unsigned consumer) {
-    if (consumer < consumers_) absent_ |= 1u << consumer;
-  }
   uint64_t tuple_bytes() const { return tuple_bytes_; }
 
   // ---- receiving side (one core at a time)
@@ -127,7 +122,6 @@ class InfeedBuffer {
   unsigned element_count_ = 0;
   unsigned slots_ = 0;
   unsigned consumers_ = 0;
-  uint32_t absent_ = 0;  // consumers on other boards (set_absent)
   InfeedElementSpec specs_[kMaxInfeedElements];
   uint64_t element_bytes_[kMaxInfeedElements] = {};
   size_t element_offsets_[kMaxInfeedElements] = {};

@@ -47,6 +47,34 @@ Status copy_infeed_shard(const Tensor& full, unsigned dimension, unsigned shards
   return Status::ok();
 }
 
+// In a pod of K boards each board's tpu streams its own rows [t B / K, (t + 1) B / K) of every
+// element's dimension 0 (TPU per-host input), which hold the shards of the board's replicas t R ..
+// t R + R - 1 (TF's default placement, R = shards / K): the board's tuples are the queue's with
+// dimension 0 divided by K, sharded R ways.
+Status InfeedDequeue::per_host_shapes(const InfeedQueue& queue, link::InfeedElementSpec* specs) {
+  local_shards_ = shards_;
+  first_replica_ = 0;
+  const PodMembership& pod = pod_membership();
+  if (!pod.in_pod()) return Status::ok();
+  if (shards_ % pod.num_tasks != 0)
+    return invalid_argument("infeed queue '{}' in a pod of {} boards: its {} shards do not split over the boards",
+                            queue.name(), pod.num_tasks, shards_);
+  for (unsigned e = 0; e < signature_.count; ++e)
+    if (shards_ > 1 && shard_dimensions_[e] != 0)
+      return Status::error(StatusCode::kUnimplemented,
+                           "infeed queue '{}' in a pod of {} boards: element {} is sharded along dimension {}; each "
+                           "board's tpu streams its rows of dimension 0 (TPU per-host input), so a pod's infeed "
+                           "shards along dimension 0",
+                           queue.name(), pod.num_tasks, e, shard_dimensions_[e]);
+  local_shards_ = shards_ / pod.num_tasks;
+  first_replica_ = pod.task * local_shards_;
+  for (unsigned e = 0; e < signature_.count; ++e) {
+    specs[e].shape.dims[0] /= pod.num_tasks;
+    specs[e].shape.real[0] = specs[e].shape.dims[0];
+  }
+  return Status::ok();
+}
+
 Status InfeedDequeue::open(InfeedQueue& queue, Arena& shared_arena, const InfeedDequeueOptions& options) {
   if (is_open()) return Status::error(StatusCode::kFailedPrecondition, "infeed queue '{}' is already open", queue.name());
   Result<InfeedDequeueSignature> signature = queue.generate_dequeue_op();
@@ -65,18 +93,14 @@ Status InfeedDequeue::open(InfeedQueue& queue, Arena& shared_arena, const Infeed
     specs[e] = {queue.tuple_type(e), queue.tuple_shape(e)};
     shard_dimensions_[e] = queue.sharding_policy(e).shard_dimension();
   }
+  RT_RETURN_IF_ERROR(per_host_shapes(queue, specs));
   const Span<const link::InfeedElementSpec> elements(specs, signature_.count);
   Result<size_t> bytes = link::InfeedBuffer::storage_bytes(elements, options.slots);
   if (!bytes) return bytes.status();
   Result<uint8_t*> storage = shared_arena.allocate(*bytes, link::kInfeedAlignment, "infeed buffer");
   if (!storage) return storage.status();
   RT_RETURN_IF_ERROR(
-      buffer_.init(options.link_queue, queue.name(), elements, options.slots, shards_, Span<uint8_t>(*storage, *bytes)));
-  // In a pod every board's tpu streams the whole queue and each board's replicas (the default
-  // placement: replica r on board r / R) read their shards here; the others read theirs there.
-  if (const PodMembership& pod = pod_membership(); pod.in_pod() && shards_ % pod.num_tasks == 0)
-    for (unsigned r = 0; r < shards_; ++r)
-      if (r / (shards_ / pod.num_tasks) != pod.task) buffer_.set_absent(r);
+      buffer_.init(options.link_queue, queue.name(), elements, options.slots, local_shards_, Span<uint8_t>(*storage, *bytes)));
   RT_RETURN_IF_ERROR(endpoint->attach_infeed(buffer_));
   endpoint_ = endpoint;
   timeout_ns_ = options.timeout_ns;
@@ -90,12 +114,12 @@ void InfeedDequeue::close() {
   endpoint_ = nullptr;
 }
 
-Status InfeedDequeue::copy_shards(unsigned replica, uint64_t tuple, Tensor* out, Arena& arena) const {
+Status InfeedDequeue::copy_shards(unsigned local, uint64_t tuple, Tensor* out, Arena& arena) const {
   for (unsigned e = 0; e < signature_.count; ++e) {
     Result<Tensor> shard = arena.allocate_tensor(signature_.types[e], signature_.shapes[e], "infeed shard");
     if (!shard) return shard.status();
     RT_RETURN_IF_ERROR(copy_infeed_shard(buffer_.element(tuple, e), static_cast<unsigned>(shard_dimensions_[e]),
-                                         shards_, replica, *shard));
+                                         local_shards_, local, *shard));
     out[e] = *shard;
   }
   return Status::ok();
@@ -108,10 +132,15 @@ Status InfeedDequeue::dequeue(unsigned replica, Tensor* tuple, Arena& arena) {
     return invalid_argument("replica {} dequeues from infeed queue '{}', which is sharded {} ways (set its number of "
                             "shards to the number of replicas)",
                             replica, buffer_.name(), shards_);
-  const uint64_t next = buffer_.next_tuple(replica);
+  if (replica < first_replica_ || replica >= first_replica_ + local_shards_)
+    return invalid_argument("replica {} dequeues from infeed queue '{}' on this board, whose tpu streams the shards of "
+                            "replicas {} to {} (a pod's per-host input)",
+                            replica, buffer_.name(), first_replica_, first_replica_ + local_shards_ - 1);
+  const unsigned local = replica - first_replica_;
+  const uint64_t next = buffer_.next_tuple(local);
   RT_RETURN_IF_ERROR(endpoint_->wait_for_infeed(buffer_, next, timeout_ns_));
-  RT_RETURN_IF_ERROR(copy_shards(replica, next, tuple, arena));
-  buffer_.release(replica);
+  RT_RETURN_IF_ERROR(copy_shards(local, next, tuple, arena));
+  buffer_.release(local);
   return endpoint_->grant_infeed_credits(buffer_);
 }
 

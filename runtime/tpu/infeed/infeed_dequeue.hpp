@@ -61,11 +61,16 @@ class InfeedDequeue {
   Status dequeue(unsigned replica, Tensor* tuple, Arena& arena);
 
  private:
-  Status copy_shards(unsigned replica, uint64_t tuple, Tensor* out, Arena& arena) const;
+  Status copy_shards(unsigned local, uint64_t tuple, Tensor* out, Arena& arena) const;
+  Status per_host_shapes(const InfeedQueue& queue, link::InfeedElementSpec* specs);
 
   InfeedBinding binding_;
   InfeedDequeueSignature signature_;
   unsigned shards_ = 1;
+  // In a pod of boards (TPU per-host input) this board's tpu streams only its boards' rows of
+  // dimension 0, holding the shards of replicas first_replica_ .. first_replica_ + local_shards_ - 1.
+  unsigned local_shards_ = 1;
+  unsigned first_replica_ = 0;
   int shard_dimensions_[kMaxInfeedTupleElements] = {};
   uint64_t timeout_ns_ = kDefaultInfeedTimeoutNs;
   link::Endpoint* endpoint_ = nullptr;

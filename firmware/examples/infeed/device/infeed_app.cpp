@@ -52,30 +52,34 @@ Status check_second_dequeue_op(InfeedQueue& queue) {
   return internal_error("a second dequeue op from the same queue was not refused");
 }
 
-Status run_steps(unsigned cores, int64_t steps) {
+Status run_steps(unsigned cores, unsigned replicas, int64_t steps) {
   ReplicateOptions options;
   options.infeed_queue = &infeed.binding();
   const ReplicaArgs no_inputs[kMaxReplicas] = {};  // every argument comes from the infeed queue
   for (int64_t s = 0; s < steps; ++s) {
     PodMemoryScope step_memory(cores);
-    RT_TRY(replicate(step, Span<const ReplicaArgs>(no_inputs, cores), options));
+    RT_TRY(replicate(step, Span<const ReplicaArgs>(no_inputs, replicas), options));
   }
   return Status::ok();
 }
 
+// `cores` is the board's; in a pod of boards the replicas are every board's cores, each board's tpu
+// streaming its own rows of every tuple (TPU per-host input).
 Status program(unsigned cores) {
-  if (kRows % cores != 0)
-    return invalid_argument("the infeed app shards 8 rows over the cores: run it on 1, 2, 4 or 8 cores, not {}", cores);
+  const unsigned replicas = cores * pod_membership().num_tasks;
+  if (kRows % replicas != 0)
+    return invalid_argument("the infeed app shards 8 rows over the replicas: run it on 1, 2, 4 or 8 cores, not {}",
+                            replicas);
   const int64_t steps = RT_TRY(infeed_steps(kInfeedQueue, kTimeoutNs));
-  InfeedQueue queue = RT_TRY(make_queue(cores));
+  InfeedQueue queue = RT_TRY(make_queue(replicas));
   PodMemoryScope memory(cores);
   RT_RETURN_IF_ERROR(infeed.open(queue, hbm(), {.link_queue = kInfeedQueue, .slots = 4, .timeout_ns = kTimeoutNs}));
   RT_RETURN_IF_ERROR(check_second_dequeue_op(queue));
-  const Status ran = run_steps(cores, steps);
+  const Status ran = run_steps(cores, replicas, steps);
   infeed.close();
   RT_RETURN_IF_ERROR(ran);
-  log_info("infeed: {} replicas each dequeued {} tuples of float32[{}, {}] and int32[{}] sharded {} ways", cores, steps,
-           kRows, kColumns, kRows, cores);
+  log_info("infeed: {} replicas each dequeued {} tuples of float32[{}, {}] and int32[{}] sharded {} ways", replicas,
+           steps, kRows, kColumns, kRows, replicas);
   return Status::ok();
 }
 
