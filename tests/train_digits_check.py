@@ -188,9 +188,9 @@ def check_pod(tpu: Path, board: str, boards: int, cores: int, model: str, steps:
     if len(kinds) > 1:
         runs.append((kinds[0], boards, cores))
     folders = []
+    check = f"{model}-pod-{board.replace(',', '+')}-{boards}x{cores}-{steps}"  # this check's own folders: cases run at once
     for run_board, pod, replicas_per_board in runs:
-        name = run_board.replace(",", "+")
-        folder = ROOT / "build" / "train-digits-check" / f"{model}-{name}-pod-{pod}x{replicas_per_board}-{steps}"
+        folder = ROOT / "build" / "train-digits-check" / check / f"{run_board.replace(',', '+')}-{pod}x{replicas_per_board}"
         shutil.rmtree(folder, ignore_errors=True)
         prepare(folder, 1, steps, model)
         ok, log = train_on_board(tpu, run_board, replicas_per_board, None, folder, pod)
