@@ -57,6 +57,8 @@ def expected_pod_lines(boards: int, cores: int, task: int) -> list[str]:
                  f"max id {n - 1}, broadcast, all_gather, barrier: checked on all {n} replicas' outputs")
     # distribute_datasets_from_function: one pipeline per board, (3 + t) R rows on board t, 3 steps agreed.
     lines.append(f"POD input: {boards} pipelines for {n} replicas, 3 steps agreed, every value checked")
+    # experimental_distribute_dataset: global batches of 2N rows split over the pod's replicas.
+    lines.append(f"POD global batches: 4 batches of {2 * n} rows split over {n} replicas, every slice checked")
     return lines
 
 

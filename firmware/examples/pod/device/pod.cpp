@@ -13,6 +13,7 @@
 //                                          every replica's outputs checked on every board
 //   POD input: K pipelines for N replicas ...  distribute_datasets_from_function, one pipeline per
 //                                          board, steps agreed across the pod, every value checked
+//   POD global batches: ...                 experimental_distribute_dataset over the pod's replicas
 #include "firmware/tpu_pod.hpp"
 
 namespace {
@@ -152,6 +153,37 @@ Status check_per_host_input(TPUStrategy& strategy) {
   return Status::ok();
 }
 
+// experimental_distribute_dataset: every board holds the same global batches (the program is the same
+// on every board); each batch of B = 2N rows is split over the pod's replicas in replica order, so at
+// step s replica r gets rows s B + 2r and s B + 2r + 1, whichever board it runs on. strategy.run
+// returns their sum; every board checks every replica's (4 steps).
+Status check_global_batches(TPUStrategy& strategy) {
+  const unsigned replicas = strategy.num_replicas_in_sync();
+  const int64_t batch = 2 * int64_t{replicas}, rows = 4 * batch;
+  const Tensor source = RT_TRY(hbm().allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&rows, 1))),
+                                                     "the global batches"));
+  for (int64_t i = 0; i < rows; ++i) source.at<float>(i) = static_cast<float>(i);
+  const Dataset batches = RT_TRY(RT_TRY(Dataset::from_tensor_slices(source)).batch(batch));
+  const DistributedDataset dataset = RT_TRY(strategy.experimental_distribute_dataset(batches));
+  DistributedIterator iterator(dataset);
+  for (int64_t step = 0; iterator.has_next(); ++step) {
+    const DistributedValue value = RT_TRY(iterator.get_next());
+    const RunResult sums = RT_TRY(strategy.run(
+        [](StrategyReplicaContext& context, const Tensor& rows_of_replica) -> Result<Tensor> {
+          return reduce_sum(context.arena(), rows_of_replica);
+        },
+        value));
+    for (unsigned r = 0; r < replicas; ++r) {
+      const float expected = static_cast<float>(2 * (step * batch + 2 * r) + 1);
+      if (sums[0].component(r).scalar<float>() != expected)
+        return internal_error("global batch {}: replica {} summed {}, expected {}", step, r,
+                              sums[0].component(r).scalar<float>(), expected);
+    }
+  }
+  log_info("POD global batches: 4 batches of {} rows split over {} replicas, every slice checked", batch, replicas);
+  return Status::ok();
+}
+
 Status program() {
   const PodMembership& pod = pod_membership();
   log_info("POD task {} of {}", pod.task, pod.num_tasks);
@@ -165,7 +197,8 @@ Status program() {
   RT_RETURN_IF_ERROR(print_topology(RT_TRY(resolver.initialize_tpu_system())));
   RT_RETURN_IF_ERROR(print_strategy(strategy));
   RT_RETURN_IF_ERROR(check_sums(pod, strategy, resolver.num_accelerators()));
-  return check_per_host_input(strategy);
+  RT_RETURN_IF_ERROR(check_per_host_input(strategy));
+  return check_global_batches(strategy);
 }
 
 Status run(const firmware::CoreContext& context) {
