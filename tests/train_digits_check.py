@@ -66,6 +66,19 @@ def train_on_board(tpu: Path, board: str, cores: int, link: str | None, folder: 
     return ran.returncode == 0, log
 
 
+def trained_like_numpy(tpu: Path, board: str, cores: int, link: str | None, folder: Path, boards: int,
+                       name: str) -> bool:
+    """Trains on the board (or pod) and compares with NumPy; False after printing the log and why."""
+    ok, log = train_on_board(tpu, board, cores, link, folder, boards)
+    problem = "" if ok else "the run failed"
+    if ok:
+        problem = compare_with_numpy(folder)
+    if problem:
+        print(log)
+        print(f"FAIL train-digits: {name}: {problem}")
+    return not problem
+
+
 def summary(folder: Path) -> np.ndarray:
     """[steps, 3]: step, mean loss, accuracy, as the board reported them."""
     with open(folder / "train.csv") as file:
@@ -193,15 +206,8 @@ def check_pod(tpu: Path, board: str, boards: int, cores: int, model: str, steps:
         folder = ROOT / "build" / "train-digits-check" / check / f"{run_board.replace(',', '+')}-{pod}x{replicas_per_board}"
         shutil.rmtree(folder, ignore_errors=True)
         prepare(folder, 1, steps, model)
-        ok, log = train_on_board(tpu, run_board, replicas_per_board, None, folder, pod)
-        if not ok:
-            print(log)
-            print(f"FAIL train-digits: the run on {pod} x {replicas_per_board} {run_board} failed")
-            return 1
-        problem = compare_with_numpy(folder)
-        if problem:
-            print(log)
-            print(f"FAIL train-digits: {pod} x {replicas_per_board} {run_board}: {problem}")
+        if not trained_like_numpy(tpu, run_board, replicas_per_board, None, folder, pod,
+                                  f"{pod} x {replicas_per_board} {run_board}"):
             return 1
         folders.append(folder)
     pod_folder, one_board = folders[0], folders[1]
@@ -331,15 +337,7 @@ def main(argv: list[str]) -> int:
     for board in boards:
         folder = ROOT / "build" / "train-digits-check" / f"{args.model}-{board}-{args.cores}-{args.link or 'auto'}-{args.steps}"
         prepare(folder, args.epochs, args.steps, args.model)
-        ok, log = train_on_board(args.tpu, board, args.cores, args.link, folder)
-        if not ok:
-            print(log)
-            print(f"FAIL train-digits: the run on {board} failed")
-            return 1
-        problem = compare_with_numpy(folder)
-        if problem:
-            print(log)
-            print(f"FAIL train-digits: {board}, {args.cores} replicas: {problem}")
+        if not trained_like_numpy(args.tpu, board, args.cores, args.link, folder, 1, f"{board}, {args.cores} replicas"):
             return 1
         folders.append(folder)
     for board, folder in zip(boards[1:], folders[1:]):

@@ -462,9 +462,7 @@ int run_board(const RunOptions& given) {
   // --board a,b: a pod of different kinds, one board per rank (--boards, if given, must agree).
   std::vector<std::string> kinds;
   if (options.board && options.board->find(',') != std::string::npos) {
-    std::string rest = *options.board + ",";
-    for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1))
-      kinds.push_back(rest.substr(0, comma));
+    kinds = boards_of_list(*options.board);
     if (options.boards != 0 && options.boards != kinds.size()) {
       std::cerr << "tpu: --board names " << kinds.size() << " boards, --boards says " << options.boards << std::endl;
       return kExitBuildFailed;

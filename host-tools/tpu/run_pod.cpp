@@ -95,8 +95,8 @@ int launch_pod(const RunOptions& options, const PodRun& run) {
     std::cerr << "tpu: " << refusal << std::endl;
     return kExitBuildFailed;
   }
-  if (run.board_of_rank.empty() ? !run.build(run.board) : false) return kExitBuildFailed;
-  for (const std::string& board : run.board_of_rank)
+  const std::vector<std::string> kinds = run.board_of_rank.empty() ? std::vector<std::string>{run.board} : run.board_of_rank;
+  for (const std::string& board : kinds)
     if (!run.build(board)) return kExitBuildFailed;
   PodLaunch launch;
   launch.boards = options.boards;

@@ -226,16 +226,38 @@ Collectives::BoardMembers Collectives::board_members(const Group& group) const {
   return members;
 }
 
-// The leader's trade with the other boards (the call's row and out are set by the caller).
-Status Collectives::across_boards(CrossBoardCall call, const BoardMembers& members, const CollectiveOptions& options) {
+// The leader's trade with the other boards (the call's kind, row and out are set by the caller).
+Status Collectives::across_boards(CrossBoardCall call, const Group& group, const BoardMembers& members,
+                                  const CollectiveOptions& options) {
   if (replicas_.cross_board == nullptr)
     return Status::error(StatusCode::kFailedPrecondition,
                          "{}: replica {}'s group spans boards, but no link to the other boards is set up",
                          cross_board_kind_name(call.kind), replica_);
   call.member_tasks = members.member_tasks;
+  call.group_size = group.size;
+  call.first_member = group.members[0];
   call.sequence = sequence_;
   call.timeout_ns = options.timeout_ns;
   return replicas_.cross_board(call);
+}
+
+// The round every collective across boards with a result makes (see above): the members here share
+// `mine`, the leader makes its call from the peers' buffers (`leader_call`) and trades it, and the
+// others copy `result_bytes` of the leader's output into theirs.
+Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffers& mine, size_t result_bytes,
+                                          const CollectiveOptions& options, LeaderCall leader_call) {
+  const BoardMembers members = board_members(group);
+  const Group& local = members.local;
+  SharedBuffers peers[hal::kMaxCores];
+  RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
+  if (local.position == 0) {
+    const Status traded = across_boards(leader_call(peers, local), group, members, options);
+    if (!traded.is_ok()) fail_after_sharing(traded);
+  }
+  signal_after_sharing(mine.kind, local, options);
+  if (local.position != 0) memcpy(mine.out, peers[0].out, result_bytes);
+  signal_after_sharing(mine.kind, local, options);
+  return Status::ok();
 }
 
 Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
@@ -245,95 +267,61 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
                          "cross_replica_sum across the boards of a pod supports sum, max and min of float32, float64, "
                          "int32 and uint32 so far (issue 22, stage 3); this one is {} of {}",
                          reduce_op_name(op), dtype_name(type));
-  const BoardMembers members = board_members(group);
-  const Group& local = members.local;
-  SharedBuffers peers[hal::kMaxCores];
   const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
-  RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
-  if (local.position == 0) {
-    const uint8_t* inputs[hal::kMaxCores];
-    for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
-    reduce_many(op, type, inputs, local.size, &out, 1, count);  // the board's partial, in group order
-    CrossBoardCall call;
-    call.kind = CrossBoardKind::kAllReduce;
-    call.op = op;
-    call.type = type;
-    call.count = count;
-    call.row = out;
-    call.row_elements = count;
-    call.out = out;
-    call.out_elements = count;
-    call.group_size = group.size;
-    call.first_member = group.members[0];
-    const Status traded = across_boards(call, members, options);
-    if (!traded.is_ok()) fail_after_sharing(traded);
-  }
-  signal_after_sharing(CollectiveKind::kAllReduce, local, options);
-  if (local.position != 0) memcpy(out, peers[0].out, count * dtype_size(type));
-  signal_after_sharing(CollectiveKind::kAllReduce, local, options);
-  return Status::ok();
+  return fan_out_across_boards(group, mine, count * dtype_size(type), options,
+                               [&](const SharedBuffers* peers, const Group& local) {
+                                 const uint8_t* inputs[hal::kMaxCores];
+                                 for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
+                                 reduce_many(op, type, inputs, local.size, &out, 1, count);  // the partial, group order
+                                 CrossBoardCall call;
+                                 call.kind = CrossBoardKind::kAllReduce;
+                                 call.op = op;
+                                 call.type = type;
+                                 call.count = call.row_elements = call.out_elements = count;
+                                 call.row = call.out = out;
+                                 return call;
+                               });
 }
 
 Status Collectives::all_gather_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count,
                                              const Group& group, const CollectiveOptions& options) {
-  const BoardMembers members = board_members(group);
-  const Group& local = members.local;
   const size_t bytes = count * dtype_size(type);
-  SharedBuffers peers[hal::kMaxCores];
   const SharedBuffers mine{in, out, count, CollectiveKind::kAllGather, type, ReduceOp::kSum, Algorithm::kAuto,
                            group.size};
-  RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
-  if (local.position == 0) {
-    for (unsigned j = 0; j < local.size; ++j) memcpy(out + j * bytes, peers[j].in, bytes);  // the board's row
-    CrossBoardCall call;
-    call.kind = CrossBoardKind::kAllGather;
-    call.type = type;
-    call.count = count;
-    call.row = out;
-    call.row_elements = local.size * count;
-    call.out = out;
-    call.out_elements = group.size * count;
-    call.group_size = group.size;
-    call.first_member = group.members[0];
-    const Status traded = across_boards(call, members, options);
-    if (!traded.is_ok()) fail_after_sharing(traded);
-  }
-  signal_after_sharing(CollectiveKind::kAllGather, local, options);
-  if (local.position != 0) memcpy(out, peers[0].out, group.size * bytes);
-  signal_after_sharing(CollectiveKind::kAllGather, local, options);
-  return Status::ok();
+  return fan_out_across_boards(group, mine, group.size * bytes, options,
+                               [&](const SharedBuffers* peers, const Group& local) {
+                                 for (unsigned j = 0; j < local.size; ++j)  // the board's row
+                                   memcpy(out + j * bytes, peers[j].in, bytes);
+                                 CrossBoardCall call;
+                                 call.kind = CrossBoardKind::kAllGather;
+                                 call.type = type;
+                                 call.count = count;
+                                 call.row = call.out = out;
+                                 call.row_elements = local.size * count;
+                                 call.out_elements = group.size * count;
+                                 return call;
+                               });
 }
 
 Status Collectives::broadcast_across_boards(unsigned source_position, DType type, uint8_t* data, size_t count,
                                             const Group& group, const CollectiveOptions& options) {
-  const BoardMembers members = board_members(group);
-  const Group& local = members.local;
-  SharedBuffers peers[hal::kMaxCores];
   const SharedBuffers mine{data, data, count, CollectiveKind::kBroadcast, type, ReduceOp::kSum, Algorithm::kAuto,
                            group.size};
-  RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
-  if (local.position == 0) {
-    CrossBoardCall call;
-    call.kind = CrossBoardKind::kBroadcast;
-    call.type = type;
-    call.count = count;
-    for (unsigned j = 0; j < local.size; ++j)  // the source's data if it is on this board
-      if (local.members[j] == group.members[source_position]) {
-        call.row = peers[j].in;
-        call.row_elements = count;
-      }
-    call.out = data;
-    call.out_elements = count;
-    call.group_size = group.size;
-    call.source_position = source_position;
-    call.first_member = group.members[0];
-    const Status traded = across_boards(call, members, options);
-    if (!traded.is_ok()) fail_after_sharing(traded);
-  }
-  signal_after_sharing(CollectiveKind::kBroadcast, local, options);
-  if (local.position != 0) memcpy(data, peers[0].out, count * dtype_size(type));
-  signal_after_sharing(CollectiveKind::kBroadcast, local, options);
-  return Status::ok();
+  return fan_out_across_boards(group, mine, count * dtype_size(type), options,
+                               [&](const SharedBuffers* peers, const Group& local) {
+                                 CrossBoardCall call;
+                                 call.kind = CrossBoardKind::kBroadcast;
+                                 call.type = type;
+                                 call.count = call.out_elements = count;
+                                 call.out = data;
+                                 call.source_position = source_position;
+                                 for (unsigned j = 0; j < local.size; ++j)  // the source's data if it is here
+                                   if (local.members[j] == group.members[source_position]) {
+                                     call.row = peers[j].in;
+                                     call.row_elements = count;
+                                   }
+                                 return call;
+                               });
 }
 
 Status Collectives::barrier_across_boards(const Group& group, const CollectiveOptions& options) {
@@ -342,9 +330,7 @@ Status Collectives::barrier_across_boards(const Group& group, const CollectiveOp
   if (members.local.position == 0) {
     CrossBoardCall call;
     call.kind = CrossBoardKind::kBarrier;
-    call.group_size = group.size;
-    call.first_member = group.members[0];
-    const Status traded = across_boards(call, members, options);
+    const Status traded = across_boards(call, group, members, options);
     if (!traded.is_ok()) fail_after_sharing(traded);
   }
   return signal_group(CollectiveKind::kBarrier, members.local, options);  // released once every board arrived

@@ -27,6 +27,7 @@
 #include "groups.hpp"
 #include "reduce.hpp"
 #include "hal/support/atomic.hpp"
+#include "hal/support/function_ref.hpp"
 #include "hal/support/result.hpp"
 #include "hal/support/span.hpp"
 #include "runtime/sync/wait.hpp"
@@ -127,7 +128,12 @@ class Collectives {
     uint8_t member_tasks[hal::kMaxCores];  // the task of every group position
   };
   BoardMembers board_members(const Group& group) const;
-  Status across_boards(CrossBoardCall call, const BoardMembers& members, const CollectiveOptions& options);
+  Status across_boards(CrossBoardCall call, const Group& group, const BoardMembers& members,
+                       const CollectiveOptions& options);
+  // The board's leader makes its call from the local members' shared buffers.
+  using LeaderCall = FunctionRef<CrossBoardCall(const SharedBuffers* peers, const Group& local)>;
+  Status fan_out_across_boards(const Group& group, const SharedBuffers& mine, size_t result_bytes,
+                               const CollectiveOptions& options, LeaderCall leader_call);
   Status all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                   const Group& group, const CollectiveOptions& options);
   Status all_gather_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count, const Group& group,

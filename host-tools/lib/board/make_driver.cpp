@@ -85,6 +85,14 @@ std::vector<std::string> known_boards() {
   return root ? repository_boards(*root) : std::vector<std::string>{};
 }
 
+std::vector<std::string> boards_of_list(const std::string& list) {
+  std::vector<std::string> boards;
+  std::string rest = list + ",";
+  for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1))
+    boards.push_back(rest.substr(0, comma));
+  return boards;
+}
+
 std::string boards_text(const std::vector<std::string>& boards, const std::string& separator) {
   std::string text;
   for (const std::string& board : boards) text += (text.empty() ? "" : separator) + board;

@@ -33,6 +33,8 @@ std::vector<std::string> known_boards();
 
 // Board names joined for a help text or an error ("host, qemu-virt-a53, ..."; "host|qemu-virt-a53").
 std::string boards_text(const std::vector<std::string>& boards, const std::string& separator = ", ");
+// "host,qemu-virt-a53" -> {"host", "qemu-virt-a53"} (--board of a pod of different kinds).
+std::vector<std::string> boards_of_list(const std::string& list);
 
 // `make -s image BOARD=.. APP=..`, its output passed through to stderr; "" or the failure.
 std::string build_image(const std::filesystem::path& root, const std::string& board, const std::string& app);

@@ -35,12 +35,9 @@ inline CLI::Validator non_empty() {
 inline CLI::Validator known_boards_list(std::vector<std::string> boards) {
   return CLI::Validator(
       [boards](std::string& text) -> std::string {
-        std::string rest = text + ",";
-        for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1)) {
-          const std::string board = rest.substr(0, comma);
+        for (const std::string& board : boards_of_list(text))
           if (!boards.empty() && std::find(boards.begin(), boards.end(), board) == boards.end())
             return "unknown board '" + board + "' (boards: " + boards_text(boards) + ")";
-        }
         return "";
       },
       "BOARD[,BOARD...]");

@@ -24,6 +24,18 @@ std::optional<unsigned long> number(const std::string& text) {
   return std::stoul(text);
 }
 
+// "0,1,2" -> {0, 1, 2} ("" -> {}); nullopt if an entry is not a number.
+std::optional<std::vector<unsigned long>> numbers(const std::string& text) {
+  std::vector<unsigned long> values;
+  std::istringstream entries(text);
+  for (std::string entry; std::getline(entries, entry, ',');) {
+    const std::optional<unsigned long> value = number(entry);
+    if (!value) return std::nullopt;
+    values.push_back(*value);
+  }
+  return values;
+}
+
 // Element-wise left fold of `rows` into the first, as T.
 template <typename T, typename Op>
 void fold(std::vector<uint8_t>& into, const std::vector<std::vector<uint8_t>>& rows, size_t count, Op op) {
@@ -120,27 +132,17 @@ std::optional<PodRequest> parse_pod_request(const std::string& text, std::string
   request.sequence = static_cast<uint32_t>(*sequence);
   request.first_member = static_cast<uint32_t>(*first);
   request.source = static_cast<unsigned>(*source);
-  if (request.kind == "rows") {  // every task, in order, each with its row's size
-    std::istringstream sizes(fields["sizes"]);
-    for (std::string size; std::getline(sizes, size, ',');) {
-      const std::optional<unsigned long> value = number(size);
-      if (!value) {
-        error = "malformed size list '" + fields["sizes"] + "'";
-        return std::nullopt;
-      }
-      request.member_tasks.push_back(static_cast<unsigned>(request.sizes.size()));
-      request.sizes.push_back(*value);
-    }
+  const std::optional<std::vector<unsigned long>> sizes = numbers(request.kind == "rows" ? fields["sizes"] : "");
+  const std::optional<std::vector<unsigned long>> members = numbers(fields["members"]);
+  if (!sizes || !members) {
+    error = "malformed " + std::string(sizes ? "member" : "size") + " list '" + fields[sizes ? "members" : "sizes"] + "'";
+    return std::nullopt;
   }
-  std::istringstream members(fields["members"]);
-  for (std::string task; std::getline(members, task, ',');) {
-    const std::optional<unsigned long> value = number(task);
-    if (!value) {
-      error = "malformed member list '" + fields["members"] + "'";
-      return std::nullopt;
-    }
-    request.member_tasks.push_back(static_cast<unsigned>(*value));
+  for (const unsigned long size : *sizes) {  // rows: every task, in order, each with its row's size
+    request.member_tasks.push_back(static_cast<unsigned>(request.sizes.size()));
+    request.sizes.push_back(size);
   }
+  for (const unsigned long task : *members) request.member_tasks.push_back(static_cast<unsigned>(task));
   if (request.tasks().size() < 2) {
     error = "a collective across boards has members on at least two tasks, this one '" + fields["members"] + "'";
     return std::nullopt;

@@ -13,16 +13,12 @@ namespace {
 // One replica's outputs described in fixed-size words: count, then per output dtype, rank, dims.
 constexpr unsigned kWordsPerOutput = 2 + kMaxRank;
 constexpr unsigned kRecordWords = 1 + kMaxReplicaOutputs * kWordsPerOutput;
-// The board of each replica and how many each board runs.
+
+// How many replicas board `task` runs.
 unsigned replicas_on(const PodPlacement& placement, unsigned task) {
   unsigned count = 0;
   for (unsigned r = 0; r < placement.num_replicas; ++r) count += placement.task_of(r, 0) == task;
   return count;
-}
-
-Result<Tensor> byte_vector(Arena& arena, size_t bytes, StringView what) {
-  const int64_t size = static_cast<int64_t>(bytes);
-  return arena.allocate_tensor(DType::kI8, RT_TRY(Shape::make(Span<const int64_t>(&size, 1))), what);
 }
 
 void describe(const ReplicaOutputs& outputs, int64_t* record) {
@@ -54,7 +50,7 @@ Status gather_pod_outputs(const PodPlacement& placement, unsigned num_tasks, Rep
   size_t sizes[kMaxPodTasks];
   for (unsigned t = 0; t < num_tasks; ++t) sizes[t] = replicas_on(placement, t) * record_bytes;
   // 1. every replica's output dtypes and shapes, in replica order within each board
-  const Tensor records = RT_TRY(byte_vector(hbm(), sizes[placement.local_task], "this board's output shapes"));
+  const Tensor records = RT_TRY(pod_byte_vector(sizes[placement.local_task], "this board's output shapes"));
   unsigned written = 0;
   for (unsigned r = 0; r < replicas; ++r)
     if (placement.is_local(r, 0)) {
@@ -73,7 +69,7 @@ Status gather_pod_outputs(const PodPlacement& placement, unsigned num_tasks, Rep
         data_sizes[t] += output_bytes(record_of[r]);
       }
   // 2. the bytes
-  const Tensor data = RT_TRY(byte_vector(hbm(), data_sizes[placement.local_task], "this board's outputs"));
+  const Tensor data = RT_TRY(pod_byte_vector(data_sizes[placement.local_task], "this board's outputs"));
   size_t offset = 0;
   for (unsigned r = 0; r < replicas; ++r)
     if (placement.is_local(r, 0))

@@ -15,12 +15,12 @@ namespace {
 constexpr uint32_t kFirstMemberOfProgram = hal::kMaxCores - 1;  // tags the program's exchanges
 uint32_t program_exchanges = 0;  // core 0's count, equal on every board (the program is the same)
 
-Result<Tensor> byte_vector(size_t bytes, StringView what) {
+}  // namespace
+
+Result<Tensor> pod_byte_vector(size_t bytes, StringView what) {
   const int64_t size = static_cast<int64_t>(bytes);
   return hbm().allocate_tensor(DType::kI8, RT_TRY(Shape::make(Span<const int64_t>(&size, 1))), what);
 }
-
-}  // namespace
 
 Result<Tensor> exchange_rows_between_boards(const Tensor& mine, Span<const size_t> sizes) {
   size_t total = 0;
@@ -31,7 +31,7 @@ Result<Tensor> exchange_rows_between_boards(const Tensor& mine, Span<const size_
     total += sizes[t];
   }
   format_to(text, " source=0 seq={} first={}", program_exchanges++, kFirstMemberOfProgram);
-  const Tensor all = RT_TRY(byte_vector(total, "an exchange between the boards"));
+  const Tensor all = RT_TRY(pod_byte_vector(total, "an exchange between the boards"));
   const link::HostResult into[] = {link::HostResult::tensor(all)};
   RT_RETURN_IF_ERROR(link::host_call(kPodFunction, text.view(), Span<const Tensor>(&mine, 1), into));
   return all;
@@ -40,7 +40,7 @@ Result<Tensor> exchange_rows_between_boards(const Tensor& mine, Span<const size_
 Result<int64_t> smallest_across_boards(int64_t value) {
   const PodMembership& pod = pod_membership();
   if (!pod.in_pod()) return value;
-  const Tensor mine = RT_TRY(byte_vector(sizeof value, "a value for the other boards"));
+  const Tensor mine = RT_TRY(pod_byte_vector(sizeof value, "a value for the other boards"));
   memcpy(mine.data, &value, sizeof value);
   size_t sizes[kMaxPodTasks];
   for (unsigned t = 0; t < pod.num_tasks; ++t) sizes[t] = sizeof value;

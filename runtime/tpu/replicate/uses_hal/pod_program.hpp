@@ -7,6 +7,9 @@
 
 namespace rt::tpu {
 
+// A vector of `bytes` int8 in pod memory (the core's arena): the rows these exchanges trade.
+Result<Tensor> pod_byte_vector(size_t bytes, StringView what);
+
 // Every board's row (board t's is sizes[t] bytes; this board's is `mine`), concatenated in task
 // order, in pod memory.
 Result<Tensor> exchange_rows_between_boards(const Tensor& mine, Span<const size_t> sizes);
