@@ -249,6 +249,10 @@ endif
 # ---------------------------------------------------------------- run / debug
 ifeq ($(BOARD_ARCH),host)
 RUN_COMMAND := $(IMAGE) --cores $(CORES)
+# LINK_SHM=<file>: the board's RAM and link window are that file (hal/arch/host/link_ram.hpp).
+ifneq ($(LINK_SHM),)
+RUN_COMMAND += --link-ram $(LINK_SHM)
+endif
 else
 RUN_COMMAND := $(BOARD_QEMU) -smp $(CORES) -kernel $(BOOT_IMAGE)
 # LINK_SHM=<file>: the guest RAM lives in that file, shared with the host tool that maps it (the
@@ -277,10 +281,14 @@ print-run-command:
 
 # Prints what tpu needs to set up the shared-memory link: the RAM file's size, the window's offset
 # in it and the window's size, in bytes (0 0 0 for a board without a window).
-LINK_WINDOW_MB := $(if $(filter host,$(BOARD_ARCH)),0,$(or $(BOARD_LINK_WINDOW_MB),0))
+# The RAM file is QEMU's guest RAM (the host board: BOARD_LINK_RAM_MB); the window is the top of the
+# board's RAM.
+LINK_WINDOW_MB := $(or $(BOARD_LINK_WINDOW_MB),0)
+LINK_RAM_MB := $(or $(BOARD_LINK_RAM_MB),$(BOARD_QEMU_RAM_MB),$(BOARD_RAM_MB))
+LINK_RAM_TOP_MB := $(or $(BOARD_RAM_MB),$(BOARD_LINK_RAM_MB))
 print-link-layout:
 	@if [ $(LINK_WINDOW_MB) = 0 ]; then echo 0 0 0; else \
-	  echo $$(( $(QEMU_RAM_MB) << 20 )) $$(( ($(BOARD_RAM_MB) - $(LINK_WINDOW_MB)) << 20 )) $$(( $(LINK_WINDOW_MB) << 20 )); fi
+	  echo $$(( $(LINK_RAM_MB) << 20 )) $$(( ($(LINK_RAM_TOP_MB) - $(LINK_WINDOW_MB)) << 20 )) $$(( $(LINK_WINDOW_MB) << 20 )); fi
 
 GDB_PORT ?= 1234
 GDB_ARGS ?=

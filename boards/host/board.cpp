@@ -3,6 +3,7 @@
 
 #include <thread>
 
+#include "../../hal/arch/host/link_ram.hpp"
 #include "../../hal/arch/host/thread_core.hpp"
 #include "../../hal/common/boot.hpp"
 #include "hal/core.hpp"
@@ -38,7 +39,13 @@ StartError release_core(unsigned core) {
   return StartError::kNone;
 }
 
-// The host board reaches tpu over stdio; it has no shared-memory window.
-LinkWindow link_window() { return {}; }
+// The top of the RAM file tpu shared (hal/arch/host/link_ram.hpp); none without one (the link is
+// then on stdio).
+LinkWindow link_window() {
+  const host::LinkRam ram = host::link_ram();
+  if (ram.base == nullptr) return {};
+  const size_t window = size_t{BOARD_LINK_WINDOW_MB} << 20;
+  return {ram.base + ram.bytes - window, window};
+}
 
 }  // namespace hal::board

@@ -7,3 +7,8 @@ BOARD_DRIVERS :=
 BOARD_CORES_VALID := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16
 BOARD_MXU_TILE := 128
 BOARD_PACKAGES := g++
+# The shared-memory link (tpu run's default): tpu makes a RAM file of BOARD_LINK_RAM_MB, the board
+# maps it (--link-ram), the top BOARD_LINK_WINDOW_MB carries the link's rings and the rest is the
+# board's tensor memory, where tpu places infeed tuples and host-call results (hal/arch/host/link_ram.hpp).
+BOARD_LINK_RAM_MB := 4112
+BOARD_LINK_WINDOW_MB := 16

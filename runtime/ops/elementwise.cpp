@@ -1,6 +1,8 @@
 // Broadcasting iteration (an odometer over the output index) and the per-dtype element kernels.
 #include "elementwise.hpp"
 
+#include "elementwise_rows.hpp"
+
 #include "float_math.hpp"
 #include "runtime/dtype/half.hpp"
 #include "hal/support/unaligned.hpp"
@@ -127,19 +129,28 @@ Status binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) 
     return invalid_argument("{}: output shape {} is not the broadcast shape {}", binary_op_name(op), out.shape.sizes(),
                             shape->sizes());
   const unsigned rank = out.shape.rank;
-  int64_t a_strides[kMaxRank], b_strides[kMaxRank], out_strides[kMaxRank];
+  int64_t a_strides[kMaxRank] = {}, b_strides[kMaxRank] = {}, out_strides[kMaxRank] = {};
   broadcast_strides(a, rank, a_strides);
   broadcast_strides(b, rank, b_strides);
   broadcast_strides(out, rank, out_strides);
   if (out.shape.num_elements() == 0) return Status::ok();
+  // Row by row along the last dimension (the fast path when it can), an odometer over the others.
+  const unsigned last = rank == 0 ? 0 : rank - 1;
+  const int64_t row_length = rank == 0 ? 1 : out.shape.dims[last];
+  const int64_t size = static_cast<int64_t>(out.element_size());
+  const bool fast = rank == 0 || (out_strides[last] == size && (a_strides[last] == 0 || a_strides[last] == size) &&
+                                  (b_strides[last] == 0 || b_strides[last] == size));
   int64_t index[kMaxRank] = {};
   const uint8_t* pa = a.data;
   const uint8_t* pb = b.data;
   uint8_t* po = out.data;
   for (;;) {
-    apply_element(op, type, pa, pb, po);
-    // Odometer: advance the last dimension, carrying into earlier ones.
-    unsigned d = rank;
+    if (!fast || !binary_row(op, type, pa, rank != 0 && a_strides[last] != 0, pb, rank != 0 && b_strides[last] != 0,
+                             po, row_length))
+      for (int64_t i = 0; i < row_length; ++i)
+        apply_element(op, type, pa + i * a_strides[last], pb + i * b_strides[last], po + i * out_strides[last]);
+    // Odometer over the dimensions before the last, carrying into earlier ones.
+    unsigned d = last;
     for (;;) {
       if (d == 0) return Status::ok();
       --d;

@@ -156,6 +156,34 @@ bool unary_supports(UnaryOp op, DType dtype) {
   }
 }
 
+namespace {
+
+// relu and square of contiguous aligned float32: one loop the compiler vectorizes (the same bits as
+// the element walk: the same operation, NaN canonicalised). False for anything else.
+bool simple_f32_contiguous(UnaryOp op, const Tensor& in, const Tensor& out) {
+  if ((op != UnaryOp::kRelu && op != UnaryOp::kSquare) || !in.is_contiguous() || !out.is_contiguous() ||
+      reinterpret_cast<uintptr_t>(in.data) % alignof(float) != 0 || reinterpret_cast<uintptr_t>(out.data) % alignof(float) != 0)
+    return false;
+  const float* from = reinterpret_cast<const float*>(in.data);
+  float* to = reinterpret_cast<float*>(out.data);
+  const int64_t count = in.shape.num_elements();
+  const float nan = float_from_bits(kCanonicalNanF32);
+  if (op == UnaryOp::kRelu) {
+    for (int64_t i = 0; i < count; ++i) {
+      const float x = from[i];
+      to[i] = x != x ? nan : (x > 0.0f ? x : 0.0f);
+    }
+  } else {
+    for (int64_t i = 0; i < count; ++i) {
+      const float y = from[i] * from[i];
+      to[i] = y != y ? nan : y;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 Status unary(UnaryOp op, const Tensor& in, const Tensor& out) {
   const char* name = unary_op_name(op);
   if (in.dtype != out.dtype)
@@ -170,7 +198,7 @@ Status unary(UnaryOp op, const Tensor& in, const Tensor& out) {
   switch (in.dtype) {
     case DType::kF32:
       if (sign_bit_op) sign_op<uint32_t>(op, in, out);
-      else
+      else if (!simple_f32_contiguous(op, in, out))
         for_each_element(in, out, [op](const uint8_t* from, uint8_t* to) {
           store_unaligned(to, canonical_nan_if_nan(apply_f32(op, load_unaligned<float>(from))));
         });
