@@ -280,7 +280,8 @@ print-run-command:
 	@echo $(RUN_COMMAND)
 
 # Prints what tpu needs to set up the shared-memory link: the RAM file's size, the window's offset
-# in it and the window's size, in bytes (0 0 0 for a board without a window).
+# in it and the window's size, in bytes (0 0 0 for a board without a window), and "process" for a
+# board that is a process of this machine (its memory outside the file is the process's).
 # The RAM file is QEMU's guest RAM (the host board: BOARD_LINK_RAM_MB); the window is the top of the
 # board's RAM.
 LINK_WINDOW_MB := $(or $(BOARD_LINK_WINDOW_MB),0)
@@ -288,7 +289,7 @@ LINK_RAM_MB := $(or $(BOARD_LINK_RAM_MB),$(BOARD_QEMU_RAM_MB),$(BOARD_RAM_MB))
 LINK_RAM_TOP_MB := $(or $(BOARD_RAM_MB),$(BOARD_LINK_RAM_MB))
 print-link-layout:
 	@if [ $(LINK_WINDOW_MB) = 0 ]; then echo 0 0 0; else \
-	  echo $$(( $(LINK_RAM_MB) << 20 )) $$(( ($(LINK_RAM_TOP_MB) - $(LINK_WINDOW_MB)) << 20 )) $$(( $(LINK_WINDOW_MB) << 20 )); fi
+	  echo $$(( $(LINK_RAM_MB) << 20 )) $$(( ($(LINK_RAM_TOP_MB) - $(LINK_WINDOW_MB)) << 20 )) $$(( $(LINK_WINDOW_MB) << 20 )) $(if $(filter host,$(BOARD_ARCH)),process); fi
 
 GDB_PORT ?= 1234
 GDB_ARGS ?=

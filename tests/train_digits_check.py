@@ -42,7 +42,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "firmware" / "examples" / "train-digits"
-LEARNING_RATES = {"mlp": np.float32(0.5), "cnn": np.float32(0.2)}  # device/loss.cpp model_spec
+LEARNING_RATES = {"mlp": np.float32(0.5), "cnn": np.float32(0.2), "mlp-wide": np.float32(0.2)}  # device/loss.cpp model_spec
 BATCH = 32                                                          # device/model.hpp kBatch
 
 
@@ -112,7 +112,7 @@ def patches(images: np.ndarray) -> np.ndarray:
 def forward(model: str, weights: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, ...]:
     """(logits, what the backward pass needs) of the MLP or the CNN, float32."""
     w1, b1, w2, b2 = weights
-    if model == "mlp":
+    if model in ("mlp", "mlp-wide"):
         pre = x @ w1 + b1
         hidden = np.maximum(pre, np.float32(0))
     else:
@@ -140,7 +140,7 @@ def numpy_training(folder: Path) -> tuple[list[np.ndarray], np.ndarray]:
         dlogits *= np.float32(1.0 / BATCH)
         dw2, db2 = hidden.T @ dlogits, dlogits.sum(axis=0)
         dhidden = (dlogits @ w2.T).reshape(pre.shape) * (pre > 0)
-        if model == "mlp":
+        if model in ("mlp", "mlp-wide"):
             dw1, db1 = x.T @ dhidden, dhidden.sum(axis=0)
         else:
             dz = dhidden.reshape(-1, w1.shape[-1])
@@ -314,7 +314,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--board", default="host")
     parser.add_argument("--same-bits", help="comma-separated boards that must give the same bytes")
     parser.add_argument("--cores", type=int, default=4)
-    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
+    parser.add_argument("--model", choices=("mlp", "cnn", "mlp-wide"), default="mlp")
     parser.add_argument("--link", choices=("shm", "uart"))
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--steps", type=int, default=24, help="steps to train (0: every step of the epochs)")

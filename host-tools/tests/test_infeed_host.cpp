@@ -4,7 +4,11 @@
 // Endpoint's InfeedBuffer and back as credits (in memory, single threaded).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -91,9 +95,11 @@ TEST_CASE("datasets check their files", "[infeed-host]") {
   CHECK(good.steps() == 5);
   CHECK(good.tuple_bytes() == 128);
   CHECK(good.describe() == "float32[8, 3], int32[8]");
-  float value;
-  std::memcpy(&value, good.step_data(3, 0).data() + 4, 4);
-  CHECK(value == 301.0f);
+  float step_3[24];
+  std::string read_error;
+  REQUIRE(good.read_step(3, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(step_3), sizeof step_3), read_error));
+  CHECK(step_3[1] == 301.0f);
+  CHECK_FALSE(good.read_step(5, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(step_3), sizeof step_3), read_error));
 
   std::string error;
   std::vector<Bytes> files = dataset_files(5);
@@ -107,6 +113,26 @@ TEST_CASE("datasets check their files", "[infeed-host]") {
   CHECK(error.starts_with("cannot read /nonexistent/x.npy"));
 }
 
+TEST_CASE("a dataset file stays on disk: each step is read when asked, a file that shrank is an error", "[infeed-host]") {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("tpu-infeed-test-" + std::to_string(::getpid()) + ".npy");
+  const Bytes bytes = dataset_files(5)[0];
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  std::string error;
+  std::optional<tpu::InfeedDataset> loaded = tpu::InfeedDataset::load({0, {path}}, error);
+  INFO(error);
+  REQUIRE(loaded);
+  CHECK(loaded->steps() == 5);
+  float step_4[24] = {};
+  CHECK(loaded->read_step(4, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(step_4), sizeof step_4), error));
+  CHECK(step_4[0] == 400.0f);  // step 4, element 0 (dataset_files: step * 100 + index in the step)
+  std::filesystem::resize_file(path, bytes.size() - 96);  // the last step loses its tail
+  CHECK(loaded->read_step(2, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(step_4), sizeof step_4), error));
+  CHECK_FALSE(loaded->read_step(4, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(step_4), sizeof step_4), error));
+  CHECK(error.find("shrank") != std::string::npos);
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("a pod's board streams its own rows of every step (TPU per-host input)", "[infeed-host][pod]") {
   tpu::InfeedDataset split = dataset(3);
   std::string error;
@@ -114,13 +140,11 @@ TEST_CASE("a pod's board streams its own rows of every step (TPU per-host input)
   CHECK(split.steps() == 3);
   CHECK(split.describe() == "float32[2, 3], int32[2]");
   CHECK(split.tuple_bytes() == 2 * 3 * 4 + 2 * 4);
-  const rt::Span<const uint8_t> x = split.step_data(2, 0), labels = split.step_data(2, 1);
-  REQUIRE(x.size() == 24);
-  REQUIRE(labels.size() == 8);
-  float first_x = 0;
+  float x[6] = {};
   int32_t labels_of_step[2] = {};
-  std::memcpy(&first_x, x.data(), 4);
-  std::memcpy(labels_of_step, labels.data(), 8);
+  REQUIRE(split.read_step(2, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(x), sizeof x), error));
+  REQUIRE(split.read_step(2, 1, std::span<uint8_t>(reinterpret_cast<uint8_t*>(labels_of_step), sizeof labels_of_step), error));
+  const float first_x = x[0];
   CHECK(first_x == 2 * 100 + 2 * 3);  // step 2, row 2, column 0
   CHECK(labels_of_step[0] == 2 * 10 + 2);
   CHECK(labels_of_step[1] == 2 * 10 + 3);
@@ -154,8 +178,9 @@ TEST_CASE("corrupted, truncated and oversized .npy files are errors, not crashes
     std::string error;
     std::optional<tpu::InfeedDataset> loaded = tpu::InfeedDataset::from_npy_bytes(0, {bytes}, error);
     if (loaded) {  // whatever survived must be self-consistent
-      for (uint64_t step = 0; step < loaded->steps(); ++step) REQUIRE(loaded->step_data(step, 0).size() == loaded->tuple_bytes());
-      REQUIRE(loaded->elements()[0].data_offset + loaded->steps() * loaded->tuple_bytes() <= loaded->elements()[0].file_bytes.size());
+      std::vector<uint8_t> step_bytes(loaded->tuple_bytes());
+      for (uint64_t step = 0; step < loaded->steps(); ++step) REQUIRE(loaded->read_step(step, 0, step_bytes, error));
+      REQUIRE(loaded->elements()[0].data_offset + loaded->steps() * loaded->tuple_bytes() <= loaded->elements()[0].source->size());
     } else {
       REQUIRE_FALSE(error.empty());
     }

@@ -71,7 +71,8 @@ void add_run_options(CLI::App& run, RunOptions& options, bool pod = false) {
       ->check(positive_seconds());
   run.add_option_function<std::string>("--link", [&options](const std::string& text) {
     options.link = *parse_link_choice(text);
-  }, "how frames travel: shm (shared memory, the QEMU boards' default) or uart (the serial line)")
+  }, "how frames travel: shm (shared memory, the default of the QEMU boards and the host board) or uart "
+     "(the serial line; the host board's stdio)")
       ->check(CLI::IsMember({"auto", "shm", "uart"}));
   run.add_option("--outfeed-dir", options.outfeed_dir,
                  "save outfeed tuples as DIR/c<core>_q<queue>_t<tuple>_e<element>.npy and summary_csv rows in DIR/summary.csv")
@@ -96,7 +97,8 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
       "board memory and prints what each core was doing (the collective it waits in and its number, the\n"
       "peer it waits for, the host call in flight, the infeed tuple it needs, its last trace events) and one\n"
       "line following the wait chain; --watch shows the same live. Board memory is read through the\n"
-      "shared-memory link (the QEMU boards); on the UART (the host board, a real Pi) tpu says it cannot.");
+      "shared-memory link (the QEMU boards and the host board); on the UART (--link uart, a real Pi) tpu\n"
+      "says it cannot.");
   add_run_options(*run, options, true);
   run->add_option("--boards", options.boards,
                   "a pod of K such boards on this machine, 2..16, one Open MPI rank each (mpirun); each board is "

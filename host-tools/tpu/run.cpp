@@ -170,13 +170,14 @@ int finish(const LinkSession& session, const std::string& program, int exit_code
 
 int time_out(BoardChannel& process, const LinkSession& session, const RunOptions& options, const std::string& program,
              HostFunctionWorker* worker) {
-  process.kill();
+  const CoreStatusRead triage = read_board_statuses(process, session.board() ? session.board()->cores : 0);  // before
+  process.kill();  // the kill: the host board's memory is its process's
   std::cerr << "tpu: timed out after " << options.timeout_s << " s: " << program << " was still running";
   if (!session.board()) std::cerr << " and the board never said hello on the link";
   const std::string missing = cores_without_result(session);
   if (session.board() && !missing.empty()) std::cerr << "; " << named_cores(missing) << " had not reported a result";
   std::cerr << "; killed it" << std::endl;
-  report_core_triage(process, session, std::cerr);  // what every core was doing, from board memory
+  print_core_triage(triage, std::cerr);  // what every core was doing, from board memory
   if (worker && worker->busy()) std::cerr << "tpu: the " << worker->describe_running() << std::endl;
   print_tail(session);
   report_counters(session);
@@ -350,8 +351,9 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
       },
       std::cerr);
   infeed.set_payload_limit([&session] { return session.max_send_payload(); });
-  infeed.set_placer([&process](uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) {
-    return process->place_infeed_tuple(queue, tuple, elements);
+  infeed.set_placer([&process](uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& element_bytes,
+                                const InfeedSender::FillElement& fill) {
+    return process->place_infeed_tuple(queue, tuple, element_bytes, fill);
   });
   add_infeed_functions(functions, infeed);
   session.set_credit_listener(
@@ -366,10 +368,11 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   for (bool open = true; open;) {
     if (*interrupted) {
       console.flush();
+      const CoreStatusRead triage = read_board_statuses(*process, session.board() ? session.board()->cores : 0);
       process->kill();
       if (worker) worker->stop();
       std::cerr << "\ntpu: interrupted; stopped " << program << std::endl;
-      report_core_triage(*process, session, std::cerr);
+      print_core_triage(triage, std::cerr);
       return kExitInterrupted;
     }
     if (place.stop_because)

@@ -47,8 +47,8 @@ std::string pod_refusal(const RunOptions& options) {
   if (options.attach.any())
     return "a pod launches its boards; --serial and --socket attach tpu to one running board";
   if (options.link == LinkChoice::kUart)
-    return "a pod needs the shared-memory link (--link shm, the QEMU boards' default) or the host board: over "
-           "--link uart a board cannot tell at boot that a host will say which task it is";
+    return "a pod needs the shared-memory link (--link shm, the default) or the host board: over --link uart a "
+           "board cannot tell at boot that a host will say which task it is";
   return "";
 }
 

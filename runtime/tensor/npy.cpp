@@ -84,7 +84,8 @@ const char* npy_descr(DType dtype) {
   return "?";
 }
 
-Result<NpyView> npy_parse(Span<const uint8_t> file) {
+Result<NpyHeader> npy_parse_header(Span<const uint8_t> file, uint64_t file_size) {
+  if (file.size() > file_size) return invalid_argument(".npy: {} bytes read of a {} byte file", file.size(), file_size);
   if (file.size() < 10) return invalid_argument(".npy file of {} bytes is too short for a header", file.size());
   for (unsigned i = 0; i < 6; ++i)
     if (file[i] != kMagic[i]) return invalid_argument("not a .npy file (bad magic)");
@@ -101,8 +102,12 @@ Result<NpyView> npy_parse(Span<const uint8_t> file) {
   } else {
     return invalid_argument(".npy format version {} is not supported", major);
   }
-  if (header_length > file.size() - header_start)
-    return invalid_argument(".npy header of {} bytes runs past the end of the {} byte file", header_length, file.size());
+  if (header_length > file.size() - header_start) {
+    if (file.size() == file_size)
+      return invalid_argument(".npy header of {} bytes runs past the end of the {} byte file", header_length, file_size);
+    return invalid_argument(".npy header of {} bytes is longer than the {} bytes read of it", header_length,
+                            file.size() - header_start);
+  }
   const StringView header(reinterpret_cast<const char*>(file.data() + header_start), header_length);
   Result<DType> dtype = parse_descr(value_after(header, "descr"));
   if (!dtype) return dtype.status();
@@ -121,9 +126,14 @@ Result<NpyView> npy_parse(Span<const uint8_t> file) {
     if (shape->dims[d] == 0) expected = 0, overflow = false;  // an empty array: no data, whatever the other sizes
   if (overflow)
     return invalid_argument(".npy shape {} of {} needs more than 2^64 bytes", shape->sizes(), dtype_name(*dtype));
-  if (file.size() - data_start != expected)
-    return invalid_argument(".npy data is {} bytes, shape and dtype need {}", file.size() - data_start, expected);
-  return NpyView{*dtype, *shape, file.subspan(data_start, expected)};
+  if (file_size - data_start != expected)
+    return invalid_argument(".npy data is {} bytes, shape and dtype need {}", file_size - data_start, expected);
+  return NpyHeader{*dtype, *shape, data_start, expected};
+}
+
+Result<NpyView> npy_parse(Span<const uint8_t> file) {
+  const NpyHeader header = RT_TRY(npy_parse_header(file, file.size()));
+  return NpyView{header.dtype, header.shape, file.subspan(header.data_offset, header.data_bytes)};
 }
 
 Result<size_t> npy_write_header(DType dtype, const Shape& shape, Span<uint8_t> out) {

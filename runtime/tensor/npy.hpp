@@ -17,6 +17,16 @@ struct NpyView {
 
 Result<NpyView> npy_parse(Span<const uint8_t> file);
 
+// The header alone, from the first bytes of a file of `file_size` bytes (a file read piecewise):
+// the same checks as npy_parse, the data's size checked against file_size.
+struct NpyHeader {
+  DType dtype;
+  Shape shape;
+  uint64_t data_offset;
+  uint64_t data_bytes;
+};
+Result<NpyHeader> npy_parse_header(Span<const uint8_t> first_bytes, uint64_t file_size);
+
 // Writes a version 1.0 header for (dtype, shape) to `out` (padded so the data starts at a multiple
 // of 64) and returns its length; the element bytes follow it.
 Result<size_t> npy_write_header(DType dtype, const Shape& shape, Span<uint8_t> out);

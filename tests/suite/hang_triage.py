@@ -1,8 +1,9 @@
 """Hang triage (issue 25): what tpu prints about every core when a run times out, read from board
 memory without the board's help (host-tools/lib/triage/core_triage.hpp). collective-hang must name
 the cores that waited, the collective and its number, and the missing core, on both QEMU boards, also
-with --watch (its live block); the host board's UART says plainly that it cannot; `tpu run --help`
-documents both."""
+with --watch (its live block); the host board too (its shared-memory link; the rest of its memory
+is its process's, read before tpu stops it); over --link uart it says plainly that it cannot; `tpu
+run --help` documents both."""
 from __future__ import annotations
 
 from functools import partial
@@ -25,8 +26,11 @@ def hang_triage_cases() -> list[Case]:
          r"for core 3", HANG_TRIAGE], extra=("--timeout", "5", "--watch")),
         images=(("qemu-virt-a53", image),), estimate_s=8))
     cases.append(Case(f"tpu-triage/{image}/host/4", partial(
+        check_tpu_run, "host", 4, image, 4, [HANG_TRIAGE, r"^tpu:   core 3: is running"], extra=("--timeout", "4")),
+        images=(("host", image),), estimate_s=6))
+    cases.append(Case(f"tpu-triage/{image}/host/4/uart", partial(
         check_tpu_run, "host", 4, image, 4, [r"^tpu: hang triage: not possible on the uart link"],
-        extra=("--timeout", "4")), images=(("host", image),), estimate_s=6))
+        extra=("--timeout", "4", "--link", "uart")), images=(("host", image),), estimate_s=6))
     cases.append(Case("tpu-triage/run-help", partial(check_tpu_command, ["run", "--help"], 0,
                                                      [r"--watch", r"Hang triage"])))
     return cases

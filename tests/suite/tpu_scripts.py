@@ -67,7 +67,7 @@ def exec_boards() -> tuple[str, ...]:
 
 
 def train_cases() -> list[Case]:
-    """The digits classifiers (firmware/examples/train-digits: MLP and CNN) against NumPy, across replica
+    """The digits classifiers (firmware/examples/train-digits: MLP, CNN, wide MLP) against NumPy, across replica
     counts and boards, their full runs' test accuracy, and hostile input."""
     train, cases = ["tests/train_digits_check.py"], []
     for model in ("mlp", "cnn"):
@@ -92,6 +92,11 @@ def train_cases() -> list[Case]:
                                      [*train, "--model", model, "--board", board, "--cores", "4", "--steps", "0",
                                       "--epochs", "10", "--min-accuracy", "0.95"],
                                      r"^PASS train-digits.*test accuracy", ((board, "train-digits"),), 30))
+    # The compute-bound model of the training benchmark (1024 hidden units) checked like the others.
+    for cores in (1, 2):
+        cases.append(script_case(f"tpu-train/mlp-wide/host/{cores}/24-steps",
+                                 [*train, "--model", "mlp-wide", "--board", "host", "--cores", str(cores), "--steps", "24"],
+                                 r"^PASS train-digits", (("host", "train-digits"),), 5))
     for board in ("host", "qemu-virt-a53"):
         cases.append(script_case(f"tpu-train/cnn/model-parallel/{board}",
                                  [*train, "--model-parallel", "--board", board, "--steps", "16"],

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The handwritten-digits dataset as the train-digits app eats it (NumPy only, no download).
 
-  firmware/examples/train-digits/prepare_digits.py OUT_DIR [--model mlp|cnn] [--batch 32] [--epochs 2] [--seed 0]
+  firmware/examples/train-digits/prepare_digits.py OUT_DIR [--model mlp|cnn|mlp-wide] [--batch 32] [--epochs 2] [--seed 0]
 
 Reads the 1797 8x8 images Debian's python3-sklearn ships (sklearn/datasets/data/digits.csv.gz:
 64 pixel values 0..16 and the label per row), scales pixels to [0, 1] as float32, shuffles with
@@ -10,10 +10,11 @@ Reads the 1797 8x8 images Debian's python3-sklearn ships (sklearn/datasets/data/
   infeed_x.npy float32 [S, B, 64], infeed_y.npy int32 [S, B]: the S = epochs * floor(1437 / B)
       global batches in training order (each epoch a new permutation of the training set, from
       `seed` + 1 + epoch), what `tpu run --infeed 0=infeed_x.npy,infeed_y.npy` streams
-  model.txt: "mlp 1", "cnn 1", "cnn 2" or "cnn 4": the model the board trains and the cores per
+  model.txt: "mlp 1", "mlp-wide 1", "cnn 1", "cnn 2" or "cnn 4": the model the board trains and the cores per
       replica (the CNN split model parallel over 2 or 4; the app's host function run_config)
   init_w1.npy, init_b1.npy, init_w2.npy, init_b2.npy: Glorot-uniform weights and zero biases from
-      `seed` + 100, the model's starting point: mlp w1 [64, 128], b1 [128], w2 [128, 10], b2 [10];
+      `seed` + 100, the model's starting point: mlp w1 [64, 128], b1 [128], w2 [128, 10], b2 [10]
+      (mlp-wide: 1024 hidden units);
       cnn w1 [3, 3, 1, 8] (the 3x3 filters), b1 [8], w2 [512, 10], b2 [10]
 A missing dataset file is an error naming the package to install.
 """
@@ -28,6 +29,7 @@ import numpy as np
 
 DIGITS = Path("/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz")
 HIDDEN = 128
+WIDE_HIDDEN = 1024
 FILTERS = 8
 CLASSES = 10
 
@@ -50,7 +52,7 @@ def glorot(rng: np.random.Generator, fan_in: int, fan_out: int, shape: tuple[int
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out_dir", type=Path)
-    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
+    parser.add_argument("--model", choices=("mlp", "cnn", "mlp-wide"), default="mlp")
     parser.add_argument("--logical-cores", type=int, choices=(1, 2, 4), default=1,
                         help="cores per replica: the CNN's image split over them (model parallel)")
     parser.add_argument("--batch", type=int, default=32, help="global batch size (default 32)")
@@ -75,8 +77,9 @@ def main(argv: list[str]) -> int:
     np.save(out / "infeed_x.npy", np.stack([x[b] for b in batches]))
     np.save(out / "infeed_y.npy", np.stack([y[b] for b in batches]))
     rng = np.random.default_rng(args.seed + 100)
-    if args.model == "mlp":
-        w1, w2, hidden = glorot(rng, 64, HIDDEN), glorot(rng, HIDDEN, CLASSES), HIDDEN
+    if args.model in ("mlp", "mlp-wide"):
+        hidden = HIDDEN if args.model == "mlp" else WIDE_HIDDEN
+        w1, w2 = glorot(rng, 64, hidden), glorot(rng, hidden, CLASSES)
     else:  # fan in 3 * 3 * 1, fan out 3 * 3 * FILTERS for the convolution
         w1, hidden = glorot(rng, 9, 9 * FILTERS, (3, 3, 1, FILTERS)), FILTERS
         w2 = glorot(rng, 64 * FILTERS, CLASSES)

@@ -13,6 +13,9 @@ class LaunchedBoard final : public BoardChannel {
   void kill() override { process_.kill(); }
   bool launched() const override { return true; }
   std::string name() const override { return program_; }
+  std::optional<std::vector<uint8_t>> read_process_memory(uint64_t address, uint64_t bytes) const override {
+    return process_.read_memory(address, bytes);
+  }
 
  private:
   BoardProcess process_;

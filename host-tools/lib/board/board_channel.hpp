@@ -62,10 +62,18 @@ class BoardChannel {
     (void)core, (void)id;
     return std::vector<bool>(results.size(), false);
   }
-  // An infeed tuple written straight into its slot on the board (shared memory); byte channels: false.
-  virtual bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) {
-    (void)queue, (void)tuple, (void)elements;
+  // An infeed tuple written straight into its slot on the board (shared memory): `fill` writes
+  // element e's element_bytes[e] bytes into the place it is given. Byte channels: false, nothing filled.
+  using FillElement = std::function<bool(size_t element, std::span<uint8_t> destination)>;
+  virtual bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& element_bytes,
+                                  const FillElement& fill) {
+    (void)queue, (void)tuple, (void)element_bytes, (void)fill;
     return false;
+  }
+  // A launched board that is a process of this machine (the host board): a copy of its memory.
+  virtual std::optional<std::vector<uint8_t>> read_process_memory(uint64_t address, uint64_t bytes) const {
+    (void)address, (void)bytes;
+    return std::nullopt;
   }
   // Board memory the host reads directly (shared memory, inside the board's announced memory).
   virtual std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) {

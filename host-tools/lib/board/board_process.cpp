@@ -144,6 +144,23 @@ std::optional<int> BoardProcess::wait_for_exit(std::chrono::milliseconds timeout
   }
 }
 
+std::optional<std::vector<uint8_t>> BoardProcess::read_memory(uint64_t address, uint64_t bytes) const {
+  if (pid_ < 0 || exit_code_) return std::nullopt;
+  const int fd = open(("/proc/" + std::to_string(pid_) + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::vector<uint8_t> copy(bytes);
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t got = pread(fd, copy.data() + done, bytes - done, static_cast<off_t>(address + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += static_cast<size_t>(got);
+  }
+  close(fd);
+  if (done != bytes) return std::nullopt;
+  return copy;
+}
+
 void BoardProcess::kill() {
   if (pid_ < 0 || exit_code_) return;
   ::kill(-pid_, SIGKILL);

@@ -33,6 +33,10 @@ class BoardProcess {
   std::optional<int> wait_for_exit(std::chrono::milliseconds timeout);
   // Kills the process group and reaps the child.
   void kill();
+  // A copy of `bytes` of the running child's memory at `address` (/proc/<pid>/mem; a parent may read
+  // its child's), nothing if it is not mapped or the child is gone. The host board's memory is its
+  // process's: hang triage reads its status table and trace rings this way.
+  std::optional<std::vector<uint8_t>> read_memory(uint64_t address, uint64_t bytes) const;
 
  private:
   BoardProcess(pid_t pid, int input_fd, int output_fd) : pid_(pid), input_fd_(input_fd), output_fd_(output_fd) {}

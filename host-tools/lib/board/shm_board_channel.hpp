@@ -17,8 +17,10 @@ class ShmBoardChannel final : public BoardChannel {
   static constexpr std::chrono::microseconds kFirstSleep{10};
   static constexpr std::chrono::microseconds kLongestSleep{2000};
 
-  ShmBoardChannel(std::unique_ptr<BoardChannel> process, std::unique_ptr<ShmLink> link)
-      : process_(std::move(process)), link_(std::move(link)) {}
+  // memory_is_process: the board is a process of this machine (the host board), whose memory beyond
+  // the RAM file (its image, its statics) is the process's own, read for hang triage.
+  ShmBoardChannel(std::unique_ptr<BoardChannel> process, std::unique_ptr<ShmLink> link, bool memory_is_process)
+      : process_(std::move(process)), link_(std::move(link)), memory_is_process_(memory_is_process) {}
   ~ShmBoardChannel() override;
 
   void send(std::span<const uint8_t> bytes) override { process_->send(bytes); }
@@ -42,10 +44,13 @@ class ShmBoardChannel final : public BoardChannel {
     return place ? std::optional<CoreStatusPlace>(CoreStatusPlace{place->first, place->second}) : std::nullopt;
   }
   std::optional<std::vector<uint8_t>> read_board_ram(uint64_t address, uint64_t bytes) const override {
-    return link_->read_board_ram(address, bytes);
+    std::optional<std::vector<uint8_t>> copy = link_->read_board_ram(address, bytes);
+    if (!copy && memory_is_process_ && bytes <= ShmLink::kMaxRamRead) copy = process_->read_process_memory(address, bytes);
+    return copy;
   }
-  bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) override {
-    return link_->place_infeed_tuple(queue, tuple, elements);
+  bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& element_bytes,
+                          const FillElement& fill) override {
+    return link_->place_infeed_tuple(queue, tuple, element_bytes, fill);
   }
   std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) override {
     return link_->place_results(core, id, results);
@@ -56,6 +61,7 @@ class ShmBoardChannel final : public BoardChannel {
 
   std::unique_ptr<BoardChannel> process_;
   std::unique_ptr<ShmLink> link_;
+  bool memory_is_process_ = false;
   FrameReceiver receiver_;
   std::chrono::steady_clock::time_point last_activity_ = std::chrono::steady_clock::now();
 };

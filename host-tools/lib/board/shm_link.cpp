@@ -69,6 +69,11 @@ std::optional<ShmLayout> parse_shm_layout(const std::string& text) {
   std::istringstream in(text);
   ShmLayout layout;
   if (!(in >> layout.ram_bytes >> layout.window_offset >> layout.window_bytes)) return std::nullopt;
+  std::string kind;
+  if (in >> kind) {
+    if (kind != "process") return std::nullopt;
+    layout.memory_is_process = true;
+  }
   if (layout.window_bytes == 0) return layout;
   if (!layout_is_sound(layout)) return std::nullopt;
   return layout;
@@ -87,6 +92,7 @@ std::unique_ptr<ShmLink> ShmLink::create(const ShmLayout& layout, std::string& e
     return nullptr;
   }
   std::unique_ptr<ShmLink> link(new ShmLink());
+  link->layout_ = layout;
   const std::filesystem::path base = folder_base(layout.ram_bytes);
   remove_abandoned_folders(base);
   std::string folder = (base / (std::string(kFolderPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
@@ -271,7 +277,8 @@ std::optional<std::vector<uint8_t>> ShmLink::read_board_ram(uint64_t address, ui
   return std::vector<uint8_t>(source, source + bytes);
 }
 
-bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements) {
+bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& elements,
+                                 const FillElement& fill) {
   if (failure_) return false;
   for (const rt::link::ShmInfeedTarget& published : control_->infeed) {
     if (__atomic_load_n(&published.state, __ATOMIC_ACQUIRE) != 1) continue;
@@ -284,14 +291,14 @@ bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vect
     const uint64_t slot = target.storage_address + (tuple % target.slots) * target.slot_bytes;
     std::vector<uint8_t*> destinations;
     for (size_t e = 0; e < elements.size(); ++e) {
-      if (target.element_bytes[e] != elements[e].size() || target.element_offset[e] > target.slot_bytes) return false;
-      uint8_t* destination = board_memory(slot + target.element_offset[e], elements[e].size());
+      if (target.element_bytes[e] != elements[e] || target.element_offset[e] > target.slot_bytes) return false;
+      uint8_t* destination = board_memory(slot + target.element_offset[e], elements[e]);
       if (destination == nullptr) return false;
       destinations.push_back(destination);
     }
     for (size_t e = 0; e < elements.size(); ++e) {
-      if (!elements[e].empty()) std::memcpy(destinations[e], elements[e].data(), elements[e].size());
-      bytes_placed_ += elements[e].size();
+      if (!fill(e, std::span<uint8_t>(destinations[e], elements[e]))) break;  // the caller knows why
+      bytes_placed_ += elements[e];
     }
     return true;
   }

@@ -40,6 +40,7 @@ struct ShmLayout {
   uint64_t ram_bytes = 0;
   uint64_t window_offset = 0;
   uint64_t window_bytes = 0;  // 0: the board has no window
+  bool memory_is_process = false;  // the host board: memory outside the file is its process's
 };
 
 class ShmLink {
@@ -54,6 +55,7 @@ class ShmLink {
 
   // The file QEMU's memory backend maps (LINK_SHM=... for the Makefile's run command).
   const std::filesystem::path& ram_file() const { return ram_file_; }
+  const ShmLayout& layout() const { return layout_; }
 
   // Queues one frame for the board and sends what fits; false (nothing queued) if the frame is not
   // one the link can carry (unknown kind, payload too large), with the reason in failure text.
@@ -68,9 +70,12 @@ class ShmLink {
   // straight into board memory; returns which ones it placed (none if the board armed nothing for
   // this call, e.g. it timed out already). The caller sends a kHostCallReplyInPlace frame for each.
   std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results);
-  // Writes tuple `tuple` of infeed queue `queue` (its elements' bytes) straight into its slot, if
-  // the board published the queue's slots and they fit exactly; false otherwise (send frames then).
-  bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements);
+  // Has `fill` write tuple `tuple` of infeed queue `queue` straight into its slot (element e, of
+  // element_bytes[e] bytes, into the place it is given), if the board published the queue's slots and
+  // the elements fit them exactly; false, nothing filled, otherwise (send frames then).
+  using FillElement = std::function<bool(size_t element, std::span<uint8_t> destination)>;
+  bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& element_bytes,
+                          const FillElement& fill);
   // A copy of `bytes` of board memory at the board's `address`, if all of it lies in the announced
   // aperture (host-call arguments the board left in place); nothing otherwise.
   std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes);
@@ -101,6 +106,7 @@ class ShmLink {
   void remove_file();
   void fail(std::string reason);
 
+  ShmLayout layout_;
   std::filesystem::path folder_;
   std::filesystem::path ram_file_;
   bool file_present_ = false;
@@ -126,7 +132,8 @@ class ShmLink {
   uint64_t bytes_received_ = 0;
 };
 
-// Parses `make print-link-layout` output ("ram offset size"); nothing if malformed.
+// Parses `make print-link-layout` output ("ram offset size", then "process" for a board whose
+// memory is a process's); nothing if malformed.
 std::optional<ShmLayout> parse_shm_layout(const std::string& text);
 
 }  // namespace tpu

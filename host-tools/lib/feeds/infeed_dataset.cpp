@@ -1,8 +1,8 @@
 // Loading and checking `tpu run --infeed` datasets (see infeed_dataset.hpp).
 #include "infeed_dataset.hpp"
 
+#include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 #include "runtime/link/protocol/infeed_buffer.hpp"
@@ -11,7 +11,9 @@
 namespace tpu {
 namespace {
 
-constexpr uint64_t kMaxInfeedFileBytes = uint64_t{4} << 30;
+// The most of a file read to find its header (a .npy header is a few hundred bytes; NumPy pads it
+// to 64).
+constexpr uint64_t kHeaderReadBytes = 64 << 10;
 
 std::string text_of(const rt::Status& status) { return std::string(status.message().data(), status.message().size()); }
 
@@ -19,27 +21,6 @@ std::string shape_text(const rt::Shape& shape) {
   std::string text = "[";
   for (unsigned d = 0; d < shape.rank; ++d) text += (d ? ", " : "") + std::to_string(shape.dims[d]);
   return text + "]";
-}
-
-std::optional<std::vector<uint8_t>> read_file(const std::filesystem::path& path, std::string& error) {
-  std::error_code code;
-  const uintmax_t size = std::filesystem::file_size(path, code);
-  if (code) {
-    error = "cannot read " + path.string() + ": " + code.message();
-    return std::nullopt;
-  }
-  if (size > kMaxInfeedFileBytes) {
-    error = path.string() + " has " + std::to_string(size) + " bytes, more than the 4 GiB an infeed file may have";
-    return std::nullopt;
-  }
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  std::ifstream file(path, std::ios::binary);
-  file.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!file) {
-    error = "cannot read " + path.string();
-    return std::nullopt;
-  }
-  return bytes;
 }
 
 }  // namespace
@@ -72,9 +53,11 @@ std::optional<InfeedSpec> parse_infeed_spec(const std::string& value, std::strin
   return spec;
 }
 
-std::optional<InfeedElement> InfeedDataset::parse_element(std::filesystem::path file, std::vector<uint8_t> bytes,
-                                                          std::string& error) {
-  rt::Result<rt::NpyView> npy = rt::npy_parse(rt::Span<const uint8_t>(bytes.data(), bytes.size()));
+std::optional<InfeedElement> InfeedDataset::parse_element(std::filesystem::path file,
+                                                          std::shared_ptr<const ByteSource> source, std::string& error) {
+  std::vector<uint8_t> first(std::min(source->size(), kHeaderReadBytes));
+  if (!source->read(0, first, error)) return std::nullopt;
+  rt::Result<rt::NpyHeader> npy = rt::npy_parse_header(rt::Span<const uint8_t>(first.data(), first.size()), source->size());
   if (!npy) {
     error = file.string() + ": " + text_of(npy.status());
     return std::nullopt;
@@ -93,32 +76,31 @@ std::optional<InfeedElement> InfeedDataset::parse_element(std::filesystem::path 
     return std::nullopt;
   }
   element.step_bytes = element.step_stride = *step_bytes;
-  element.data_offset = static_cast<size_t>(npy->data.data() - bytes.data());
+  element.data_offset = npy->data_offset;
+  element.steps = static_cast<uint64_t>(npy->shape.dims[0]);
   element.file = std::move(file);
-  element.file_bytes = std::move(bytes);
+  element.source = std::move(source);
   return element;
 }
 
-std::optional<InfeedDataset> InfeedDataset::from_npy_bytes(uint16_t queue, std::vector<std::vector<uint8_t>> files,
-                                                           std::string& error,
-                                                           const std::vector<std::filesystem::path>& names) {
+std::optional<InfeedDataset> InfeedDataset::from_sources(uint16_t queue,
+                                                         std::vector<std::shared_ptr<const ByteSource>> sources,
+                                                         std::string& error) {
   InfeedDataset dataset;
   dataset.queue_ = queue;
-  if (files.size() > rt::link::kMaxInfeedElements) {
-    error = "queue " + std::to_string(queue) + ": " + std::to_string(files.size()) + " files, at most " +
+  if (sources.size() > rt::link::kMaxInfeedElements) {
+    error = "queue " + std::to_string(queue) + ": " + std::to_string(sources.size()) + " files, at most " +
             std::to_string(rt::link::kMaxInfeedElements) + " tuple elements";
     return std::nullopt;
   }
-  for (size_t i = 0; i < files.size(); ++i) {
-    const std::filesystem::path name = i < names.size() ? names[i] : std::filesystem::path("element " + std::to_string(i));
-    std::optional<InfeedElement> element = parse_element(name, std::move(files[i]), error);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const std::filesystem::path name = sources[i]->name();
+    std::optional<InfeedElement> element = parse_element(name, std::move(sources[i]), error);
     if (!element) return std::nullopt;
-    const rt::NpyView view = *rt::npy_parse(rt::Span<const uint8_t>(element->file_bytes.data(), element->file_bytes.size()));
-    const uint64_t steps = static_cast<uint64_t>(view.shape.dims[0]);
-    if (i == 0) dataset.steps_ = steps;
-    if (steps != dataset.steps_) {
+    if (i == 0) dataset.steps_ = element->steps;
+    if (element->steps != dataset.steps_) {
       error = "queue " + std::to_string(queue) + ": " + dataset.elements_[0].file.string() + " has " +
-              std::to_string(dataset.steps_) + " steps but " + name.string() + " has " + std::to_string(steps) +
+              std::to_string(dataset.steps_) + " steps but " + name.string() + " has " + std::to_string(element->steps) +
               " (the first dimension indexes steps and must agree)";
       return std::nullopt;
     }
@@ -131,14 +113,24 @@ std::optional<InfeedDataset> InfeedDataset::from_npy_bytes(uint16_t queue, std::
   return dataset;
 }
 
+std::optional<InfeedDataset> InfeedDataset::from_npy_bytes(uint16_t queue, std::vector<std::vector<uint8_t>> files,
+                                                           std::string& error,
+                                                           const std::vector<std::filesystem::path>& names) {
+  std::vector<std::shared_ptr<const ByteSource>> sources;
+  for (size_t i = 0; i < files.size(); ++i)
+    sources.push_back(ByteSource::in_memory(
+        std::move(files[i]), i < names.size() ? names[i] : std::filesystem::path("element " + std::to_string(i))));
+  return from_sources(queue, std::move(sources), error);
+}
+
 std::optional<InfeedDataset> InfeedDataset::load(const InfeedSpec& spec, std::string& error) {
-  std::vector<std::vector<uint8_t>> files;
+  std::vector<std::shared_ptr<const ByteSource>> sources;
   for (const std::filesystem::path& path : spec.files) {
-    std::optional<std::vector<uint8_t>> bytes = read_file(path, error);
-    if (!bytes) return std::nullopt;
-    files.push_back(std::move(*bytes));
+    std::shared_ptr<const ByteSource> source = ByteSource::open_file(path, error);
+    if (!source) return std::nullopt;
+    sources.push_back(std::move(source));
   }
-  return from_npy_bytes(spec.queue, std::move(files), error, spec.files);
+  return from_sources(spec.queue, std::move(sources), error);
 }
 
 uint64_t InfeedDataset::tuple_bytes() const {
@@ -147,10 +139,14 @@ uint64_t InfeedDataset::tuple_bytes() const {
   return total;
 }
 
-rt::Span<const uint8_t> InfeedDataset::step_data(uint64_t step, size_t element) const {
+bool InfeedDataset::read_step(uint64_t step, size_t element, std::span<uint8_t> into, std::string& error) const {
   const InfeedElement& e = elements_[element];
-  return rt::Span<const uint8_t>(e.file_bytes.data() + e.data_offset + step * e.step_stride + e.slice_offset,
-                                 e.step_bytes);
+  if (step >= steps_ || into.size() != e.step_bytes) {
+    error = e.file.string() + ": step " + std::to_string(step) + " of " + std::to_string(into.size()) +
+            " bytes asked for, the dataset has " + std::to_string(steps_) + " steps of " + std::to_string(e.step_bytes);
+    return false;
+  }
+  return e.source->read(e.data_offset + step * e.step_stride + e.slice_offset, into, error);
 }
 
 bool InfeedDataset::split_for_board(unsigned board, unsigned boards, std::string& error) {

@@ -1,16 +1,21 @@
 // InfeedDataset: what `tpu run --infeed QUEUE=FILE.npy[,FILE2.npy...]` streams to one infeed queue.
 // Each file is one tuple element; its first dimension indexes steps (a dataset of tuples), so the
 // tuple of step s is (file0[s], file1[s], ...), each at the full (unsharded) shape the board's
-// InfeedQueue declares. Every file must have the same number of steps. Files are read whole and
-// checked with the runtime's .npy parser (runtime/tensor/npy.hpp): a truncated, corrupted or
-// unsupported file is an error text, never a crash.
+// InfeedQueue declares. Every file must have the same number of steps. Each file's header is checked
+// with the runtime's .npy parser (runtime/tensor/npy.hpp) against the file's size, so a truncated,
+// corrupted or unsupported file is an error text, never a crash; its data stays on disk and each
+// step is read when it is sent, straight into where it goes (read_step: the board's slot on shared
+// memory), so a dataset may be larger than memory.
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "host-tools/lib/tensors/byte_source.hpp"
 #include "runtime/link/protocol/tensor_chunk.hpp"
 
 namespace tpu {
@@ -31,8 +36,9 @@ struct InfeedElement {
   uint64_t step_bytes = 0;   // bytes of one step (of this rank's rows, in a pod: split_for_board)
   uint64_t step_stride = 0;  // bytes between two steps in the file (step_bytes unless split)
   uint64_t slice_offset = 0; // where this rank's rows start within a step
-  std::vector<uint8_t> file_bytes;
-  size_t data_offset = 0;    // where the .npy data starts in file_bytes
+  uint64_t steps = 0;        // the file's first dimension
+  std::shared_ptr<const ByteSource> source;  // the .npy file (or its bytes)
+  uint64_t data_offset = 0;  // where the .npy data starts in it
 };
 
 class InfeedDataset {
@@ -48,8 +54,9 @@ class InfeedDataset {
   uint64_t steps() const { return steps_; }
   const std::vector<InfeedElement>& elements() const { return elements_; }
   uint64_t tuple_bytes() const;
-  // Element `element` of step `step`: its bytes (exactly a .npy data section of its shape).
-  rt::Span<const uint8_t> step_data(uint64_t step, size_t element) const;
+  // Copies element `element` of step `step` (exactly a .npy data section of its shape, step_bytes)
+  // into `into`; false with `error` if the file cannot give it any more (it shrank, a read failed).
+  bool read_step(uint64_t step, size_t element, std::span<uint8_t> into, std::string& error) const;
   // "float32[8, 3], int32[8]"
   std::string describe() const;
   // In a pod of `boards` boards (TPU per-host input): board `board` streams rows
@@ -58,8 +65,10 @@ class InfeedDataset {
   bool split_for_board(unsigned board, unsigned boards, std::string& error);
 
  private:
-  static std::optional<InfeedElement> parse_element(std::filesystem::path file, std::vector<uint8_t> bytes,
-                                                    std::string& error);
+  static std::optional<InfeedElement> parse_element(std::filesystem::path file,
+                                                    std::shared_ptr<const ByteSource> source, std::string& error);
+  static std::optional<InfeedDataset> from_sources(uint16_t queue, std::vector<std::shared_ptr<const ByteSource>> sources,
+                                                   std::string& error);
 
   uint16_t queue_ = 0;
   uint64_t steps_ = 0;

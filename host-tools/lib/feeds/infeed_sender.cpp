@@ -94,8 +94,16 @@ void InfeedSender::on_credits(unsigned channel, const rt::link::InfeedCredits& c
 
 // ---------------------------------------------------------------- sending
 
+// A step that cannot be read any more ends the queue: nothing more is sent, and the board, waiting
+// for the tuple, times out naming the queue.
+void InfeedSender::fail(Queue& queue, const std::string& error) {
+  queue.failed = true;
+  notes_ << "tpu: infeed queue " << queue.dataset.queue() << ": " << error << "; the queue sends nothing more"
+         << std::endl;
+}
+
 bool InfeedSender::may_send(const Queue& queue) const {
-  if (!queue.granted || queue.sent_tuples >= queue.dataset.steps() || queue.sent_tuples >= queue.granted_tuples)
+  if (queue.failed || !queue.granted || queue.sent_tuples >= queue.dataset.steps() || queue.sent_tuples >= queue.granted_tuples)
     return false;
   const uint64_t tuple = queue.dataset.tuple_bytes();
   return queue.sent_tuples == 0 || queue.sent_bytes + tuple <= queue.granted_bytes;
@@ -126,14 +134,19 @@ void InfeedSender::send_element(const Queue& queue, size_t element, rt::Span<con
   } while (offset < data.size());
 }
 
-bool InfeedSender::place_tuple(const Queue& queue, uint64_t step) {
+bool InfeedSender::place_tuple(Queue& queue, uint64_t step) {
   if (!placer_) return false;
-  std::vector<std::span<const uint8_t>> elements;
-  for (size_t element = 0; element < queue.dataset.elements().size(); ++element) {
-    const rt::Span<const uint8_t> data = queue.dataset.step_data(step, element);
-    elements.emplace_back(data.data(), data.size());
+  std::vector<uint64_t> element_bytes;
+  for (const InfeedElement& element : queue.dataset.elements()) element_bytes.push_back(element.step_bytes);
+  std::string error;
+  const auto fill = [&](size_t element, std::span<uint8_t> destination) {
+    return queue.dataset.read_step(step, element, destination, error);
+  };
+  if (!placer_(queue.dataset.queue(), step, element_bytes, fill)) return false;
+  if (!error.empty()) {
+    fail(queue, error);
+    return true;
   }
-  if (!placer_(queue.dataset.queue(), step, elements)) return false;
   uint8_t payload[32];
   rt::Result<size_t> encoded = rt::link::encode_infeed_in_place({queue.dataset.queue(), step}, payload);
   if (!encoded) {
@@ -147,8 +160,13 @@ bool InfeedSender::place_tuple(const Queue& queue, uint64_t step) {
 void InfeedSender::send_tuple(Queue& queue) {
   const uint64_t step = queue.sent_tuples;
   if (!place_tuple(queue, step))
-    for (size_t element = 0; element < queue.dataset.elements().size(); ++element)
-      send_element(queue, element, queue.dataset.step_data(step, element));
+    for (size_t element = 0; element < queue.dataset.elements().size() && !queue.failed; ++element) {
+      step_bytes_.resize(queue.dataset.elements()[element].step_bytes);
+      std::string error;
+      if (!queue.dataset.read_step(step, element, step_bytes_, error)) fail(queue, error);
+      else send_element(queue, element, rt::Span<const uint8_t>(step_bytes_.data(), step_bytes_.size()));
+    }
+  if (queue.failed) return;
   const Clock::time_point now = Clock::now();
   if (!queue.started) queue.started = now;
   queue.last_sent = now;

@@ -36,9 +36,12 @@ class InfeedSender {
   InfeedSender(std::vector<InfeedDataset> datasets, SendFrame send, std::ostream& notes);
   // How large a frame payload may be (asked before each element; default: the UART frame's 4 KiB).
   void set_payload_limit(std::function<size_t()> limit) { payload_limit_ = std::move(limit); }
-  // Writes a whole tuple straight into its slot on the board (shared memory) if it can; the sender
+  // Writes a whole tuple straight into its slot on the board (shared memory) if it can, having
+  // `fill` read each element from its file into the slot (the one copy of its bytes); the sender
   // then sends a kInfeedInPlace frame instead of the tuple's chunks.
-  using PlaceTuple = std::function<bool(uint16_t queue, uint64_t tuple, const std::vector<std::span<const uint8_t>>& elements)>;
+  using FillElement = std::function<bool(size_t element, std::span<uint8_t> destination)>;
+  using PlaceTuple = std::function<bool(uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& element_bytes,
+                                        const FillElement& fill)>;
   void set_placer(PlaceTuple placer) { placer_ = std::move(placer); }
 
   // A credit message from the board (already parsed) on `channel`.
@@ -61,6 +64,7 @@ class InfeedSender {
   struct Queue {
     InfeedDataset dataset;
     bool granted = false;
+    bool failed = false;  // a step could not be read: nothing more goes out
     uint64_t first_grant = 0;  // the board's slot count
     uint64_t granted_tuples = 0;
     uint64_t granted_bytes = 0;
@@ -73,13 +77,15 @@ class InfeedSender {
   Queue* find(uint16_t queue);
   bool may_send(const Queue& queue) const;
   void send_tuple(Queue& queue);
-  bool place_tuple(const Queue& queue, uint64_t step);  // true: in place and announced
+  bool place_tuple(Queue& queue, uint64_t step);  // true: in place (and announced unless it failed)
+  void fail(Queue& queue, const std::string& error);
   void send_element(const Queue& queue, size_t element, rt::Span<const uint8_t> data);
   void note_once(unsigned& count, const std::string& text);
 
   std::vector<Queue> queues_;
   std::function<size_t()> payload_limit_;
   PlaceTuple placer_;
+  std::vector<uint8_t> step_bytes_;  // one element of one step, read for frames
   SendFrame send_;
   std::ostream& notes_;
   Clock::time_point last_progress_{};

@@ -9,8 +9,8 @@ CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_h
   CoreStatusRead read;
   if (channel.transport() != "shm") {
     read.problem = "not possible on the " + channel.transport() +
-                   " link: tpu cannot read the board's memory there (only the shared-memory link of the QEMU "
-                   "boards maps it); the cores' own timeout errors are all the board reports";
+                   " link: tpu cannot read the board's memory there (only the shared-memory link maps it); the "
+                   "cores' own timeout errors are all the board reports";
     return read;
   }
   const std::optional<CoreStatusPlace> place = channel.core_status_place();
@@ -34,8 +34,5 @@ void print_core_triage(const CoreStatusRead& read, std::ostream& out) {
     out << "tpu:   " << describe_core(core, static_cast<unsigned>(read.cores.size())) << std::endl;
 }
 
-void report_core_triage(const BoardChannel& channel, const LinkSession& session, std::ostream& out) {
-  print_core_triage(read_board_statuses(channel, session.board() ? session.board()->cores : 0), out);
-}
 
 }  // namespace tpu

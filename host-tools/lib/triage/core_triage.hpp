@@ -1,13 +1,14 @@
 // Hang triage without the board's help: when a run times out or is interrupted, what every core of
 // the board was doing, read from the per-core status table in board memory (the runtime keeps it
 // with plain stores: runtime/trace/core_status.hpp) through the shared-memory link, which maps the
-// board's RAM on every QEMU board. One diagnosis line that follows the wait chain, then one line
+// board's RAM on every QEMU board (and, on the host board, from the board process's own memory,
+// read before it is stopped). One diagnosis line that follows the wait chain, then one line
 // per core (core_diagnosis.hpp):
 //
 //   tpu: hang triage: cores 0, 1, 2 wait in all_reduce #1 for core 3, which is running (not waiting for anything)
 //   tpu:   core 0: waits in all_reduce #1 for core 3; last events: app 2.10 ms
 //
-// On a link that does not map the board's RAM (the UART: the host board, a real Raspberry Pi) it
+// On a link that does not map the board's RAM (the UART: --link uart, a real Raspberry Pi) it
 // says plainly that no triage is possible there: the cores' own timeout errors are all there is.
 #pragma once
 #include <ostream>
@@ -24,7 +25,5 @@ CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_h
 
 // Prints a reading as the triage: the diagnosis, then one line per core (lines start with "tpu: ").
 void print_core_triage(const CoreStatusRead& read, std::ostream& out);
-// Reads the board behind `channel` and prints its triage to `out`.
-void report_core_triage(const BoardChannel& channel, const LinkSession& session, std::ostream& out);
 
 }  // namespace tpu

@@ -75,6 +75,19 @@ Status InfeedDequeue::per_host_shapes(const InfeedQueue& queue, link::InfeedElem
   return Status::ok();
 }
 
+namespace {
+
+// InfeedDequeueOptions::slots = 0: as many tuples as fit kInfeedPrefetchBytes, within 4..32.
+Result<unsigned> default_slots(Span<const link::InfeedElementSpec> elements) {
+  const size_t tuple = RT_TRY(link::InfeedBuffer::storage_bytes(elements, 1));
+  const uint64_t fitting = tuple == 0 ? kMaxDefaultInfeedSlots : kInfeedPrefetchBytes / tuple;
+  if (fitting < kMinDefaultInfeedSlots) return kMinDefaultInfeedSlots;
+  if (fitting > kMaxDefaultInfeedSlots) return kMaxDefaultInfeedSlots;
+  return static_cast<unsigned>(fitting);
+}
+
+}  // namespace
+
 Status InfeedDequeue::open(InfeedQueue& queue, Arena& shared_arena, const InfeedDequeueOptions& options) {
   if (is_open()) return Status::error(StatusCode::kFailedPrecondition, "infeed queue '{}' is already open", queue.name());
   Result<InfeedDequeueSignature> signature = queue.generate_dequeue_op();
@@ -95,12 +108,13 @@ Status InfeedDequeue::open(InfeedQueue& queue, Arena& shared_arena, const Infeed
   }
   RT_RETURN_IF_ERROR(per_host_shapes(queue, specs));
   const Span<const link::InfeedElementSpec> elements(specs, signature_.count);
-  Result<size_t> bytes = link::InfeedBuffer::storage_bytes(elements, options.slots);
+  const unsigned slots = options.slots != 0 ? options.slots : RT_TRY(default_slots(elements));
+  Result<size_t> bytes = link::InfeedBuffer::storage_bytes(elements, slots);
   if (!bytes) return bytes.status();
   Result<uint8_t*> storage = shared_arena.allocate(*bytes, link::kInfeedAlignment, "infeed buffer");
   if (!storage) return storage.status();
   RT_RETURN_IF_ERROR(
-      buffer_.init(options.link_queue, queue.name(), elements, options.slots, local_shards_, Span<uint8_t>(*storage, *bytes)));
+      buffer_.init(options.link_queue, queue.name(), elements, slots, local_shards_, Span<uint8_t>(*storage, *bytes)));
   RT_RETURN_IF_ERROR(endpoint->attach_infeed(buffer_));
   endpoint_ = endpoint;
   timeout_ns_ = options.timeout_ns;

@@ -28,10 +28,15 @@
 namespace rt::tpu {
 
 inline constexpr uint64_t kDefaultInfeedTimeoutNs = 60000ull * 1000000ull;
+inline constexpr uint64_t kInfeedPrefetchBytes = uint64_t{4} << 20;
+inline constexpr unsigned kMinDefaultInfeedSlots = 4, kMaxDefaultInfeedSlots = 32;
 
 struct InfeedDequeueOptions {
   uint16_t link_queue = 0;    // the queue number on the wire (`tpu run --infeed 0=...`)
-  unsigned slots = 4;         // full tuples the board buffers (the host's credit window)
+  // Full tuples the board buffers: how far the host may run ahead of the replicas (its credit
+  // window). 0: as many as fit kInfeedPrefetchBytes, from 4 (large tuples) up to 32 (small ones), so
+  // a host that answers late now and then never leaves the replicas waiting.
+  unsigned slots = 0;
   uint64_t timeout_ns = kDefaultInfeedTimeoutNs;  // per dequeue
   link::Endpoint* endpoint = nullptr;  // null: the board's registered endpoint
 };

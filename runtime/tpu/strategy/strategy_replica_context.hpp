@@ -7,6 +7,8 @@
 // context): SUM = cross_replica_sum(value); MEAN = cross_replica_sum(value * cast(float32(1 / N)))
 // (scaled before summing, as TF does; float dtypes only: TF's `value *= 1. / N` cannot take an
 // integer tensor); other ops: the "`reduce_op`=... is not supported" text; op names "sum"/"mean".
+// The list form reduces many values in one collective (TF packs a structure's tensors the same way);
+// each element is reduced in the same group order, so the bits equal the one-at-a-time form's.
 //
 // The current context: while a strategy function runs on a core, current_strategy_replica_context()
 // is its context (TF's get_replica_context() in replica context); elsewhere (the program, and
@@ -18,6 +20,9 @@
 #include "runtime/collectives/reduce.hpp"
 
 namespace rt::tpu {
+
+// The most values one list all_reduce takes.
+inline constexpr size_t kMaxAllReduceValues = 32;
 
 class StrategyReplicaContext {
  public:
@@ -34,6 +39,11 @@ class StrategyReplicaContext {
 
   Result<Tensor> all_reduce(ReduceOp op, const Tensor& value);
   Result<Tensor> all_reduce(StringView op, const Tensor& value);
+  // TF's all_reduce of a structure of values (a list: every gradient of a model at once), each
+  // reduced as all_reduce(op, value) would, in one collective per dtype: the values of a dtype are
+  // packed into one buffer, reduced together and handed back as views of the result (results[i] for
+  // values[i]), so a step pays one round of synchronisation, not one per tensor.
+  Status all_reduce(ReduceOp op, Span<const Tensor> values, Span<Tensor> results);
   // Every replica gets replica 0's value.
   Result<Tensor> broadcast(const Tensor& value);
   // TF 2.x's ReplicaContext.all_gather(value, axis): every replica gets the replicas' values

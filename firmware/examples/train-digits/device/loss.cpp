@@ -8,9 +8,12 @@ using namespace rt;
 Result<const ModelSpec*> model_spec(int32_t kind) {
   static const ModelSpec kMlp{"mlp", 0.5f, {2, 1, 2, 1}, {{kPixels, 128}, {128}, {128, kClasses}, {kClasses}}};
   static const ModelSpec kCnn{"cnn", 0.2f, {4, 1, 2, 1}, {{3, 3, 1, 8}, {8}, {kPixels * 8, kClasses}, {kClasses}}};
+  static const ModelSpec kWide{"mlp-wide", 0.2f, {2, 1, 2, 1},
+                               {{kPixels, kWideHidden}, {kWideHidden}, {kWideHidden, kClasses}, {kClasses}}};
   if (kind == static_cast<int32_t>(ModelKind::kMlp)) return &kMlp;
   if (kind == static_cast<int32_t>(ModelKind::kCnn)) return &kCnn;
-  return invalid_argument("train-digits: model {} is neither 0 (mlp) nor 1 (cnn)", kind);
+  if (kind == static_cast<int32_t>(ModelKind::kWideMlp)) return &kWide;
+  return invalid_argument("train-digits: model {} is none of 0 (mlp), 1 (cnn), 2 (mlp-wide)", kind);
 }
 
 void relu_backward(const Tensor& grad, const Tensor& pre) {

@@ -1,6 +1,7 @@
-// train-digits: the two models (an MLP and a small CNN), their weights' shapes and learning rates,
-// and the forward and backward pass of one replica on its shard of a global batch.
+// train-digits: the three models (an MLP, a small CNN and a wide MLP), their weights' shapes and
+// learning rates, and the forward and backward pass of one replica on its shard of a global batch.
 //   MLP: x[b, 64] -> relu(x w1 + b1)[b, 128] -> logits = h w2 + b2 [b, 10]
+//   wide MLP: the same with 1024 hidden units (eight times the MXU work: its share of the step shows)
 //   CNN: x as [b, 8, 8, 1] -> relu(conv3x3 SAME(x, w1[3, 3, 1, 8]) + b1) [b, 8, 8, 8] -> flattened
 //        [b, 512] -> logits = h w2[512, 10] + b2
 // Both end in softmax cross-entropy; the gradients are those of the loss summed over the global
@@ -11,9 +12,9 @@
 namespace train_digits {
 
 inline constexpr int64_t kBatch = 32;  // the global batch (prepare_digits.py --batch)
-inline constexpr int64_t kPixels = 64, kClasses = 10;
+inline constexpr int64_t kPixels = 64, kClasses = 10, kWideHidden = 1024;
 
-enum class ModelKind : int32_t { kMlp = 0, kCnn = 1 };
+enum class ModelKind : int32_t { kMlp = 0, kCnn = 1, kWideMlp = 2 };
 
 struct ModelSpec {
   const char* name;

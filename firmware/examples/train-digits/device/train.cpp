@@ -6,8 +6,9 @@
 //     [r * kBatch / N, (r + 1) * kBatch / N) (TF's experimental_distribute_dataset split);
 //   - the weights are mirrored variables (create_mirrored_variable: one copy per replica);
 //     strategy.run runs steps_per_run steps per launch; forward and backward on the replica's MXU,
-//     the gradients summed over the replicas (the replica context's all_reduce SUM; divided by the
-//     global batch), each replica applying the same update to its own copy;
+//     the gradients (and the step's loss and accuracy counts) summed over the replicas in one
+//     all_reduce SUM of the list (divided by the global batch), each replica applying the same
+//     update to its own copy;
 //   - the CNN can also run model parallel (prepare_digits.py --logical-cores 2|4): each replica
 //     spans 2 or 4 cores (a device assignment with that computation_shape), logical core 0 dequeues
 //     the replica's shard and broadcasts it to the others, the convolution runs split over them, and
@@ -50,14 +51,12 @@ struct StepMetrics {
 };
 StepMetrics metrics;  // written by replica 0's core only
 
-Status record(ReplicaContext& replica, int64_t step_in_run, float loss_sum, float correct) {
-  const Tensor shard = RT_TRY(constant<float>(replica.arena(), {2}, {loss_sum, correct}));
-  const Tensor total = RT_TRY(replica.cross_replica_sum(shard));
+// `total`: [loss sum, correct count] summed over the replicas.
+void record(ReplicaContext& replica, int64_t step_in_run, const Tensor& total) {
   if (replica.replica_id() == 0 && replica.logical_core() == 0) {
     metrics.loss[step_in_run] = total.at<float>(0) / kBatch;
     metrics.accuracy[step_in_run] = total.at<float>(1) / kBatch;
   }
-  return Status::ok();
 }
 
 // Replica 0 sends the launch's steps to the host: log_steps(total steps, first step, losses, accuracies).
@@ -84,10 +83,17 @@ Status check_finite(const Tensor& x, int64_t step, unsigned replica) {
   return Status::ok();
 }
 
-// w -= learning_rate * sum over replicas of grad.
-Status apply(StrategyReplicaContext& context, const Tensor& w, const Tensor& grad, float learning_rate) {
-  const Tensor total = RT_TRY(context.all_reduce(ReduceOp::kSum, grad));
-  return binary(BinaryOp::kSub, w, RT_TRY(mul(context.arena(), total, learning_rate)), w);
+// The four gradients and the step's [loss sum, correct count] summed over the replicas in one
+// all_reduce (TF's all_reduce of a structure: one synchronisation per step, not five), then
+// w -= learning_rate * gradient for each weight. Returns the summed metrics.
+Result<Tensor> apply(StrategyReplicaContext& context, const Tensor (&weights)[4], const Gradients& g, float learning_rate) {
+  Arena& arena = context.arena();
+  const Tensor local[] = {g.of[0], g.of[1], g.of[2], g.of[3], RT_TRY(constant<float>(arena, {2}, {g.loss_sum, g.correct}))};
+  Tensor total[5];
+  RT_RETURN_IF_ERROR(context.all_reduce(ReduceOp::kSum, local, total));
+  for (int k = 0; k < 4; ++k)
+    RT_RETURN_IF_ERROR(binary(BinaryOp::kSub, weights[k], RT_TRY(mul(arena, total[k], learning_rate)), weights[k]));
+  return total[4];
 }
 
 // The replica's shard of the next batch: dequeued by its logical core 0 (a replica dequeues every
@@ -121,8 +127,8 @@ Status train_step(StrategyReplicaContext& context, ModelKind kind, const Tensor 
   const ModelSpec& spec = *RT_TRY(model_spec(static_cast<int32_t>(kind)));
   const Gradients g = kind == ModelKind::kCnn ? RT_TRY(cnn_gradients(arena, weights, x, labels, replica.num_logical_cores()))
                                               : RT_TRY(mlp_gradients(arena, weights, x, labels));
-  for (int k = 0; k < 4; ++k) RT_RETURN_IF_ERROR(apply(context, weights[k], g.of[k], spec.learning_rate));
-  return record(replica, step_in_run, g.loss_sum, g.correct);
+  record(replica, step_in_run, RT_TRY(apply(context, weights, g, spec.learning_rate)));
+  return Status::ok();
 }
 
 Result<InfeedQueue> batch_queue(unsigned replicas) {

@@ -1,6 +1,6 @@
 // train-digits, host half: what the run's folder (tpu run --outfeed-dir, filled by prepare_digits.py)
 // tells the board.
-//   run_config() -> int32[2]: the model (0 mlp, 1 cnn) and the cores per replica, from
+//   run_config() -> int32[2]: the model (0 mlp, 1 cnn, 2 mlp-wide) and the cores per replica, from
 //       <outfeed dir>/model.txt ("cnn 2": the CNN split over 2 logical cores)
 //   initial_weight(text NAME) -> float32 tensor: <outfeed dir>/init_NAME.npy (NAME: w1, b1, w2, b2)
 // A missing file is NOT_FOUND naming it; any other weight name or model is INVALID_ARGUMENT.
@@ -17,10 +17,11 @@ TPU_HOST_FUNCTION(run_config, call) {
   int32_t logical_cores = 1;
   if (!(file >> model)) throw tpu::HostError(rt::StatusCode::kNotFound, "run_config: cannot read " + path.string());
   if (!(file >> logical_cores)) logical_cores = 1;
-  if (model != "mlp" && model != "cnn")
-    throw tpu::HostError(rt::StatusCode::kInvalidArgument, "run_config: " + path.string() + " names '" + model +
-                                                                "', not mlp or cnn");
-  return tpu::HostTensor::of<int32_t>({2}, {model == "cnn" ? 1 : 0, logical_cores});
+  const char* const models[] = {"mlp", "cnn", "mlp-wide"};
+  for (int32_t kind = 0; kind < 3; ++kind)
+    if (model == models[kind]) return tpu::HostTensor::of<int32_t>({2}, {kind, logical_cores});
+  throw tpu::HostError(rt::StatusCode::kInvalidArgument, "run_config: " + path.string() + " names '" + model +
+                                                              "', not mlp, cnn or mlp-wide");
 }
 
 TPU_HOST_FUNCTION(initial_weight, call) {

@@ -3,6 +3,7 @@
 
 #include "hal/core.hpp"
 #include "runtime/ops/arena_ops.hpp"
+#include "runtime/ops/copy.hpp"
 #include "runtime/tpu/strategy/strategy_reduce.hpp"
 
 namespace rt::tpu {
@@ -26,6 +27,60 @@ Result<Tensor> StrategyReplicaContext::all_reduce(ReduceOp op, const Tensor& val
   Result<Tensor> scaled = scale_by_reciprocal(value, num_replicas_in_sync(), arena());
   if (!scaled) return scaled;
   return replica_.cross_replica_sum(*scaled);
+}
+
+namespace {
+
+// The values of `dtype` (MEAN already scaled) copied one after another into one flat tensor.
+Result<Tensor> pack(Arena& arena, DType dtype, Span<const Tensor> values, int64_t elements) {
+  const int64_t dims[] = {elements};
+  const Tensor packed = RT_TRY(arena.allocate_tensor(dtype, RT_TRY(Shape::make(dims)), "the packed all_reduce values"));
+  int64_t offset = 0;
+  for (const Tensor& value : values) {
+    if (value.dtype != dtype) continue;
+    const int64_t count = value.shape.num_elements();
+    const Tensor place = Tensor::contiguous(dtype, value.shape, packed.data + offset * static_cast<int64_t>(packed.element_size()));
+    RT_RETURN_IF_ERROR(copy(value, place));
+    offset += count;
+  }
+  return packed;
+}
+
+}  // namespace
+
+Status StrategyReplicaContext::all_reduce(ReduceOp op, Span<const Tensor> values, Span<Tensor> results) {
+  RT_RETURN_IF_ERROR(check_tpu_reduce_op(op));
+  if (results.size() != values.size())
+    return invalid_argument("all_reduce: {} values but room for {} results", values.size(), results.size());
+  Tensor scaled[kMaxAllReduceValues];
+  if (values.size() > kMaxAllReduceValues)
+    return invalid_argument("all_reduce: {} values in one call, at most {}", values.size(), kMaxAllReduceValues);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (op == ReduceOp::kMean && !is_float(values[i].dtype))
+      return invalid_argument("all_reduce: ReduceOp.MEAN scales the value by 1 / num_replicas_in_sync before summing, "
+                              "which needs a floating-point value; got {} (value {})",
+                              dtype_name(values[i].dtype), i);
+    scaled[i] = op == ReduceOp::kMean ? RT_TRY(scale_by_reciprocal(values[i], num_replicas_in_sync(), arena())) : values[i];
+  }
+  bool done[kMaxAllReduceValues] = {};
+  for (size_t first = 0; first < values.size(); ++first) {
+    if (done[first]) continue;
+    const DType dtype = scaled[first].dtype;
+    int64_t elements = 0;
+    for (size_t i = first; i < values.size(); ++i)
+      if (scaled[i].dtype == dtype) elements += scaled[i].shape.num_elements();
+    const Tensor packed = RT_TRY(pack(arena(), dtype, Span<const Tensor>(scaled, values.size()), elements));
+    const Tensor total = RT_TRY(replica_.cross_replica_sum(packed));
+    int64_t offset = 0;
+    for (size_t i = first; i < values.size(); ++i) {
+      if (scaled[i].dtype != dtype) continue;
+      results[i] = Tensor::contiguous(dtype, values[i].shape,
+                                      total.data + offset * static_cast<int64_t>(total.element_size()));
+      offset += scaled[i].shape.num_elements();
+      done[i] = true;
+    }
+  }
+  return Status::ok();
 }
 
 Result<Tensor> StrategyReplicaContext::all_reduce(StringView op, const Tensor& value) {

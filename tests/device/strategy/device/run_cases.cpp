@@ -1,7 +1,7 @@
 // Construction (the board's cluster resolver, num_replicas_in_sync with and without a device
 // assignment, steps_per_run) and strategy.run: per-replica and plain arguments, replica ids,
-// regrouped outputs (plain with one replica), all_reduce and broadcast in replica context, and the
-// argument errors.
+// regrouped outputs (plain with one replica), all_reduce (of one value and of a list) and broadcast
+// in replica context, and the argument errors.
 #include "runtime/tensor/hbm.hpp"
 #include "suite.hpp"
 
@@ -88,6 +88,52 @@ Status replica_context_collectives(TPUStrategy& strategy, unsigned n) {
   return Status::ok();
 }
 
+// all_reduce of a list (TF's all_reduce of a structure): float32 [2], an int32 scalar and float32 [3]
+// summed in one call, then the float values' MEAN; a MEAN over the int32 value is refused.
+Status list_reduce_in_replica(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out) {
+  const int64_t three[] = {3};
+  const float r = static_cast<float>(context.replica_id_in_sync_group());
+  const Tensor values[] = {RT_TRY(multiples_of_n(context)),
+                           RT_TRY(rt::scalar(context.arena(), static_cast<int32_t>(context.replica_id_in_sync_group()) + 1)),
+                           RT_TRY(f32_tensor(context.arena(), three, {10 * r, 1, -r}))};
+  Tensor sums[3], means[2];
+  RT_RETURN_IF_ERROR(context.all_reduce(rt::ReduceOp::kSum, values, sums));
+  const Tensor floats[] = {values[0], values[2]};
+  RT_RETURN_IF_ERROR(context.all_reduce(rt::ReduceOp::kMean, floats, means));
+  for (const Tensor& value : sums) RT_RETURN_IF_ERROR(out.add(value));
+  for (const Tensor& value : means) RT_RETURN_IF_ERROR(out.add(value));
+  Tensor refused[3];
+  return expect_error(context.all_reduce(rt::ReduceOp::kMean, values, refused), rt::StatusCode::kInvalidArgument,
+                      "all_reduce: ReduceOp.MEAN scales the value by 1 / num_replicas_in_sync before summing, which "
+                      "needs a floating-point value; got int32 (value 1)",
+                      "all_reduce(MEAN) of a list holding int32");
+}
+
+Status list_collectives(TPUStrategy& strategy, unsigned n) {
+  RT_RETURN_IF_ERROR(strategy.run({"list_reduce_in_replica", list_reduce_in_replica}, {}, outputs()));
+  const float nf = static_cast<float>(n);
+  const float sum = nf * nf * (nf + 1) / 2, mean = nf * (nf + 1) / 2;  // as in replica_context_collectives
+  const float ids = nf * (nf - 1) / 2;                                 // sum_r r
+  const float scale = static_cast<float>(1.0f / nf);                   // MEAN: each value times float32(1 / N)
+  for (unsigned r = 0; r < n; ++r) {
+    RT_RETURN_IF_ERROR(expect_f32(outputs()[0].component(r), {sum, 2 * sum}, "all_reduce(SUM) of a list: value 0"));
+    const Tensor count = outputs()[1].component(r);
+    if (count.dtype != rt::DType::kI32 || count.shape.rank != 0 || count.at<int32_t>() != static_cast<int32_t>(n * (n + 1) / 2))
+      return rt::Status::error(rt::StatusCode::kInternal, "all_reduce(SUM) of a list: the int32 value is not {}",
+                               n * (n + 1) / 2);
+    RT_RETURN_IF_ERROR(expect_f32(outputs()[2].component(r), {10 * ids, nf, -ids}, "all_reduce(SUM) of a list: value 2"));
+    RT_RETURN_IF_ERROR(expect_f32(outputs()[3].component(r), {mean, 2 * mean}, "all_reduce(MEAN) of a list: value 0"));
+    float tens = 0, ones = 0, negatives = 0;  // each replica's value scaled, then summed in replica order
+    for (unsigned k = 0; k < n; ++k) {
+      tens += (10 * static_cast<float>(k)) * scale;
+      ones += 1.0f * scale;
+      negatives += -static_cast<float>(k) * scale;
+    }
+    RT_RETURN_IF_ERROR(expect_f32(outputs()[4].component(r), {tens, ones, negatives}, "all_reduce(MEAN) of a list: value 1"));
+  }
+  return Status::ok();
+}
+
 Status uneven_outputs(StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs& out) {
   const unsigned count = context.replica_id_in_sync_group() == 0 ? 1 : 2;
   for (unsigned i = 0; i < count; ++i) {
@@ -147,6 +193,7 @@ Status run_run_cases(unsigned cores) {
   if (!strategy) return strategy.status();
   RT_RETURN_IF_ERROR(basic_run(*strategy, cores));
   RT_RETURN_IF_ERROR(replica_context_collectives(*strategy, cores));
+  RT_RETURN_IF_ERROR(list_collectives(*strategy, cores));
   return argument_errors(*strategy, cores);
 }
 

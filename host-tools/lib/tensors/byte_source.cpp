@@ -1,0 +1,66 @@
+// Dataset bytes from a file or from memory (byte_source.hpp).
+#include "byte_source.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace tpu {
+
+std::shared_ptr<const ByteSource> ByteSource::open_file(const std::filesystem::path& path, std::string& error) {
+  std::shared_ptr<ByteSource> source(new ByteSource());
+  source->name_ = path;
+  source->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat status {};
+  if (source->fd_ < 0 || ::fstat(source->fd_, &status) != 0) {
+    error = "cannot read " + path.string() + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  if (!S_ISREG(status.st_mode)) {
+    error = "cannot read " + path.string() + ": not a regular file";
+    return nullptr;
+  }
+  source->size_ = static_cast<uint64_t>(status.st_size);
+  ::posix_fadvise(source->fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return source;
+}
+
+std::shared_ptr<const ByteSource> ByteSource::in_memory(std::vector<uint8_t> bytes, std::filesystem::path name) {
+  std::shared_ptr<ByteSource> source(new ByteSource());
+  source->size_ = bytes.size();
+  source->memory_ = std::move(bytes);
+  source->name_ = std::move(name);
+  return source;
+}
+
+ByteSource::~ByteSource() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool ByteSource::read(uint64_t offset, std::span<uint8_t> into, std::string& error) const {
+  if (offset > size_ || into.size() > size_ - offset) {
+    error = name_.string() + ": bytes " + std::to_string(offset) + ".." + std::to_string(offset + into.size()) +
+            " lie past its end";
+    return false;
+  }
+  if (fd_ < 0) {
+    if (!into.empty()) std::memcpy(into.data(), memory_.data() + offset, into.size());
+    return true;
+  }
+  size_t done = 0;
+  while (done < into.size()) {
+    const ssize_t got = ::pread(fd_, into.data() + done, into.size() - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      error = name_.string() + ": " + (got == 0 ? std::string("it shrank while tpu was reading it") : std::strerror(errno));
+      return false;
+    }
+    done += static_cast<size_t>(got);
+  }
+  return true;
+}
+
+}  // namespace tpu
