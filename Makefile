@@ -575,7 +575,8 @@ soak: setup-all
 	/usr/bin/python3 tests/soak.py --runs $(SOAK_RUNS)
 
 # Benchmarks: one JSON object per line, also written to build/bench/results.jsonl.
-BENCH_PACKAGES := openmpi-bin libopenmpi-dev libopenblas-dev libdnnl-dev
+# python3-torch: the training benchmark's PyTorch baseline (tests/bench/train_baselines.py), nothing else.
+BENCH_PACKAGES := openmpi-bin libopenmpi-dev libopenblas-dev libdnnl-dev python3-torch
 bench: setup-all
 	$(call install_missing,$(BENCH_PACKAGES))
 	/usr/bin/python3 tests/bench/benchmarks.py

@@ -96,6 +96,10 @@ void link_service_start(const char* app_name) {
   learn_pod_membership();
 }
 
+rt::Status link_service_settle() {
+  return endpoint == nullptr ? rt::Status::ok() : endpoint->settle_detached_call();
+}
+
 void link_service_report(unsigned core, const rt::Status& outcome) {
   if (endpoint == nullptr || core >= hal::kMaxCores) return;
   results[core].outcome = outcome;

@@ -81,10 +81,11 @@ int agree_and_finish(MpiPod& pod, int status, double timeout_s) {
     std::cerr << "tpu: " << error << "; ending the pod" << std::endl;
     pod.abort(status != 0 ? status : kExitPodFailed);
   }
-  pod.finish(*worst != 0 ? *worst : kExitPodFailed);
+  // Said before MPI ends: once a rank exits non-zero, mpirun may stop the others at any moment.
   if (*worst != status && status == 0)
     std::cerr << "tpu: this board passed, but another board of the pod failed (the pod's exit status is " << *worst
               << ")" << std::endl;
+  pod.finish(*worst != 0 ? *worst : kExitPodFailed);
   return *worst;
 }
 

@@ -33,6 +33,15 @@ Result<Tensor> matmul(Arena& arena, const Tensor& a, const Tensor& b) {
   return c;
 }
 
+Result<Tensor> matmul(Arena& arena, const Tensor& a, const Tensor& b, const MatmulOptions& options) {
+  if (a.shape.rank != 2 || b.shape.rank != 2)
+    return invalid_argument("matmul: A and B must be matrices, got ranks {} and {}", a.shape.rank, b.shape.rank);
+  const unsigned swap[] = {1, 0};
+  const Tensor a_read = options.transpose_a ? RT_TRY(a.transpose(swap)) : a;
+  const Tensor b_read = options.transpose_b ? RT_TRY(b.transpose(swap)) : b;
+  return matmul(arena, a_read, b_read);
+}
+
 Result<Tensor> conv2d(Arena& arena, const Tensor& input, const Tensor& filter, const Conv2dOptions& options) {
   const Shape shape = RT_TRY(conv2d_output_shape(input.shape, filter.shape, options));
   const Tensor out = RT_TRY(arena.allocate_tensor(input.dtype == DType::kI8 ? DType::kI32 : DType::kF32, shape, "conv2d"));

@@ -13,6 +13,14 @@ Mxu& core_mxu();
 
 // C[M, N] = A[M, K] x B[K, N] (float32 for float inputs, int32 for int8), allocated in `arena`.
 Result<Tensor> matmul(Arena& arena, const Tensor& a, const Tensor& b);
+
+// tf.linalg.matmul's transpose_a / transpose_b: the operand is read transposed where it lies (a
+// strided view, no copy), so matmul(arena, h, dlogits, {.transpose_a = true}) is h^T x dlogits.
+struct MatmulOptions {
+  bool transpose_a = false;
+  bool transpose_b = false;
+};
+Result<Tensor> matmul(Arena& arena, const Tensor& a, const Tensor& b, const MatmulOptions& options);
 // tf.nn.conv2d (NHWC input, HWIO filter) on the calling core's MXU, allocated in `arena` (which
 // also holds the im2col scratch while it runs).
 Result<Tensor> conv2d(Arena& arena, const Tensor& input, const Tensor& filter, const Conv2dOptions& options);

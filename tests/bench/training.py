@@ -1,21 +1,35 @@
 #!/usr/bin/python3
-"""Training benchmark (make bench): the train-digits app's throughput and where its step time goes.
+"""Training benchmark (make bench): the train-digits app's throughput, against PyTorch and a NumPy loop
+training the same model from the same initial weights on the same batches, and where its step time
+goes.
 
-For the host board at 1, 2 and 8 cores and qemu-virt-a53 at 1, 2, 4 and 8 cores, one run each of
-STEPS steps of the MLP (global batch 32) through `tpu run --trace`:
+Runs of STEPS steps (global batch 32) through `tpu run --trace`:
+  mlp       (64 -> 128 relu -> 10) on the host board at 1, 2 and 8 cores and on qemu-virt-a53 at 1,
+            2, 4 and 8 cores;
+  mlp-wide  (64 -> 1024 relu -> 10: eight times the MXU work, so the MXU's share shows) on the host
+            board at 1 and 2 cores.
+Per run:
   samples_per_s         training samples per second from the end of the first launch (boot, weight
                         loading and first-touch costs excluded) to the last, from the host's clock
-                        in train.csv (the host hears of each launch's 8 steps at its end); baseline: the same board at 1 core in this run,
-                        ratio = the speed-up
+                        in train.csv (the host hears of each launch's 8 steps at its end); baseline:
+                        the same board at 1 core in this run, ratio = the speed-up
+  vs_pytorch, vs_numpy  the same samples/s against PyTorch (CPU, 1 thread, autograd + SGD) and the
+                        plain NumPy loop (tests/bench/train_baselines.py), each the better of two
+                        measurements in this run, one before and one after the board's runs
   scaling_efficiency    speed-up / cores (1.0 = linear)
   share_<category>      the share of the cores' run time (mean over cores) in compute (the MXU),
                         collectives, infeed waits, host calls and the rest (other: elementwise ops,
                         softmax, the update), from the board's exact per-category trace totals
+  mxu_gflops (host)     the MXU's rate while the step computes: the model's matmul FLOPs per replica
+                        and step x steps / the core's compute time, against the core's measured
+                        vfmadd231ps ymm peak (tests/bench/baselines/fma_peak.cpp, the AVX2 FMA the host
+                        board's MXU kernels use) in this run
 Boards with more cores than this machine has share its CPUs (QEMU's vCPUs are threads), so scaling
 there measures oversubscription, not the runtime: the lines say how many CPUs the machine has.
 Hands each {"bench", "metric", "value", "unit", "baseline", "ratio"} line to `record` as soon as its
 run is measured (run alone: prints them). The data is prepared by prepare_digits.py run with PYTHON,
-Debian's /usr/bin/python3 (NumPy, sklearn's digits), whichever python3 comes first on PATH.
+Debian's /usr/bin/python3 (NumPy, sklearn's digits; python3-torch for the PyTorch line), whichever
+python3 comes first on PATH.
 """
 from __future__ import annotations
 
@@ -31,7 +45,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 TPU = ROOT / "build" / "host-tools" / "tpu"
 APP = ROOT / "firmware" / "examples" / "train-digits"
 STEPS = 176  # 4 epochs
-RUNS = {"host": (1, 2, 8), "qemu-virt-a53": (1, 2, 4, 8)}
+RUNS = {"mlp": {"host": (1, 2, 8), "qemu-virt-a53": (1, 2, 4, 8)}, "mlp-wide": {"host": (1, 2)}}
+HIDDEN = {"mlp": 128, "mlp-wide": 1024}
+BATCH = 32
 CATEGORIES = ("compute", "collective", "infeed_wait", "host_call")
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-numpy and python3-sklearn (never the first on PATH)
 
@@ -43,8 +59,9 @@ def line(bench: str, metric: str, value: float, unit: str, baseline: float | Non
             "ratio": round(ratio, 4) if ratio is not None else None}
 
 
-def train(board: str, cores: int, data: Path) -> tuple[float, dict[str, float]]:
-    folder = ROOT / "build" / "bench" / "train-digits" / f"{board}-{cores}"
+def train(board: str, cores: int, data: Path) -> tuple[float, dict[str, float], dict[str, float]]:
+    """(samples/s, shares of the run time, per-core mean seconds per category) of one run."""
+    folder = ROOT / "build" / "bench" / "train-digits" / f"{data.name}-{board}-{cores}"
     folder.mkdir(parents=True, exist_ok=True)
     for source in data.iterdir():  # the prepared run: model.txt, initial weights, batches
         (folder / source.name).write_bytes(source.read_bytes())
@@ -61,18 +78,26 @@ def train(board: str, cores: int, data: Path) -> tuple[float, dict[str, float]]:
     with open(folder / "train.csv") as file:
         rows = list(csv.DictReader(file))
     first, last = rows[7], rows[-1]  # rows 0..7: the first launch, reported at its end
-    samples_per_s = (int(last["step"]) - int(first["step"])) * 32 / (float(last["seconds"]) - float(first["seconds"]))
-    return samples_per_s, time_shares(trace)
+    samples_per_s = (int(last["step"]) - int(first["step"])) * BATCH / (float(last["seconds"]) - float(first["seconds"]))
+    totals = trace_totals(trace)
+    seconds = {category: sum(core.get(category, 0.0) for core in totals.values()) / max(len(totals), 1) / 1e9
+               for category in ("run", *CATEGORIES)}
+    return samples_per_s, time_shares(totals), seconds
 
 
-def time_shares(trace: Path) -> dict[str, float]:
-    """Mean over cores of each category's share of the core's run time (the 'total:' counters)."""
+def trace_totals(trace: Path) -> dict[int, dict[str, float]]:
+    """Per core, the nanoseconds of each category (the trace's 'total:' counters)."""
     totals: dict[int, dict[str, float]] = {}
     for event in json.loads(trace.read_text())["traceEvents"]:
         name = event.get("name", "")
         if event.get("ph") == "C" and " total:" in name:
             core, category = int(name.split()[1]), name.split("total:")[1]
             totals.setdefault(core, {})[category] = float(event["args"]["value"])
+    return totals
+
+
+def time_shares(totals: dict[int, dict[str, float]]) -> dict[str, float]:
+    """Mean over cores of each category's share of the core's run time."""
     shares = {category: 0.0 for category in (*CATEGORIES, "other")}
     for per_core in totals.values():
         run = per_core.get("run", 0.0)
@@ -86,13 +111,46 @@ def time_shares(trace: Path) -> dict[str, float]:
     return {category: value / max(len(totals), 1) for category, value in shares.items()}
 
 
-def prepare_data() -> Path:
-    """Builds tpu and the batches of STEPS steps (prepare_digits.py under Debian's python3)."""
+def prepare_data(model: str) -> Path:
+    """Builds tpu and the batches of STEPS steps of `model` (prepare_digits.py under Debian's python3)."""
     subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, capture_output=True, text=True, timeout=1200)
-    data = ROOT / "build" / "bench" / "train-digits" / "data"
-    subprocess.run([PYTHON, str(APP / "prepare_digits.py"), str(data), "--epochs", "4", "--steps", str(STEPS)],
-                   check=True, capture_output=True, text=True, timeout=300)
+    data = ROOT / "build" / "bench" / "train-digits" / f"data-{model}"
+    subprocess.run([PYTHON, str(APP / "prepare_digits.py"), str(data), "--model", model, "--epochs", "4", "--steps",
+                    str(STEPS)], check=True, capture_output=True, text=True, timeout=300)
     return data
+
+
+def baseline_rates(data: Path) -> dict[str, float]:
+    """{"numpy": samples/s, "pytorch": samples/s} of tests/bench/train_baselines.py on `data`."""
+    ran = subprocess.run([PYTHON, str(ROOT / "tests" / "bench" / "train_baselines.py"), str(data)], capture_output=True,
+                         text=True, timeout=600)
+    if ran.returncode != 0:
+        raise RuntimeError(f"training benchmark: train_baselines.py {data} failed: {ran.stderr.strip()[-400:]}")
+    rates = {}
+    for text in ran.stdout.splitlines():
+        name, _, value = text.partition(":")
+        rates[{"numpy": "numpy", "torch": "pytorch"}[name.strip()]] = float(value.split()[0].replace(",", ""))
+    return rates
+
+
+def fma_peak_ymm() -> float:
+    """The core's vfmadd231ps ymm rate in GFLOP/s (tests/bench/baselines/fma_peak.cpp), one thread."""
+    binary = ROOT / "build" / "bench" / "fma_peak"
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["g++", "-std=c++20", "-O2", str(ROOT / "tests" / "bench" / "baselines" / "fma_peak.cpp"), "-o",
+                    str(binary)], check=True, timeout=300)
+    output = subprocess.run([str(binary)], capture_output=True, text=True, check=True, timeout=600).stdout
+    for text in output.splitlines():
+        if text.startswith("{") and "vfmadd231ps ymm" in text:
+            return float(json.loads(text)["value"])
+    raise RuntimeError("training benchmark: fma_peak printed no vfmadd231ps ymm line")
+
+
+def matmul_flops_per_replica_step(model: str, replicas: int) -> float:
+    """The MLP's five matmuls on one replica's shard (b rows): x w1, h w2, h^T dlogits, dlogits w2^T,
+    x^T dh = b * hidden * (64 + 10 + 10 + 10 + 64) multiply-adds, two FLOPs each."""
+    rows = BATCH // replicas
+    return 2.0 * rows * HIDDEN[model] * (64 + 10 + 10 + 10 + 64)
 
 
 def print_line(entry: dict) -> None:
@@ -101,22 +159,41 @@ def print_line(entry: dict) -> None:
 
 def training_results(record: Callable[[dict], None] = print_line) -> list[dict]:
     """Every run of RUNS; each run's lines go to `record` as soon as it ends. Returns them all."""
-    data = prepare_data()
     cpus = os.cpu_count() or 1
+    peak = fma_peak_ymm()
     results = []
-    for board, core_counts in RUNS.items():
-        one_core = None
-        for cores in core_counts:
-            rate, shares = train(board, cores, data)
-            one_core = one_core or rate
-            bench = f"train-digits/mlp/{board}/{cores}cores/{cpus}cpus"
+
+    def emit(entries: list[dict]) -> None:
+        for entry in entries:
+            record(entry)
+        results.extend(entries)
+
+    for model, boards in RUNS.items():
+        data = prepare_data(model)
+        before = baseline_rates(data)
+        runs = []
+        for board, core_counts in boards.items():
+            one_core = None
+            for cores in core_counts:
+                rate, shares, seconds = train(board, cores, data)
+                one_core = one_core or rate
+                runs.append((board, cores, rate, shares, seconds, one_core))
+        after = baseline_rates(data)
+        base = {name: max(before[name], after[name]) for name in before}
+        emit([line(f"train-digits/{model}/{name}/1thread/{cpus}cpus", "samples_per_s", rate, "samples/s", None)
+              for name, rate in base.items()])
+        for board, cores, rate, shares, seconds, one_core in runs:
+            bench = f"train-digits/{model}/{board}/{cores}cores/{cpus}cpus"
             lines = [line(bench, "samples_per_s", rate, "samples/s", one_core),
+                     line(bench, "vs_pytorch", rate, "samples/s", base["pytorch"]),
+                     line(bench, "vs_numpy", rate, "samples/s", base["numpy"]),
                      line(bench, "scaling_efficiency", rate / one_core / cores, "fraction", None),
                      *(line(bench, f"share_{category}", share, "fraction of run time", None)
                        for category, share in shares.items())]
-            for entry in lines:
-                record(entry)
-            results += lines
+            if board == "host" and seconds["compute"] > 0:
+                flops = matmul_flops_per_replica_step(model, cores) * STEPS
+                lines.append(line(bench, "mxu_gflops", flops / seconds["compute"] / 1e9, "GFLOP/s", peak))
+            emit(lines)
     return results
 
 

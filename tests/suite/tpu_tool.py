@@ -20,9 +20,9 @@ TPU_TIMEOUT_S = 180
 
 
 def link_transports(board: str) -> tuple[str, ...]:
-    """The host link transports a board has under tpu: shared memory and the UART on the QEMU boards,
-    the byte stream (stdio) alone on the host board."""
-    return ("uart",) if board == "host" else ("shm", "uart")
+    """The host link transports a board has under tpu: shared memory and the UART (the host board's
+    stdio) on every board tpu launches."""
+    return ("shm", "uart")
 
 
 def tpu_not_built(binary: str = TPU_BINARY) -> Outcome | None:

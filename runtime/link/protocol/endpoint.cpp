@@ -380,7 +380,8 @@ Status Endpoint::send_tensor_chunks(MessageKind kind, CallMessage& call, const T
   return Status::ok();
 }
 
-Status Endpoint::send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments) {
+Status Endpoint::send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments,
+                                   bool in_place_allowed) {
   if (arguments.size() > 255) return invalid_argument("a host call takes at most 255 tensors, got {}", arguments.size());
   CallMessage request;
   request.id = id;
@@ -396,7 +397,7 @@ Status Endpoint::send_call_request(uint32_t id, uint16_t replica, StringView tex
   }
   for (size_t i = 0; i < arguments.size(); ++i) {
     request.tensor_index = static_cast<uint8_t>(i);
-    if (transport_ != nullptr && transport_->readable_in_place(tensor_memory(arguments[i])))
+    if (in_place_allowed && transport_ != nullptr && transport_->readable_in_place(tensor_memory(arguments[i])))
       RT_RETURN_IF_ERROR(send_argument_in_place(request, arguments[i]));
     else
       RT_RETURN_IF_ERROR(send_tensor_chunks(MessageKind::kHostCallRequest, request, arguments[i]));
@@ -464,20 +465,64 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
   FixedString<64> purpose;
   format_to(purpose, "call '{}'", function);
   RT_RETURN_IF_ERROR(wait_for_host(timeout_ns, purpose.view()));
+  RT_RETURN_IF_ERROR(settle_detached_call());
 
-  PendingCall& call = calls_[core];
-  call.id = next_call_id_.fetch_add(1, MemoryOrder::kRelaxed);
-  call.function = function;
-  call.results = results;
-  call.next_result = 0;
-  call.next_offset = 0;
-  call.state.store(static_cast<uint32_t>(CallState::kWaiting), MemoryOrder::kRelease);
+  PendingCall& call = start_call(core, function, results);
   const bool armed = transport_ != nullptr && transport_->arm_reply_targets(core, call.id, HostResultTargets(results));
   Status outcome = send_call_request(call.id, replica, *text, arguments);
   if (!outcome.is_ok()) cancel_call(call);
   else outcome = wait_for_reply(call, deadline, timeout_ns);
   if (armed) transport_->disarm_reply_targets(core);  // after this, the host writes nothing more for this call
   return outcome;
+}
+
+Endpoint::PendingCall& Endpoint::start_call(unsigned core, StringView function, Span<const HostResult> results) {
+  PendingCall& call = calls_[core];
+  call.id = next_call_id_.fetch_add(1, MemoryOrder::kRelaxed);
+  call.function = function;
+  call.results = results;
+  call.next_result = 0;
+  call.next_offset = 0;
+  call.detached = false;
+  call.state.store(static_cast<uint32_t>(CallState::kWaiting), MemoryOrder::kRelease);
+  return call;
+}
+
+Status Endpoint::host_call_detached(StringView function, StringView text_argument, Span<const Tensor> arguments,
+                                    uint64_t timeout_ns, uint16_t replica) {
+  const unsigned core = port_.core();
+  if (core >= kMaxLinkCores) return internal_error("core {} is beyond the link's {} cores", core, kMaxLinkCores);
+  Result<StringView> text = build_call_text(function, text_argument, buffers_[core]);
+  if (!text) return text.status();
+  FixedString<64> purpose;
+  format_to(purpose, "call '{}'", function);
+  RT_RETURN_IF_ERROR(wait_for_host(timeout_ns, purpose.view()));
+  RT_RETURN_IF_ERROR(settle_detached_call());
+  PendingCall& call = start_call(core, function, {});
+  size_t length = 0;
+  for (; length < function.size() && length + 1 < sizeof call.detached_name; ++length) call.detached_name[length] = function[length];
+  call.detached_name[length] = '\0';
+  call.function = StringView(call.detached_name, length);
+  call.deadline_ns = deadline_after(port_.now_ns(), timeout_ns);
+  call.timeout_ns = timeout_ns;
+  const Status sent = send_call_request(call.id, replica, *text, arguments, /*in_place_allowed=*/false);
+  if (!sent.is_ok()) {
+    cancel_call(call);
+    return sent;
+  }
+  call.detached = true;
+  return Status::ok();
+}
+
+Status Endpoint::settle_detached_call() {
+  const unsigned core = port_.core();
+  if (core >= kMaxLinkCores || !calls_[core].detached) return Status::ok();
+  PendingCall& call = calls_[core];
+  call.detached = false;
+  const Status outcome = wait_for_reply(call, call.deadline_ns, call.timeout_ns);
+  if (outcome.is_ok()) return outcome;
+  return Status::error(outcome.code(), "host call {} '{}' (sent without waiting for it): {}", call.id, call.function,
+                       outcome.message());
 }
 
 // ---------------------------------------------------------------- outfeed

@@ -80,6 +80,17 @@ class Endpoint final : private FrameSink {
   // `replica` (kNoReplica: none) travels with the request, so the host can name the caller.
   Status host_call(StringView function, StringView text_argument, Span<const Tensor> arguments,
                    Span<const HostResult> results, uint64_t timeout_ns, uint16_t replica = kNoReplica);
+  // A host call without results that the core does not wait for (TF's outside compilation with no
+  // outputs: the device sends and goes on): the request goes out (its tensors copied into frames,
+  // never read in place, since the caller may change them at once) and the call returns. Its reply
+  // is awaited by the core's next host call, outfeed or detached call, or by settle_detached_call():
+  // an error of the host function (or no reply within `timeout_ns` of sending) surfaces there,
+  // naming the call. One call per core is in flight, so a core that calls faster than the host
+  // answers waits for the previous reply first.
+  Status host_call_detached(StringView function, StringView text_argument, Span<const Tensor> arguments,
+                            uint64_t timeout_ns, uint16_t replica = kNoReplica);
+  // Waits for the calling core's detached call, if one is in flight; its outcome.
+  Status settle_detached_call();
 
   // Sends one outfeed tuple (contiguous tensors, at most 255) on `queue`; channel = calling core.
   // Waits up to `timeout_ns` for a host to be connected.
@@ -118,6 +129,12 @@ class Endpoint final : private FrameSink {
     uint8_t next_result = 0;   // the result the next reply chunk must belong to
     uint64_t next_offset = 0;  // and its byte offset there
     Status outcome;
+    // A detached call (host_call_detached) nobody waits on yet: its name (the caller's string may be
+    // gone by the time its reply is checked) and deadline.
+    bool detached = false;
+    char detached_name[40] = {};
+    uint64_t deadline_ns = 0;
+    uint64_t timeout_ns = 0;
   };
 
   // Per-core scratch: payloads are assembled before the output lock, frames encoded under it.
@@ -155,7 +172,10 @@ class Endpoint final : private FrameSink {
   void finish_call(PendingCall& call, const Status& outcome);
 
   Result<StringView> build_call_text(StringView function, StringView argument, CoreBuffers& buffers);
-  Status send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments);
+  Status send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments,
+                           bool in_place_allowed = true);
+  // Sets up the core's call slot for a new call and returns it.
+  PendingCall& start_call(unsigned core, StringView function, Span<const HostResult> results);
   Status send_tensor_chunks(MessageKind kind, CallMessage& call, const Tensor& tensor);
   Status send_argument_in_place(const CallMessage& request, const Tensor& tensor);
   bool outfeed_in_place_possible(Span<const Tensor> tuple);

@@ -22,6 +22,13 @@ Status host_call(StringView function, StringView text_argument, Span<const Tenso
   return endpoint->host_call(function, text_argument, arguments, results, timeout_ns, replica);
 }
 
+Status host_call_detached(StringView function, StringView text_argument, Span<const Tensor> arguments,
+                          uint64_t timeout_ns, uint16_t replica) {
+  Endpoint* endpoint = board_endpoint();
+  if (endpoint == nullptr) return no_endpoint(function);
+  return endpoint->host_call_detached(function, text_argument, arguments, timeout_ns, replica);
+}
+
 Status outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t timeout_ns) {
   Endpoint* endpoint = board_endpoint();
   if (endpoint == nullptr) return no_endpoint("outfeed");

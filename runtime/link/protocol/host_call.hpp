@@ -22,6 +22,10 @@ Status host_call(StringView function, StringView text_argument, Span<const Tenso
                  Span<const HostResult> results, uint64_t timeout_ns = kDefaultHostCallTimeoutNs,
                  uint16_t replica = kNoReplica);
 
+// A host call the core does not wait for (Endpoint::host_call_detached).
+Status host_call_detached(StringView function, StringView text_argument, Span<const Tensor> arguments,
+                          uint64_t timeout_ns = kDefaultHostCallTimeoutNs, uint16_t replica = kNoReplica);
+
 Status outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t timeout_ns = kDefaultHostCallTimeoutNs);
 
 }  // namespace rt::link

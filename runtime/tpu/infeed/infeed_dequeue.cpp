@@ -118,6 +118,8 @@ Status InfeedDequeue::open(InfeedQueue& queue, Arena& shared_arena, const Infeed
   RT_RETURN_IF_ERROR(endpoint->attach_infeed(buffer_));
   endpoint_ = endpoint;
   timeout_ns_ = options.timeout_ns;
+  in_place_ = options.in_place;
+  for (bool& held : holding_) held = false;
   binding_.number_of_tuple_elements = signature_.count;
   binding_.dequeue = [this](unsigned replica, Tensor* tuple, Arena& arena) { return dequeue(replica, tuple, arena); };
   return Status::ok();
@@ -139,6 +141,30 @@ Status InfeedDequeue::copy_shards(unsigned local, uint64_t tuple, Tensor* out, A
   return Status::ok();
 }
 
+Status InfeedDequeue::view_shards(unsigned local, uint64_t tuple, Tensor* out, Arena& arena) const {
+  for (unsigned e = 0; e < signature_.count; ++e) {
+    const Tensor full = buffer_.element(tuple, e);
+    if (local_shards_ == 1) {
+      out[e] = full;
+    } else if (shard_dimensions_[e] == 0) {  // rows [local * n, (local + 1) * n): contiguous in the slot
+      const int64_t rows = full.shape.dims[0] / local_shards_;
+      out[e] = RT_TRY(full.slice(0, local * rows, (local + 1) * rows));
+    } else {
+      Tensor copied = RT_TRY(arena.allocate_tensor(signature_.types[e], signature_.shapes[e], "infeed shard"));
+      RT_RETURN_IF_ERROR(copy_infeed_shard(full, static_cast<unsigned>(shard_dimensions_[e]), local_shards_, local, copied));
+      out[e] = copied;
+    }
+  }
+  return Status::ok();
+}
+
+Status InfeedDequeue::release_held(unsigned local) {
+  if (!holding_[local]) return Status::ok();
+  holding_[local] = false;
+  buffer_.release(local);
+  return endpoint_->grant_infeed_credits(buffer_);
+}
+
 Status InfeedDequeue::dequeue(unsigned replica, Tensor* tuple, Arena& arena) {
   RT_TRACE_SCOPE("infeed_dequeue", trace::Category::kInfeedWait);
   if (!is_open()) return Status::error(StatusCode::kFailedPrecondition, "infeed queue is not open (InfeedDequeue::open)");
@@ -151,8 +177,14 @@ Status InfeedDequeue::dequeue(unsigned replica, Tensor* tuple, Arena& arena) {
                             "replicas {} to {} (a pod's per-host input)",
                             replica, buffer_.name(), first_replica_, first_replica_ + local_shards_ - 1);
   const unsigned local = replica - first_replica_;
+  RT_RETURN_IF_ERROR(release_held(local));
   const uint64_t next = buffer_.next_tuple(local);
   RT_RETURN_IF_ERROR(endpoint_->wait_for_infeed(buffer_, next, timeout_ns_));
+  if (in_place_) {
+    RT_RETURN_IF_ERROR(view_shards(local, next, tuple, arena));
+    holding_[local] = true;  // handed back by this replica's next dequeue
+    return Status::ok();
+  }
   RT_RETURN_IF_ERROR(copy_shards(local, next, tuple, arena));
   buffer_.release(local);
   return endpoint_->grant_infeed_credits(buffer_);

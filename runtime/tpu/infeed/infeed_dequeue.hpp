@@ -39,6 +39,11 @@ struct InfeedDequeueOptions {
   unsigned slots = 0;
   uint64_t timeout_ns = kDefaultInfeedTimeoutNs;  // per dequeue
   link::Endpoint* endpoint = nullptr;  // null: the board's registered endpoint
+  // Dequeued tensors are views of the tuple where the host put it (its slot) instead of copies in
+  // the replica's arena: no byte of the tuple is copied on the board. They stay valid until the same
+  // replica's next dequeue (or close()), which hands the slot back to the host. A shard that is not
+  // contiguous in the tuple (sharded along a dimension other than the first) is copied as usual.
+  bool in_place = false;
 };
 
 class InfeedDequeue {
@@ -67,6 +72,10 @@ class InfeedDequeue {
 
  private:
   Status copy_shards(unsigned local, uint64_t tuple, Tensor* out, Arena& arena) const;
+  // The shards as views of the slot where they are contiguous there (in_place), copies otherwise.
+  Status view_shards(unsigned local, uint64_t tuple, Tensor* out, Arena& arena) const;
+  // in_place: hands back the tuple replica `local` still holds, if any.
+  Status release_held(unsigned local);
   Status per_host_shapes(const InfeedQueue& queue, link::InfeedElementSpec* specs);
 
   InfeedBinding binding_;
@@ -78,6 +87,8 @@ class InfeedDequeue {
   unsigned first_replica_ = 0;
   int shard_dimensions_[kMaxInfeedTupleElements] = {};
   uint64_t timeout_ns_ = kDefaultInfeedTimeoutNs;
+  bool in_place_ = false;
+  bool holding_[link::kMaxInfeedConsumers] = {};  // in_place: the local replica still holds its last tuple
   link::Endpoint* endpoint_ = nullptr;
   link::InfeedBuffer buffer_;
 };

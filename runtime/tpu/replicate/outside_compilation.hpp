@@ -55,6 +55,15 @@ uint64_t host_call_count();
 Status host_function(StringView name, StringView text_argument, Span<const Tensor> arguments,
                      Span<const HostResult> results, uint64_t timeout_ns = link::kDefaultHostCallTimeoutNs);
 
+// The host function `name` with no results, without waiting for it (TF's outside compilation with no
+// outputs: the device sends and goes on): metrics, logs, progress. The tensors are copied before it
+// returns; the host function's error, if any, comes back from this core's next host call (or
+// settle_host_functions(), or the end of the core's program, which fails with it).
+Status host_function_no_wait(StringView name, StringView text_argument, Span<const Tensor> arguments,
+                             uint64_t timeout_ns = link::kDefaultHostCallTimeoutNs);
+// Waits for this core's host_function_no_wait call in flight, if any; its outcome.
+Status settle_host_functions();
+
 // The host function `name` returning one tensor, allocated in `arena` with the dtype and shape the
 // host must send back (TF's outside_compilation outputs have static shapes too):
 //   Tensor y = RT_TRY(host_function(replica.arena(), "scale", {x}, DType::kF32, x.shape));

@@ -93,9 +93,36 @@ Status host_errors_arrive(ReplicaContext& replica, const Tensor& x) {
   return Status::ok();
 }
 
+bool contains(StringView text, StringView part) {
+  for (size_t at = 0; at + part.size() <= text.size(); ++at)
+    if (text.substr(at, part.size()) == part) return true;
+  return false;
+}
+
+// Host functions the replica does not wait for (outside compilation without outputs): print goes and
+// settles OK; an error of `throws` comes back from settle_host_functions(), and, when nothing settles
+// it, from the replica's next host call (which then does not run); nothing is left in flight after.
+Status no_wait_calls(ReplicaContext& replica, const Tensor& x) {
+  RT_RETURN_IF_ERROR(host_function_no_wait("print", "a call the replica did not wait for", {}));
+  RT_RETURN_IF_ERROR(settle_host_functions());
+  RT_RETURN_IF_ERROR(host_function_no_wait("throws", "later", Span<const Tensor>(&x, 1)));  // the replica goes on
+  const Status later = settle_host_functions();
+  if (later.code() != StatusCode::kInternal ||
+      !contains(later.message(), "'throws' (sent without waiting for it): host function 'throws' failed: later"))
+    return internal_error("replica {}: a failed no-wait call settled as {} '{}'", replica.replica_id(),
+                          status_code_name(later.code()), later.message());
+  RT_RETURN_IF_ERROR(host_function_no_wait("throws", "poisons the next call", {}));
+  const Status next = host_function("print", "never printed", {}, {});
+  if (next.code() != StatusCode::kInternal || !contains(next.message(), "failed: poisons the next call"))
+    return internal_error("replica {}: the call after a failed no-wait call gave {} '{}'", replica.replica_id(),
+                          status_code_name(next.code()), next.message());
+  return settle_host_functions();  // nothing in flight: OK
+}
+
 Status check_app_host_functions(Span<const ReplicaArgs> inputs) {
   RT_TRY(replicate(calls_weighted_sum, inputs));
   RT_TRY(replicate(host_errors_arrive, inputs));
+  RT_TRY(replicate(no_wait_calls, inputs));
   log_info("outside_compilation: {} replicas called the app's host functions, errors arrived as Status", inputs.size());
   return Status::ok();
 }

@@ -59,6 +59,22 @@ Status host_function(StringView name, StringView text_argument, Span<const Tenso
   return status;
 }
 
+Status host_function_no_wait(StringView name, StringView text_argument, Span<const Tensor> arguments,
+                             uint64_t timeout_ns) {
+  RT_TRACE_SCOPE("host_call", trace::Category::kHostCall);
+  const unsigned core = hal::core_id();
+  const ReplicaContext* replica = current_replica_context();
+  if (in_cluster[core]) return Status::error(StatusCode::kUnimplemented, "Cannot nest outside_compilation clusters");
+  if (replica != nullptr) ++host_calls[core];
+  const uint16_t caller = replica != nullptr ? static_cast<uint16_t>(replica->replica_id()) : link::kNoReplica;
+  return link::host_call_detached(name, text_argument, arguments, timeout_ns, caller);
+}
+
+Status settle_host_functions() {
+  link::Endpoint* endpoint = link::board_endpoint();
+  return endpoint == nullptr ? Status::ok() : endpoint->settle_detached_call();
+}
+
 Result<Tensor> host_function(Arena& arena, StringView name, std::initializer_list<Tensor> arguments, DType dtype,
                              const Shape& shape, StringView text_argument) {
   const Tensor result = RT_TRY(arena.allocate_tensor(dtype, shape, "a host function's result"));

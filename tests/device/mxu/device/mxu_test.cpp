@@ -1,6 +1,6 @@
 // mxu: every core multiplies matrices on its MXU (float32, bfloat16, int8; shapes with edge tiles),
 // with operands in its own arena, and checks each result bit for bit against a naive loop on the
-// same core. Core 0 prints "MXU-HASH <hex>", a hash of every core's result bits: the harness
+// same core (float32 also with operands stored transposed, read through transpose_a/transpose_b). Core 0 prints "MXU-HASH <hex>", a hash of every core's result bits: the harness
 // requires the same hash on the host, qemu-virt-a53 and qemu-virt-rv64 (bit-identical numerics).
 #include "firmware/app.hpp"
 #include "firmware/splitmix.hpp"
@@ -63,6 +63,32 @@ uint32_t naive_element(const rt::Tensor& a, const rt::Tensor& b, int64_t m, int6
   return bits;
 }
 
+// A copy of matrix `t` transposed, in the arena.
+rt::Result<rt::Tensor> transposed_copy(const rt::Tensor& t) {
+  const int64_t rows = t.shape.dims[0], columns = t.shape.dims[1];
+  const int64_t dims[] = {columns, rows};
+  const rt::Tensor out = RT_TRY(rt::hbm().allocate_tensor(t.dtype, RT_TRY(rt::Shape::make(dims)), "transposed"));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < columns; ++j) __builtin_memcpy(out.data + 4 * (j * rows + i), t.data + 4 * (i * columns + j), 4);
+  return out;
+}
+
+// tf.linalg.matmul's transpose_a / transpose_b (core_mxu.hpp): A and B stored transposed and read
+// through the options give the same bits as `c` (= A x B).
+Status transposed_operands(const rt::Tensor& a, const rt::Tensor& b, const rt::Tensor& c) {
+  const rt::Tensor a_t = RT_TRY(transposed_copy(a)), b_t = RT_TRY(transposed_copy(b));
+  const rt::Tensor both = RT_TRY(rt::matmul(rt::hbm(), a_t, b_t, {.transpose_a = true, .transpose_b = true}));
+  const rt::Tensor only_a = RT_TRY(rt::matmul(rt::hbm(), a_t, b, {.transpose_a = true}));
+  const rt::Tensor only_b = RT_TRY(rt::matmul(rt::hbm(), a, b_t, {.transpose_b = true}));
+  for (const rt::Tensor* result : {&both, &only_a, &only_b})
+    for (size_t i = 0; i < c.num_elements(); ++i)
+      if (__builtin_memcmp(result->data + 4 * i, c.data + 4 * i, 4) != 0)
+        return rt::internal_error("f32 matmul {}x{}x{} with transposed operands ({}): element {} differs from A x B",
+                                  a.shape.dims[0], a.shape.dims[1], b.shape.dims[1],
+                                  result == &both ? "both" : result == &only_a ? "transpose_a" : "transpose_b", i);
+  return Status::ok();
+}
+
 Status one_case(DType dtype, int64_t m, int64_t k, int64_t n, uint64_t seed, uint64_t& hash) {
   rt::Arena& arena = rt::hbm();
   arena.reset();
@@ -87,6 +113,7 @@ Status one_case(DType dtype, int64_t m, int64_t k, int64_t n, uint64_t seed, uin
                                   m, k, n, row, col, got, want);
       hash = (hash ^ got) * 0x100000001b3ull;  // FNV-1a over the result words
     }
+  if (dtype == DType::kF32) return transposed_operands(*a, *b, *c);
   return Status::ok();
 }
 
