@@ -11,7 +11,9 @@ around each host call, so boot and build never count:
 Baselines from tests/bench/baselines/link_baselines.cpp in the same run: a Unix socketpair between two threads
 (256 KiB writes) and a memcpy of the same bytes for throughput, a socketpair ping-pong for the round
 trip. Also end to end: `tpu exec matmul` with 64 MiB of input on qemu-virt-a53 (wall clock, target
-< 10 s), and the infeed step rate of the infeed app at 8 replicas (tpu run's rate line).
+< 10 s), a 64 MiB .npy through `tpu run --infeed` into qemu-virt-a53 and the host board (the
+bench-infeed app, tuples dequeued in place; tpu's rate line against a memcpy of 64 MiB in this run,
+target >= 0.5), and the infeed step rate of the infeed app at 8 replicas (tpu run's rate line).
 Hands each {"bench", "metric", "value", "unit", "baseline", "ratio"} line to `record` as soon as it
 is measured (run alone: prints them). tests/infeed_check.py (NumPy) runs as PYTHON, Debian's
 /usr/bin/python3, whichever python3 comes first on PATH.
@@ -126,6 +128,36 @@ def exec_64mib_line(work: Path) -> dict:
             "unit": "s", "baseline": "target: under 10 s end to end (build excluded)", "ratio": round(elapsed / 10, 3)}
 
 
+INFEED_NPY_RUNS = 5
+
+
+def infeed_npy_lines(work: Path, base: dict[int, dict]) -> list[dict]:
+    """A 64 MiB .npy through `tpu run --infeed` into the bench-infeed app (16 tuples of 4 MiB, dequeued in
+    place) on qemu-virt-a53 and the host board, shared memory: tpu's rate line (first tuple sent to
+    every tuple consumed), the median of INFEED_NPY_RUNS runs, against a memcpy of 64 MiB in this run."""
+    x = work / "x.npy"
+    write_npy_f32(x, (16, 1024, 1024), 1.5)  # bench-infeed checks kFill = 1.5
+    memcpy_mb_s = base[64 << 20]["memcpy_mb_s"]
+    results = []
+    for board in ("qemu-virt-a53", "host"):
+        command = [str(TPU), "run", "--board", board, "--cores", "1", "--timeout", "600", "--infeed", f"0={x}",
+                   "bench-infeed"]
+        rates = []
+        for _ in range(INFEED_NPY_RUNS):
+            result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=900)
+            rate = re.search(r"16 of 16 tuples sent, 16 consumed, 67108864 bytes in [\d.]+ s: [\d.]+ tuples/s, "
+                             r"([\d.]+) MB/s", result.stderr + result.stdout)
+            if result.returncode != 0 or not rate:
+                failed(command, f"exited with status {result.returncode} or printed no rate", result.stdout + result.stderr)
+            rates.append(float(rate.group(1)))
+        median = sorted(rates)[len(rates) // 2]
+        results.append({"bench": f"link/infeed-npy-64MiB/{board}/shm", "metric": "throughput", "value": median,
+                        "unit": "MB/s", "baseline": "memcpy of 64 MiB (C++, this run)",
+                        "ratio": round(median / memcpy_mb_s, 3), "baseline_value": memcpy_mb_s,
+                        "min": min(rates), "max": max(rates), "runs": len(rates)})
+    return results
+
+
 def infeed_rate_lines() -> list[dict]:
     results = []
     for transport in TRANSPORTS:
@@ -166,6 +198,8 @@ def link_results(record: Callable[[dict], None] = print_line) -> list[dict]:
             keep(throughput_lines(board, transport, figures, base) + round_trip_lines(board, transport, figures, ping))
     with tempfile.TemporaryDirectory() as directory:
         keep([exec_64mib_line(Path(directory))])
+    with tempfile.TemporaryDirectory() as directory:
+        keep(infeed_npy_lines(Path(directory), base))
     keep(infeed_rate_lines())
     return results
 

@@ -1,11 +1,17 @@
 """`tpu run` of the images that test the tool's side of a run: a core that faults, a core that never
-starts, a link that corrupts its frames on purpose (each corruption named), and the link benchmark
-moving 64 MiB each way through shared memory."""
+starts, a link that corrupts its frames on purpose (each corruption named), the link benchmark
+moving 64 MiB each way through shared memory, and the infeed benchmark's app (a .npy read straight
+into the board's slots, dequeued in place, every tuple handed back)."""
 from __future__ import annotations
 
+import struct
 from functools import partial
 
 from .case import Case
+from qemu_runner import REPO_ROOT
+
+from .case import Outcome
+from .npy_bytes import npy_bytes
 from .tpu_tool import check_tpu_run
 
 CORRUPTION_PATTERNS = {
@@ -43,3 +49,20 @@ def link_bench_cases() -> list[Case]:
                           r"[1-9]\d{7,} bytes placed straight into board memory"], link="shm"),
                  images=((board, "link-bench"),), estimate_s=11)
             for board in ("qemu-virt-a53", "qemu-virt-rv64")]
+
+
+def check_bench_infeed(board: str) -> Outcome:
+    """3 tuples of float32 [1024, 1024] filled with 1.5 (what bench-infeed checks) through --infeed."""
+    folder = REPO_ROOT / "build" / "tpu-run" / f"bench-infeed-input-{board}"
+    folder.mkdir(parents=True, exist_ok=True)
+    x = folder / "x.npy"
+    x.write_bytes(npy_bytes((3, 1024, 1024), struct.pack("<f", 1.5) * (3 << 20)))
+    return check_tpu_run(board, 1, "bench-infeed", 0,
+                         [r"3 of 3 tuples sent, 3 consumed", r"PASS bench-infeed",
+                          r"12582912 bytes placed straight into board memory"],
+                         extra=("--infeed", f"0={x}"), link="shm")
+
+
+def bench_infeed_cases() -> list[Case]:
+    return [Case(f"tpu-run/bench-infeed/{board}/1/shm", partial(check_bench_infeed, board),
+                 images=((board, "bench-infeed"),), estimate_s=4) for board in ("host", "qemu-virt-a53")]

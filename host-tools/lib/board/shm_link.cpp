@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -288,6 +289,7 @@ bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vect
     if (target.element_count != elements.size() || target.element_count > rt::link::kShmMaxInfeedElements ||
         target.slots == 0)
       return false;
+    prefault_slots(target);
     const uint64_t slot = target.storage_address + (tuple % target.slots) * target.slot_bytes;
     std::vector<uint8_t*> destinations;
     for (size_t e = 0; e < elements.size(); ++e) {
@@ -303,6 +305,23 @@ bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vect
     return true;
   }
   return false;
+}
+
+// The first tuples would otherwise pay a page fault per 4 KiB of slot as they are copied in (the RAM
+// file's pages exist only once touched): a queue's slots are made resident in one call instead.
+void ShmLink::prefault_slots(const rt::link::ShmInfeedTarget& target) {
+  if (std::find(prefaulted_.begin(), prefaulted_.end(), target.storage_address) != prefaulted_.end()) return;
+  prefaulted_.push_back(target.storage_address);
+  const uint64_t bytes = target.slots * target.slot_bytes;
+  if (target.slots == 0 || bytes / target.slots != target.slot_bytes) return;
+  uint8_t* slots = board_memory(target.storage_address, bytes);
+  if (slots == nullptr) return;
+  const uintptr_t page = 4096;
+  const uintptr_t first = reinterpret_cast<uintptr_t>(slots) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(slots) + bytes + page - 1) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+  ::madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE);  // best effort: faults otherwise
+#endif
 }
 
 size_t ShmLink::receive(const Receiver& receiver, size_t max_frames) {

@@ -127,6 +127,8 @@ class ShmLink {
   rt::link::ShmRingWriter to_board_;
   rt::link::ShmRingReader to_host_;
   std::deque<std::vector<uint8_t>> queue_;  // frame bodies waiting for room
+  std::vector<uint64_t> prefaulted_;        // infeed slot storage made resident (board addresses)
+  void prefault_slots(const rt::link::ShmInfeedTarget& target);
   std::vector<uint8_t> record_copy_;
   std::optional<std::string> failure_;
   uint64_t bytes_received_ = 0;

@@ -126,7 +126,9 @@ Status InfeedDequeue::open(InfeedQueue& queue, Arena& shared_arena, const Infeed
 }
 
 void InfeedDequeue::close() {
-  if (endpoint_ != nullptr) endpoint_->detach_infeed(buffer_);
+  if (endpoint_ == nullptr) return;
+  for (unsigned local = 0; local < local_shards_; ++local) (void)release_held(local);  // the host sees them consumed
+  endpoint_->detach_infeed(buffer_);
   endpoint_ = nullptr;
 }
 

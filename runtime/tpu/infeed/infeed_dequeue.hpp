@@ -58,7 +58,8 @@ class InfeedDequeue {
   // read: core 0's arena in the program) and attaches the buffer to the link, granting the host
   // its first credits.
   Status open(InfeedQueue& queue, Arena& shared_arena, const InfeedDequeueOptions& options = {});
-  // Detaches from the link (the memory stays with the arena). Also done by the destructor.
+  // Hands back the tuples replicas still hold (in_place) and detaches from the link (the memory stays
+  // with the arena). Also done by the destructor. Call it once the replicas are done.
   void close();
   bool is_open() const { return endpoint_ != nullptr; }
 
