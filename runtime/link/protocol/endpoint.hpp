@@ -106,9 +106,12 @@ class Endpoint final : private FrameSink {
   // must outlive the attachment); an error if another buffer has that queue or all slots are taken.
   Status attach_infeed(InfeedBuffer& buffer);
   void detach_infeed(InfeedBuffer& buffer);
-  // Sends the buffer's credit totals if they grew since they were last sent, or always with
-  // `refresh`. OK (nothing sent) while no host is connected.
-  Status grant_infeed_credits(InfeedBuffer& buffer, bool refresh = false);
+  // Sends the buffer's credit totals: kBatched once they grew by a quarter of the slots since they
+  // were last sent (so the host wakes once per few tuples, not per tuple, while the replicas still
+  // have tuples buffered), kNow if they grew at all (a replica is about to wait), kRefresh always.
+  // OK (nothing sent) while no host is connected.
+  enum class CreditGrant : uint8_t { kBatched, kNow, kRefresh };
+  Status grant_infeed_credits(InfeedBuffer& buffer, CreditGrant when = CreditGrant::kBatched);
   // Pumps the link until tuple `tuple` of the buffer is complete. Errors: the queue's failure, or
   // DEADLINE_EXCEEDED naming the core and the queue. Re-sends the credits every
   // kInfeedCreditRefreshNs while it waits (a lost credit frame, or a host that connected late).

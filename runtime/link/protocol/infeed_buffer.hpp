@@ -104,6 +104,11 @@ class InfeedBuffer {
   // ---- credit messages: which core sends them
   // True if `granted_tuples` is more than any credit total claimed before (the caller sends it).
   bool claim_credits(uint32_t granted_tuples);
+  // True if `granted_tuples` exceeds the total claimed before by at least a quarter of the slots.
+  bool credits_worth_sending(uint32_t granted_tuples) const {
+    const uint32_t batch = slots_ >= 8 ? slots_ / 4 : 1;
+    return granted_tuples - credits_claimed_.load(MemoryOrder::kRelaxed) >= batch;
+  }
   // True at most once per `interval_ns` (a waiting consumer re-sends the credits then).
   bool claim_refresh(uint64_t now_ns, uint64_t interval_ns);
 

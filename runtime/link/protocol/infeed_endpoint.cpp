@@ -40,7 +40,7 @@ Status Endpoint::attach_infeed(InfeedBuffer& buffer) {
   unlock_receive();
   if (!status.is_ok()) return status;
   if (transport_ != nullptr) transport_->publish_infeed(buffer.slot_memory());  // before any credit
-  return grant_infeed_credits(buffer);
+  return grant_infeed_credits(buffer, CreditGrant::kNow);
 }
 
 void Endpoint::detach_infeed(InfeedBuffer& buffer) {
@@ -51,10 +51,11 @@ void Endpoint::detach_infeed(InfeedBuffer& buffer) {
   unlock_receive();
 }
 
-Status Endpoint::grant_infeed_credits(InfeedBuffer& buffer, bool refresh) {
+Status Endpoint::grant_infeed_credits(InfeedBuffer& buffer, CreditGrant when) {
   if (!host_connected()) return Status::ok();
   const InfeedCredits credits = buffer.credits();
-  if (!buffer.claim_credits(credits.granted_tuples) && !refresh) return Status::ok();
+  if (when == CreditGrant::kBatched && !buffer.credits_worth_sending(credits.granted_tuples)) return Status::ok();
+  if (!buffer.claim_credits(credits.granted_tuples) && when != CreditGrant::kRefresh) return Status::ok();
   Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
   Result<size_t> size = encode_infeed_credits(credits, payload);
   if (!size) return size.status();
@@ -116,7 +117,10 @@ Status Endpoint::wait_for_infeed(InfeedBuffer& buffer, uint64_t tuple, uint64_t 
     if (buffer.failed()) return buffer.failure();
     if (buffer.complete_tuples() > tuple) return Status::ok();
     RT_RETURN_IF_ERROR(link_failure());
-    if (!wait.marked()) wait.mark(port_.core(), trace::infeed_activity(buffer.queue(), tuple, buffer.name()));
+    if (!wait.marked()) {  // the tuple is not there: the credits held back for batching go out now
+      wait.mark(port_.core(), trace::infeed_activity(buffer.queue(), tuple, buffer.name()));
+      RT_RETURN_IF_ERROR(grant_infeed_credits(buffer, CreditGrant::kNow));
+    }
     const uint64_t now = port_.now_ns();
     if (now >= deadline) {
       wait.gave_up();
@@ -128,7 +132,8 @@ Status Endpoint::wait_for_infeed(InfeedBuffer& buffer, uint64_t tuple, uint64_t 
           host_connected() ? StringView(" (is `tpu run --infeed` feeding this queue?)")
                            : StringView(" (no host on the link: run the app with `tpu run --infeed`)"));
     }
-    if (host_connected() && buffer.claim_refresh(now, kInfeedCreditRefreshNs)) (void)grant_infeed_credits(buffer, true);
+    if (host_connected() && buffer.claim_refresh(now, kInfeedCreditRefreshNs))
+      (void)grant_infeed_credits(buffer, CreditGrant::kRefresh);
     if (received == 0) port_.idle();
   }
 }
