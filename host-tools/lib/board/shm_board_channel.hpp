@@ -13,7 +13,7 @@ namespace tpu {
 
 class ShmBoardChannel final : public BoardChannel {
  public:
-  static constexpr std::chrono::microseconds kSpinFor{10};
+  static constexpr std::chrono::microseconds kSpinFor{50};
   static constexpr std::chrono::microseconds kFirstSleep{10};
   static constexpr std::chrono::microseconds kLongestSleep{2000};
 
