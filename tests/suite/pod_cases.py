@@ -282,7 +282,8 @@ def check_pod_rank_killed() -> Outcome:
     log = lambda: f"$ {shlex.join(command)}\n" + "".join(lines)  # noqa: E731
     try:
         deadline = time.monotonic() + 150  # a loaded machine (make test) may take long to build and boot
-        up = lambda: {int(m) for m in re.findall(r"^\[task (\d)\] tpu: link up", "".join(lines), re.M)}  # noqa: E731
+        # Not anchored: a rank's shell prompt ("tpu> ", no newline) may precede the other rank's line.
+        up = lambda: {int(m) for m in re.findall(r"\[task (\d)\] tpu: link up", "".join(lines))}  # noqa: E731
         while up() != {0, 1} and time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.05)
         if up() != {0, 1}:
