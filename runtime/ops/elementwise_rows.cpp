@@ -1,22 +1,11 @@
 // The fast path of binary() over one output row (elementwise_rows.hpp).
 #include "elementwise_rows.hpp"
 
-#include "runtime/dtype/half.hpp"
+#include "float_math.hpp"
+#include "hal/support/type_traits.hpp"
 
 namespace rt {
 namespace {
-
-template <class T>
-inline T canonical(T x) {
-  if constexpr (sizeof(T) == 4) {
-    return x != x ? float_from_bits(kCanonicalNanF32) : x;
-  } else {
-    double nan;
-    const uint64_t bits = kCanonicalNanF64;
-    __builtin_memcpy(&nan, &bits, sizeof nan);
-    return x != x ? nan : x;
-  }
-}
 
 // The four broadcast cases of one row, each a loop the compiler can vectorize.
 template <class T, class F>
@@ -37,15 +26,14 @@ void row(const T* a, bool a_step, const T* b, bool b_step, T* out, int64_t count
 
 template <class T>
 void float_row(BinaryOp op, const T* a, bool a_step, const T* b, bool b_step, T* out, int64_t count) {
+  const auto rows_of = [&](auto f) { row(a, a_step, b, b_step, out, count, f); };
   switch (op) {
-    case BinaryOp::kAdd: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return canonical(x + y); });
-    case BinaryOp::kSub: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return canonical(x - y); });
-    case BinaryOp::kMul: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return canonical(x * y); });
-    case BinaryOp::kDiv: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return canonical(x / y); });
-    case BinaryOp::kMax:
-      return row(a, a_step, b, b_step, out, count, [](T x, T y) { return canonical((x > y || x != x) ? x : y); });
-    case BinaryOp::kMin:
-      return row(a, a_step, b, b_step, out, count, [](T x, T y) { return canonical((x < y || x != x) ? x : y); });
+    case BinaryOp::kAdd: return rows_of([](T x, T y) { return canonical_nan_if_nan(x + y); });
+    case BinaryOp::kSub: return rows_of([](T x, T y) { return canonical_nan_if_nan(x - y); });
+    case BinaryOp::kMul: return rows_of([](T x, T y) { return canonical_nan_if_nan(x * y); });
+    case BinaryOp::kDiv: return rows_of([](T x, T y) { return canonical_nan_if_nan(x / y); });
+    case BinaryOp::kMax: return rows_of([](T x, T y) { return canonical_nan_if_nan((x > y || x != x) ? x : y); });
+    case BinaryOp::kMin: return rows_of([](T x, T y) { return canonical_nan_if_nan((x < y || x != x) ? x : y); });
   }
 }
 
@@ -53,14 +41,15 @@ void float_row(BinaryOp op, const T* a, bool a_step, const T* b, bool b_step, T*
 template <class T>
 void integer_row(BinaryOp op, const T* a, bool a_step, const T* b, bool b_step, T* out, int64_t count) {
   using U = uint32_t;
+  const auto rows_of = [&](auto f) { row(a, a_step, b, b_step, out, count, f); };
   switch (op) {
-    case BinaryOp::kAdd: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return static_cast<T>(U(x) + U(y)); });
-    case BinaryOp::kSub: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return static_cast<T>(U(x) - U(y)); });
-    case BinaryOp::kMul: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return static_cast<T>(U(x) * U(y)); });
-    case BinaryOp::kMax: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return x > y ? x : y; });
-    case BinaryOp::kMin: return row(a, a_step, b, b_step, out, count, [](T x, T y) { return x < y ? x : y; });
+    case BinaryOp::kAdd: return rows_of([](T x, T y) { return static_cast<T>(U(x) + U(y)); });
+    case BinaryOp::kSub: return rows_of([](T x, T y) { return static_cast<T>(U(x) - U(y)); });
+    case BinaryOp::kMul: return rows_of([](T x, T y) { return static_cast<T>(U(x) * U(y)); });
+    case BinaryOp::kMax: return rows_of([](T x, T y) { return x > y ? x : y; });
+    case BinaryOp::kMin: return rows_of([](T x, T y) { return x < y ? x : y; });
     case BinaryOp::kDiv:
-      return row(a, a_step, b, b_step, out, count, [](T x, T y) -> T {
+      return rows_of([](T x, T y) -> T {
         if (y == 0) return static_cast<T>(-1);  // int32: -1, uint32: all ones
         if constexpr (static_cast<T>(-1) < 0) {
           if (x == static_cast<T>(0x80000000u) && y == -1) return x;
@@ -81,7 +70,7 @@ bool typed_row(BinaryOp op, const uint8_t* a, bool a_step, const uint8_t* b, boo
   const T* x = reinterpret_cast<const T*>(a);
   const T* y = reinterpret_cast<const T*>(b);
   T* o = reinterpret_cast<T*>(out);
-  if constexpr (static_cast<T>(0.5) != 0) float_row(op, x, a_step, y, b_step, o, count);
+  if constexpr (is_floating_point_v<T>) float_row(op, x, a_step, y, b_step, o, count);
   else integer_row(op, x, a_step, y, b_step, o, count);
   return true;
 }

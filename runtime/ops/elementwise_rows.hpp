@@ -3,7 +3,7 @@
 // pointers, with the operation chosen once per row, so the compiler vectorizes them; the numerics
 // are exactly those of elementwise.hpp (IEEE ops one at a time, no contraction, every NaN result
 // the canonical quiet NaN, XLA's integer division), so results are the same bits as the
-// element-by-element path. 
+// element-by-element path.
 #pragma once
 #include "elementwise.hpp"
 

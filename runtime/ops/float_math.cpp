@@ -136,8 +136,6 @@ double erf_positive(double a) {
 
 }  // namespace
 
-float canonical_nan_if_nan(float x) { return x != x ? nan_f32() : x; }
-double canonical_nan_if_nan(double x) { return x != x ? double_from_bits(kCanonicalNanF64) : x; }
 
 float exp_f32(float x) {
   if (x != x) return nan_f32();

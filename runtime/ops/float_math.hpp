@@ -38,8 +38,9 @@ float sigmoid_f32(float x);
 float sqrt_f32(float x);
 double sqrt_f64(double x);
 
-// The canonical quiet NaN when `x` is any NaN, else `x` unchanged.
-float canonical_nan_if_nan(float x);
-double canonical_nan_if_nan(double x);
+// The canonical quiet NaN when `x` is any NaN, else `x` unchanged. Inline, so loops over tensors
+// that call it still vectorize.
+inline float canonical_nan_if_nan(float x) { return x != x ? __builtin_bit_cast(float, kCanonicalNanF32) : x; }
+inline double canonical_nan_if_nan(double x) { return x != x ? __builtin_bit_cast(double, kCanonicalNanF64) : x; }
 
 }  // namespace rt
