@@ -170,8 +170,8 @@ int finish(const LinkSession& session, const std::string& program, int exit_code
 
 int time_out(BoardChannel& process, const LinkSession& session, const RunOptions& options, const std::string& program,
              HostFunctionWorker* worker) {
-  const CoreStatusRead triage = read_board_statuses(process, session.board() ? session.board()->cores : 0);  // before
-  process.kill();  // the kill: the host board's memory is its process's
+  const CoreStatusRead triage = read_board_statuses(process, session);  // before the kill: the host board's
+  process.kill();                                                         // memory is its process's
   std::cerr << "tpu: timed out after " << options.timeout_s << " s: " << program << " was still running";
   if (!session.board()) std::cerr << " and the board never said hello on the link";
   const std::string missing = cores_without_result(session);
@@ -368,7 +368,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   for (bool open = true; open;) {
     if (*interrupted) {
       console.flush();
-      const CoreStatusRead triage = read_board_statuses(*process, session.board() ? session.board()->cores : 0);
+      const CoreStatusRead triage = read_board_statuses(*process, session);  // before the kill, as in time_out
       process->kill();
       if (worker) worker->stop();
       std::cerr << "\ntpu: interrupted; stopped " << program << std::endl;

@@ -100,8 +100,7 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
   }
   std::unique_ptr<BoardChannel> channel = launched_board(std::move(*process), command->front());
   if (!shm) return channel;
-  const bool memory_is_process = shm->layout().memory_is_process;
-  return std::make_unique<ShmBoardChannel>(std::move(channel), std::move(shm), memory_is_process);
+  return std::make_unique<ShmBoardChannel>(std::move(channel), std::move(shm));
 }
 
 void connect_frames(BoardChannel& channel, LinkSession& session) {

@@ -17,10 +17,8 @@ class ShmBoardChannel final : public BoardChannel {
   static constexpr std::chrono::microseconds kFirstSleep{10};
   static constexpr std::chrono::microseconds kLongestSleep{2000};
 
-  // memory_is_process: the board is a process of this machine (the host board), whose memory beyond
-  // the RAM file (its image, its statics) is the process's own, read for hang triage.
-  ShmBoardChannel(std::unique_ptr<BoardChannel> process, std::unique_ptr<ShmLink> link, bool memory_is_process)
-      : process_(std::move(process)), link_(std::move(link)), memory_is_process_(memory_is_process) {}
+  ShmBoardChannel(std::unique_ptr<BoardChannel> process, std::unique_ptr<ShmLink> link)
+      : process_(std::move(process)), link_(std::move(link)) {}
   ~ShmBoardChannel() override;
 
   void send(std::span<const uint8_t> bytes) override { process_->send(bytes); }
@@ -43,9 +41,11 @@ class ShmBoardChannel final : public BoardChannel {
     const auto place = link_->core_status_place();
     return place ? std::optional<CoreStatusPlace>(CoreStatusPlace{place->first, place->second}) : std::nullopt;
   }
+  // Outside the RAM file, a host board's memory is its process's (read for hang triage).
   std::optional<std::vector<uint8_t>> read_board_ram(uint64_t address, uint64_t bytes) const override {
     std::optional<std::vector<uint8_t>> copy = link_->read_board_ram(address, bytes);
-    if (!copy && memory_is_process_ && bytes <= ShmLink::kMaxRamRead) copy = process_->read_process_memory(address, bytes);
+    if (!copy && link_->memory_is_process() && bytes <= ShmLink::kMaxRamRead)
+      copy = process_->read_process_memory(address, bytes);
     return copy;
   }
   bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& element_bytes,
@@ -61,7 +61,6 @@ class ShmBoardChannel final : public BoardChannel {
 
   std::unique_ptr<BoardChannel> process_;
   std::unique_ptr<ShmLink> link_;
-  bool memory_is_process_ = false;
   FrameReceiver receiver_;
   std::chrono::steady_clock::time_point last_activity_ = std::chrono::steady_clock::now();
 };

@@ -93,7 +93,7 @@ std::unique_ptr<ShmLink> ShmLink::create(const ShmLayout& layout, std::string& e
     return nullptr;
   }
   std::unique_ptr<ShmLink> link(new ShmLink());
-  link->layout_ = layout;
+  link->memory_is_process_ = layout.memory_is_process;
   const std::filesystem::path base = folder_base(layout.ram_bytes);
   remove_abandoned_folders(base);
   std::string folder = (base / (std::string(kFolderPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();

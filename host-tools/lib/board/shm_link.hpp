@@ -55,7 +55,9 @@ class ShmLink {
 
   // The file QEMU's memory backend maps (LINK_SHM=... for the Makefile's run command).
   const std::filesystem::path& ram_file() const { return ram_file_; }
-  const ShmLayout& layout() const { return layout_; }
+  // The board is a process of this machine (the host board): its memory outside the file (its image,
+  // its statics) is the process's own (ShmLayout::memory_is_process).
+  bool memory_is_process() const { return memory_is_process_; }
 
   // Queues one frame for the board and sends what fits; false (nothing queued) if the frame is not
   // one the link can carry (unknown kind, payload too large), with the reason in failure text.
@@ -106,7 +108,7 @@ class ShmLink {
   void remove_file();
   void fail(std::string reason);
 
-  ShmLayout layout_;
+  bool memory_is_process_ = false;
   std::filesystem::path folder_;
   std::filesystem::path ram_file_;
   bool file_present_ = false;

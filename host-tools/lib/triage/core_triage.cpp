@@ -24,6 +24,10 @@ CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_h
   return read_core_statuses(reader, place->address, place->bytes, cores_hint);
 }
 
+CoreStatusRead read_board_statuses(const BoardChannel& channel, const LinkSession& session) {
+  return read_board_statuses(channel, session.board() ? session.board()->cores : 0);
+}
+
 void print_core_triage(const CoreStatusRead& read, std::ostream& out) {
   if (!read.problem.empty()) {
     out << "tpu: hang triage: " << read.problem << std::endl;

@@ -22,6 +22,8 @@ namespace tpu {
 // The board's status table read through `channel`; the problem names why not (no table on this
 // link, a table that cannot be trusted). `cores_hint`: the core count of the board's hello, or 0.
 CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_hint);
+// The same for the board of `session` (its core count from the board's hello, if it said it).
+CoreStatusRead read_board_statuses(const BoardChannel& channel, const LinkSession& session);
 
 // Prints a reading as the triage: the diagnosis, then one line per core (lines start with "tpu: ").
 void print_core_triage(const CoreStatusRead& read, std::ostream& out);
