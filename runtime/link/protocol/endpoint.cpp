@@ -459,21 +459,26 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
     else if (!result.tensor_destination().is_contiguous())
       return invalid_argument("host call '{}': result tensors must be contiguous", function);
   }
-  Result<StringView> text = build_call_text(function, text_argument, buffers_[core]);
-  if (!text) return text.status();
   const uint64_t deadline = deadline_after(port_.now_ns(), timeout_ns);
-  FixedString<64> purpose;
-  format_to(purpose, "call '{}'", function);
-  RT_RETURN_IF_ERROR(wait_for_host(timeout_ns, purpose.view()));
-  RT_RETURN_IF_ERROR(settle_detached_call());
-
+  const StringView text = RT_TRY(open_call(core, function, text_argument, timeout_ns));
   PendingCall& call = start_call(core, function, results);
   const bool armed = transport_ != nullptr && transport_->arm_reply_targets(core, call.id, HostResultTargets(results));
-  Status outcome = send_call_request(call.id, replica, *text, arguments);
+  Status outcome = send_call_request(call.id, replica, text, arguments);
   if (!outcome.is_ok()) cancel_call(call);
   else outcome = wait_for_reply(call, deadline, timeout_ns);
   if (armed) transport_->disarm_reply_targets(core);  // after this, the host writes nothing more for this call
   return outcome;
+}
+
+Result<StringView> Endpoint::open_call(unsigned core, StringView function, StringView text_argument,
+                                       uint64_t timeout_ns) {
+  Result<StringView> text = build_call_text(function, text_argument, buffers_[core]);
+  if (!text) return text.status();
+  FixedString<64> purpose;
+  format_to(purpose, "call '{}'", function);
+  RT_RETURN_IF_ERROR(wait_for_host(timeout_ns, purpose.view()));
+  RT_RETURN_IF_ERROR(settle_detached_call());
+  return text;
 }
 
 Endpoint::PendingCall& Endpoint::start_call(unsigned core, StringView function, Span<const HostResult> results) {
@@ -492,20 +497,14 @@ Status Endpoint::host_call_detached(StringView function, StringView text_argumen
                                     uint64_t timeout_ns, uint16_t replica) {
   const unsigned core = port_.core();
   if (core >= kMaxLinkCores) return internal_error("core {} is beyond the link's {} cores", core, kMaxLinkCores);
-  Result<StringView> text = build_call_text(function, text_argument, buffers_[core]);
-  if (!text) return text.status();
-  FixedString<64> purpose;
-  format_to(purpose, "call '{}'", function);
-  RT_RETURN_IF_ERROR(wait_for_host(timeout_ns, purpose.view()));
-  RT_RETURN_IF_ERROR(settle_detached_call());
+  const StringView text = RT_TRY(open_call(core, function, text_argument, timeout_ns));
   PendingCall& call = start_call(core, function, {});
-  size_t length = 0;
-  for (; length < function.size() && length + 1 < sizeof call.detached_name; ++length) call.detached_name[length] = function[length];
-  call.detached_name[length] = '\0';
-  call.function = StringView(call.detached_name, length);
+  call.detached_name.clear();
+  call.detached_name.append(function);
+  call.function = call.detached_name.view();
   call.deadline_ns = deadline_after(port_.now_ns(), timeout_ns);
   call.timeout_ns = timeout_ns;
-  const Status sent = send_call_request(call.id, replica, *text, arguments, /*in_place_allowed=*/false);
+  const Status sent = send_call_request(call.id, replica, text, arguments, /*in_place_allowed=*/false);
   if (!sent.is_ok()) {
     cancel_call(call);
     return sent;

@@ -135,7 +135,7 @@ class Endpoint final : private FrameSink {
     // A detached call (host_call_detached) nobody waits on yet: its name (the caller's string may be
     // gone by the time its reply is checked) and deadline.
     bool detached = false;
-    char detached_name[40] = {};
+    FixedString<40> detached_name;
     uint64_t deadline_ns = 0;
     uint64_t timeout_ns = 0;
   };
@@ -177,6 +177,9 @@ class Endpoint final : private FrameSink {
   Result<StringView> build_call_text(StringView function, StringView argument, CoreBuffers& buffers);
   Status send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments,
                            bool in_place_allowed = true);
+  // What every call of `core` does first: its text (function name and argument) in the core's
+  // buffers, a host on the link, and the core's detached call settled.
+  Result<StringView> open_call(unsigned core, StringView function, StringView text_argument, uint64_t timeout_ns);
   // Sets up the core's call slot for a new call and returns it.
   PendingCall& start_call(unsigned core, StringView function, Span<const HostResult> results);
   Status send_tensor_chunks(MessageKind kind, CallMessage& call, const Tensor& tensor);

@@ -132,14 +132,16 @@ void InfeedDequeue::close() {
   endpoint_ = nullptr;
 }
 
+Result<Tensor> InfeedDequeue::copy_shard(unsigned local, uint64_t tuple, unsigned element, Arena& arena) const {
+  const Tensor shard =
+      RT_TRY(arena.allocate_tensor(signature_.types[element], signature_.shapes[element], "infeed shard"));
+  const unsigned dimension = static_cast<unsigned>(shard_dimensions_[element]);
+  RT_RETURN_IF_ERROR(copy_infeed_shard(buffer_.element(tuple, element), dimension, local_shards_, local, shard));
+  return shard;
+}
+
 Status InfeedDequeue::copy_shards(unsigned local, uint64_t tuple, Tensor* out, Arena& arena) const {
-  for (unsigned e = 0; e < signature_.count; ++e) {
-    Result<Tensor> shard = arena.allocate_tensor(signature_.types[e], signature_.shapes[e], "infeed shard");
-    if (!shard) return shard.status();
-    RT_RETURN_IF_ERROR(copy_infeed_shard(buffer_.element(tuple, e), static_cast<unsigned>(shard_dimensions_[e]),
-                                         local_shards_, local, *shard));
-    out[e] = *shard;
-  }
+  for (unsigned e = 0; e < signature_.count; ++e) out[e] = RT_TRY(copy_shard(local, tuple, e, arena));
   return Status::ok();
 }
 
@@ -152,9 +154,7 @@ Status InfeedDequeue::view_shards(unsigned local, uint64_t tuple, Tensor* out, A
       const int64_t rows = full.shape.dims[0] / local_shards_;
       out[e] = RT_TRY(full.slice(0, local * rows, (local + 1) * rows));
     } else {
-      Tensor copied = RT_TRY(arena.allocate_tensor(signature_.types[e], signature_.shapes[e], "infeed shard"));
-      RT_RETURN_IF_ERROR(copy_infeed_shard(full, static_cast<unsigned>(shard_dimensions_[e]), local_shards_, local, copied));
-      out[e] = copied;
+      out[e] = RT_TRY(copy_shard(local, tuple, e, arena));
     }
   }
   return Status::ok();

@@ -72,6 +72,7 @@ class InfeedDequeue {
   Status dequeue(unsigned replica, Tensor* tuple, Arena& arena);
 
  private:
+  Result<Tensor> copy_shard(unsigned local, uint64_t tuple, unsigned element, Arena& arena) const;
   Status copy_shards(unsigned local, uint64_t tuple, Tensor* out, Arena& arena) const;
   // The shards as views of the slot where they are contiguous there (in_place), copies otherwise.
   Status view_shards(unsigned local, uint64_t tuple, Tensor* out, Arena& arena) const;

@@ -45,15 +45,26 @@ void exit_outside_compilation(HostCallRoute route) {
 
 uint64_t host_call_count() { return host_calls[hal::core_id()]; }
 
+namespace {
+
+// A named host call from core `core`: the nesting rule, the count of calls from inside replicated
+// computations, and the calling replica the request names (kNoReplica outside one).
+Result<uint16_t> begin_host_call(unsigned core) {
+  if (in_cluster[core]) return Status::error(StatusCode::kUnimplemented, "Cannot nest outside_compilation clusters");
+  const ReplicaContext* replica = current_replica_context();
+  if (replica == nullptr) return link::kNoReplica;
+  ++host_calls[core];
+  return static_cast<uint16_t>(replica->replica_id());
+}
+
+}  // namespace
+
 Status host_function(StringView name, StringView text_argument, Span<const Tensor> arguments,
                      Span<const link::HostResult> results, uint64_t timeout_ns) {
   RT_TRACE_SCOPE("host_call", trace::Category::kHostCall);
   const unsigned core = hal::core_id();
-  const ReplicaContext* replica = current_replica_context();
-  if (in_cluster[core]) return Status::error(StatusCode::kUnimplemented, "Cannot nest outside_compilation clusters");
+  const uint16_t caller = RT_TRY(begin_host_call(core));
   in_cluster[core] = true;
-  if (replica != nullptr) ++host_calls[core];
-  const uint16_t caller = replica != nullptr ? static_cast<uint16_t>(replica->replica_id()) : link::kNoReplica;
   const Status status = link::host_call(name, text_argument, arguments, results, timeout_ns, caller);
   in_cluster[core] = false;
   return status;
@@ -62,11 +73,7 @@ Status host_function(StringView name, StringView text_argument, Span<const Tenso
 Status host_function_no_wait(StringView name, StringView text_argument, Span<const Tensor> arguments,
                              uint64_t timeout_ns) {
   RT_TRACE_SCOPE("host_call", trace::Category::kHostCall);
-  const unsigned core = hal::core_id();
-  const ReplicaContext* replica = current_replica_context();
-  if (in_cluster[core]) return Status::error(StatusCode::kUnimplemented, "Cannot nest outside_compilation clusters");
-  if (replica != nullptr) ++host_calls[core];
-  const uint16_t caller = replica != nullptr ? static_cast<uint16_t>(replica->replica_id()) : link::kNoReplica;
+  const uint16_t caller = RT_TRY(begin_host_call(hal::core_id()));
   return link::host_call_detached(name, text_argument, arguments, timeout_ns, caller);
 }
 

@@ -73,11 +73,20 @@ Status reduce_in_replica(StrategyReplicaContext& context, ReplicaArgs, ReplicaOu
                       "all_reduce(MAX)");
 }
 
+// What the replicas' multiples_of_n values reduce to: [sum, 2 sum] and [mean, 2 mean].
+struct MultiplesReduced {
+  float sum;   // sum_r N(r + 1)
+  float mean;  // sum_r N(r + 1) * (1 / N)
+};
+MultiplesReduced multiples_reduced(unsigned n) {
+  const float nf = static_cast<float>(n);
+  return {nf * nf * (nf + 1) / 2, nf * (nf + 1) / 2};
+}
+
 Status replica_context_collectives(TPUStrategy& strategy, unsigned n) {
   RT_RETURN_IF_ERROR(strategy.run({"reduce_in_replica", reduce_in_replica}, {}, outputs()));
   const float nf = static_cast<float>(n);
-  const float sum = nf * nf * (nf + 1) / 2;  // sum_r N(r + 1)
-  const float mean = nf * (nf + 1) / 2;      // sum_r N(r + 1) * (1 / N)
+  const auto [sum, mean] = multiples_reduced(n);
   for (unsigned r = 0; r < n; ++r) {
     RT_RETURN_IF_ERROR(expect_f32(outputs()[0].component(r), {sum, 2 * sum}, "all_reduce(SUM)"));
     RT_RETURN_IF_ERROR(expect_f32(outputs()[1].component(r), {mean, 2 * mean}, "all_reduce(MEAN)"));
@@ -112,9 +121,15 @@ Status list_reduce_in_replica(StrategyReplicaContext& context, ReplicaArgs, Repl
 Status list_collectives(TPUStrategy& strategy, unsigned n) {
   RT_RETURN_IF_ERROR(strategy.run({"list_reduce_in_replica", list_reduce_in_replica}, {}, outputs()));
   const float nf = static_cast<float>(n);
-  const float sum = nf * nf * (nf + 1) / 2, mean = nf * (nf + 1) / 2;  // as in replica_context_collectives
-  const float ids = nf * (nf - 1) / 2;                                 // sum_r r
-  const float scale = static_cast<float>(1.0f / nf);                   // MEAN: each value times float32(1 / N)
+  const auto [sum, mean] = multiples_reduced(n);
+  const float ids = nf * (nf - 1) / 2;  // sum_r r
+  const float scale = 1.0f / nf;        // MEAN: each value times float32(1 / N)
+  float tens = 0, ones = 0, negatives = 0;  // value 2's MEAN: each replica's value scaled, summed in replica order
+  for (unsigned k = 0; k < n; ++k) {
+    tens += (10 * static_cast<float>(k)) * scale;
+    ones += 1.0f * scale;
+    negatives += -static_cast<float>(k) * scale;
+  }
   for (unsigned r = 0; r < n; ++r) {
     RT_RETURN_IF_ERROR(expect_f32(outputs()[0].component(r), {sum, 2 * sum}, "all_reduce(SUM) of a list: value 0"));
     const Tensor count = outputs()[1].component(r);
@@ -123,12 +138,6 @@ Status list_collectives(TPUStrategy& strategy, unsigned n) {
                                n * (n + 1) / 2);
     RT_RETURN_IF_ERROR(expect_f32(outputs()[2].component(r), {10 * ids, nf, -ids}, "all_reduce(SUM) of a list: value 2"));
     RT_RETURN_IF_ERROR(expect_f32(outputs()[3].component(r), {mean, 2 * mean}, "all_reduce(MEAN) of a list: value 0"));
-    float tens = 0, ones = 0, negatives = 0;  // each replica's value scaled, then summed in replica order
-    for (unsigned k = 0; k < n; ++k) {
-      tens += (10 * static_cast<float>(k)) * scale;
-      ones += 1.0f * scale;
-      negatives += -static_cast<float>(k) * scale;
-    }
     RT_RETURN_IF_ERROR(expect_f32(outputs()[4].component(r), {tens, ones, negatives}, "all_reduce(MEAN) of a list: value 1"));
   }
   return Status::ok();
