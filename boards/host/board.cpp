@@ -44,8 +44,7 @@ StartError release_core(unsigned core) {
 LinkWindow link_window() {
   const host::LinkRam ram = host::link_ram();
   if (ram.base == nullptr) return {};
-  const size_t window = size_t{BOARD_LINK_WINDOW_MB} << 20;
-  return {ram.base + ram.bytes - window, window};
+  return {ram.window(), ram.window_bytes};
 }
 
 }  // namespace hal::board

@@ -23,7 +23,7 @@ FreeMemory free_memory() {
   static const FreeMemory memory = [] {
     const host::LinkRam ram = host::link_ram();
     if (ram.base == nullptr) return reserve_private();
-    return FreeMemory{ram.base, ram.bytes - (size_t{BOARD_LINK_WINDOW_MB} << 20)};
+    return FreeMemory{ram.base, ram.below_window()};
   }();
   return memory;
 }

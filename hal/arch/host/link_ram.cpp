@@ -33,7 +33,7 @@ void map_link_ram(const char* path) {
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
   close(fd);
   if (base == MAP_FAILED) refuse(path, strerror(errno));
-  mapped = {static_cast<uint8_t*>(base), bytes};
+  mapped = {static_cast<uint8_t*>(base), bytes, window};
 }
 
 LinkRam link_ram() { return mapped; }

@@ -13,6 +13,10 @@ namespace hal::host {
 struct LinkRam {
   uint8_t* base = nullptr;  // nullptr: no RAM file (no shared-memory link)
   size_t bytes = 0;
+  size_t window_bytes = 0;  // BOARD_LINK_WINDOW_MB, at the top
+
+  uint8_t* window() const { return base + bytes - window_bytes; }
+  size_t below_window() const { return bytes - window_bytes; }  // the board's free memory
 };
 
 // Maps `path` (read-write, shared). Exits the process with a message naming the file if it cannot be
