@@ -18,13 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the app's check
+from train_digits_check import LEARNING_RATES  # noqa: E402  (the device's, as the check uses them)
+
 WARM_UP_STEPS = 8
-LEARNING_RATES = {"mlp": 0.5, "mlp-wide": 0.2}  # firmware/examples/train-digits/device/loss.cpp
+MODELS = ("mlp", "mlp-wide")  # the models with baselines here (the CNN has none)
 
 
 def load(folder: Path) -> tuple[str, list[np.ndarray], np.ndarray, np.ndarray]:
     model = (folder / "model.txt").read_text().split()[0]
-    if model not in LEARNING_RATES:
+    if model not in MODELS:
         raise SystemExit(f"train_baselines: {folder} holds the {model} model; only mlp and mlp-wide have baselines")
     weights = [np.load(folder / f"init_{name}.npy") for name in ("w1", "b1", "w2", "b2")]
     return model, weights, np.load(folder / "infeed_x.npy"), np.load(folder / "infeed_y.npy")
@@ -71,7 +74,7 @@ def torch_samples_per_s(folder: Path) -> float:
         net[0].bias.copy_(torch.from_numpy(b1))
         net[2].weight.copy_(torch.from_numpy(w2.T.copy()))
         net[2].bias.copy_(torch.from_numpy(b2))
-    optimizer = torch.optim.SGD(net.parameters(), lr=LEARNING_RATES[model])
+    optimizer = torch.optim.SGD(net.parameters(), lr=float(LEARNING_RATES[model]))
     loss_of = torch.nn.CrossEntropyLoss()
     batches = [(torch.from_numpy(x), torch.from_numpy(y.astype(np.int64))) for x, y in zip(xs, ys)]
     start = 0.0
