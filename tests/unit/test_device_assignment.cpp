@@ -331,8 +331,11 @@ TEST_CASE("accessors: coordinates, ordinals, device names, placements", "[device
   // numpy's IndexError texts for out-of-range indices.
   CHECK(error_of(assignment.coordinates(4, 0)) == "index 4 is out of bounds for axis 0 with size 4");
   CHECK(error_of(assignment.tpu_ordinal(0, 2)) == "index 2 is out of bounds for axis 1 with size 2");
-  CHECK(error_of(assignment.host_device(-1, 0)) == "index -1 is out of bounds for axis 0 with size 4");
   CHECK(assignment.tpu_device(9, 0).status().code() == rt::StatusCode::kOutOfRange);
+
+  // lookup_replicas is a dict lookup in TF: negative keys find nothing.
+  CHECK(error_of(assignment.lookup_replicas(0, -1)) == "Can not find any replica in task: 0 contains logical_core: -1 ");
+  CHECK(error_of(assignment.lookup_replicas(-1, 0)) == "Can not find any replica in task: -1 contains logical_core: 0 ");
 
   // lookup_replicas: every replica is on task 0.
   const rt::Result<rt::tpu::ReplicaList> replicas = assignment.lookup_replicas(0, 1);
@@ -343,6 +346,43 @@ TEST_CASE("accessors: coordinates, ordinals, device names, placements", "[device
 
   const DeviceAssignment two_of_eight = build(topology_for(8), {}, {}, 2);
   CHECK_FALSE(two_of_eight.placement_of_core(5).assigned());
+}
+
+TEST_CASE("accessors index core_assignment like numpy: negative indices count from the end",
+          "[device_assignment]") {
+  // Ring order on 8 cores, 4 replicas of 2: cores {0,1},{2,3},{6,7},{4,5}; replica 3 is cores 4 and 5 at
+  // (0,0,1,0) and (0,0,1,1), replica 0 cores 0 and 1 at (0,0,0,0) and (0,0,0,1).
+  const DeviceAssignment assignment = build(topology_for(8), {1, 1, 1, 2}, {}, 4);
+  const rt::tpu::MeshCoordinates last = assignment.coordinates(-1, -1).value();
+  CHECK(Ints(last.begin(), last.end()) == Ints{0, 0, 1, 1});
+  const rt::tpu::MeshCoordinates first = assignment.coordinates(-4, -2).value();
+  CHECK(Ints(first.begin(), first.end()) == Ints{0, 0, 0, 0});
+  const rt::tpu::MeshCoordinates mixed = assignment.coordinates(-2, 1).value();  // replica 2, core 7
+  CHECK(Ints(mixed.begin(), mixed.end()) == Ints{0, 1, 1, 1});
+  CHECK(assignment.tpu_ordinal(-1, -1).value() == 5);
+  CHECK(assignment.tpu_ordinal(-1).value() == 4);
+  CHECK(assignment.tpu_ordinal(-4, -1).value() == 1);
+  CHECK(text(assignment.host_device(-1, -2, "worker").value()) == "/job:worker/task:0/device:CPU:0");
+  CHECK(text(assignment.tpu_device(-1, 0).value()) == "/task:0/device:TPU:4");
+  CHECK(text(assignment.tpu_device(-2, -1).value()) == "/task:0/device:TPU:7");
+
+  // Outside [-size, size): numpy's IndexError with the index as given, axis 0 checked first.
+  CHECK(error_of(assignment.coordinates(-5, 0)) == "index -5 is out of bounds for axis 0 with size 4");
+  CHECK(error_of(assignment.tpu_ordinal(0, -3)) == "index -3 is out of bounds for axis 1 with size 2");
+  CHECK(error_of(assignment.host_device(-5, -3)) == "index -5 is out of bounds for axis 0 with size 4");
+  CHECK(error_of(assignment.tpu_device(3, -3)) == "index -3 is out of bounds for axis 1 with size 2");
+  CHECK(assignment.coordinates(-5, 0).status().code() == rt::StatusCode::kOutOfRange);
+  const DeviceAssignment none = build(topology_for(4), {1, 1, 1, 2}, {}, 0);
+  CHECK(error_of(none.coordinates(-1, 0)) == "index -1 is out of bounds for axis 0 with size 0");
+
+  // Two tasks on [1,1,2,2], one core per replica: the last replica runs on task 1, device 1.
+  const int32_t mesh[] = {1, 1, 2, 2};
+  const int32_t devices[] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 1};
+  const DeviceAssignment per_core = build(*Topology::create(mesh, 2, 2, devices), {}, {}, 4);
+  CHECK(text(per_core.host_device(-1).value()) == "/task:1/device:CPU:0");
+  CHECK(text(per_core.tpu_device(-2).value()) == "/task:1/device:TPU:0");
+  CHECK(per_core.tpu_ordinal(-1, -1).value() == 1);
+  CHECK(text(per_core.host_device(-4).value()) == "/task:0/device:CPU:0");
 }
 
 TEST_CASE("explicit core assignments", "[device_assignment]") {
@@ -378,6 +418,9 @@ TEST_CASE("explicit core assignments", "[device_assignment]") {
         "core_assignment has 4 values but its shape (2, 1, 4) needs 8");
   CHECK(error_of(DeviceAssignment::create(four, span({0, 0, 2, 0}), span({1, 1, 4}))) ==
         "index 2 is out of bounds for axis 2 with size 2");
+  // Negative coordinates: numpy would wrap them in TF; the runtime rejects them.
+  CHECK(error_of(DeviceAssignment::create(four, span({0, 0, -1, 0}), span({1, 1, 4}))) ==
+        "device coordinates must be >= 0; got [0, 0, -1, 0]");
   CHECK(error_of(DeviceAssignment::create(four, span({0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1}), span({1, 3, 4}))) ==
         "core_assignment puts replica 0 logical core 0 and replica 0 logical core 2 on the same TPU core [0, 0, 1, 1]");
   std::vector<int32_t> seventeen(17 * 4, 0);

@@ -175,6 +175,60 @@ TEST_CASE("missing devices", "[topology]") {
   CHECK(as_vector(sparse.missing_device(2).span()) == std::vector<int32_t>{0, 0, 1, 1});
 }
 
+TEST_CASE("lookups index like numpy: negative indices count from the end", "[topology]") {
+  // [1,2,2,2]: device d at (0, (d/2)%2, d/4, d%2), so device 7 at (0,1,1,1), device 2 at (0,1,0,0).
+  const Topology eight = *Topology::for_cores(8);
+  // TF's topology.device_coordinates[task, device] (numpy array indexing).
+  CHECK(as_vector(eight.device_coordinates_at(0, 3)->span()) == std::vector<int32_t>{0, 1, 0, 1});
+  CHECK(as_vector(eight.device_coordinates_at(0, -1)->span()) == std::vector<int32_t>{0, 1, 1, 1});
+  CHECK(as_vector(eight.device_coordinates_at(-1, -8)->span()) == std::vector<int32_t>{0, 0, 0, 0});
+  CHECK(error_of(eight.device_coordinates_at(0, -9)) == "index -9 is out of bounds for axis 1 with size 8");
+  CHECK(error_of(eight.device_coordinates_at(0, 8)) == "index 8 is out of bounds for axis 1 with size 8");
+  CHECK(error_of(eight.device_coordinates_at(-2, 0)) == "index -2 is out of bounds for axis 0 with size 1");
+  CHECK(error_of(eight.device_coordinates_at(1, -9)) == "index 1 is out of bounds for axis 0 with size 1");
+  CHECK(eight.device_coordinates_at(0, -9).status().code() == rt::StatusCode::kOutOfRange);
+
+  // TF's _topology_tasks / _topology_devices[tuple(coordinates)]: each axis wraps on its own.
+  const int32_t all_last[] = {-1, -1, -1, -1};   // (0, 1, 1, 1)
+  const int32_t all_first[] = {-1, -2, -2, -2};  // (0, 0, 0, 0)
+  const int32_t mixed[] = {0, -1, 0, -2};        // (0, 1, 0, 0)
+  CHECK(eight.tpu_device_ordinal_at_coordinates(all_last).value() == 7);
+  CHECK(eight.task_ordinal_at_coordinates(all_last).value() == 0);
+  CHECK(text(eight.tpu_device_name_at_coordinates(all_last).value()) == "/task:0/device:TPU:7");
+  CHECK(eight.tpu_device_ordinal_at_coordinates(all_first).value() == 0);
+  CHECK(eight.tpu_device_ordinal_at_coordinates(mixed).value() == 2);
+  const int32_t below_y[] = {0, -3, 0, 0};
+  const int32_t below_x[] = {-2, 0, 0, 0};
+  const int32_t below_z_and_core[] = {0, 0, -3, -3};
+  CHECK(error_of(eight.tpu_device_ordinal_at_coordinates(below_y)) == "index -3 is out of bounds for axis 1 with size 2");
+  CHECK(error_of(eight.task_ordinal_at_coordinates(below_x)) == "index -2 is out of bounds for axis 0 with size 1");
+  CHECK(error_of(eight.cpu_device_name_at_coordinates(below_z_and_core)) ==
+        "index -3 is out of bounds for axis 2 with size 2");
+  CHECK(eight.tpu_device_name_at_coordinates(below_y).status().code() == rt::StatusCode::kOutOfRange);
+  // The runtime's core_at_coordinates takes no negatives.
+  CHECK(error_of(eight.core_at_coordinates(all_last)) == "device coordinates must be >= 0; got [-1, -1, -1, -1]");
+
+  // Two tasks on [1,1,2,2] (task 1 owns the z = 1 chip): the last task is task -1.
+  const int32_t mesh[] = {1, 1, 2, 2};
+  const int32_t coordinates[] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 1};
+  const Topology two_tasks = *Topology::create(mesh, 2, 2, coordinates);
+  CHECK(as_vector(two_tasks.device_coordinates_at(-1, -2)->span()) == std::vector<int32_t>{0, 0, 1, 0});
+  CHECK(as_vector(two_tasks.device_coordinates_at(-2, -1)->span()) == std::vector<int32_t>{0, 0, 0, 1});
+  CHECK(error_of(two_tasks.device_coordinates_at(-3, 0)) == "index -3 is out of bounds for axis 0 with size 2");
+  const int32_t task_1_device_0[] = {0, 0, -1, -2};  // (0, 0, 1, 0)
+  CHECK(two_tasks.task_ordinal_at_coordinates(task_1_device_0).value() == 1);
+  CHECK(two_tasks.tpu_device_ordinal_at_coordinates(task_1_device_0).value() == 0);
+  CHECK(text(two_tasks.cpu_device_name_at_coordinates(task_1_device_0, "worker").value()) ==
+        "/job:worker/task:1/device:CPU:0");
+  CHECK(text(two_tasks.tpu_device_name_at_coordinates(task_1_device_0).value()) == "/task:1/device:TPU:0");
+
+  // A missing device reached through negative coordinates is -1, as in TF.
+  const Topology three = make({1, 1, 2, 2}, {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0});  // (0, 0, 1, 1) missing
+  const int32_t missing[] = {0, 0, -1, -1};
+  CHECK(three.task_ordinal_at_coordinates(missing).value() == -1);
+  CHECK(three.tpu_device_ordinal_at_coordinates(missing).value() == -1);
+}
+
 TEST_CASE("topology errors carry TF's texts", "[topology]") {
   CHECK(create_error({1, 2, 2}, {}) == "`mesh_shape` must be a sequence of 4 positive entries; got [1 2 2]");
   CHECK(create_error({1, 0, 2, 2}, {}) == "`mesh_shape` must be a sequence of 4 positive entries; got [1 0 2 2]");

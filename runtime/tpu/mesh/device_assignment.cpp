@@ -1,5 +1,5 @@
 // DeviceAssignment: TF's layout algorithm (block packing and ring ordering), its checks with TF's
-// error texts, and the lookups from (replica, logical core) to devices and back.
+// error texts, and the lookups from (replica, logical core) to devices (numpy's indexing) and back.
 #include "device_assignment.hpp"
 
 namespace rt::tpu {
@@ -247,6 +247,17 @@ int all_replicas_that_fit(const Topology& topology, const Request& request) {
   return by_devices < request.max_replicas ? by_devices : request.max_replicas;
 }
 
+// The core an explicit core_assignment entry names, with core_at_coordinates's errors (numpy's
+// IndexError outside the mesh; negative coordinates, which TF would wrap, rejected) and a missing
+// device named by its entry.
+Result<int> core_of_entry(const Topology& topology, const MeshCoordinates& at, int replica, int logical_core) {
+  Result<int> core = topology.core_at_coordinates(at.span());
+  if (!core && core.status().code() == StatusCode::kNotFound)
+    return invalid_argument("core_assignment[{}][{}] = {} is a missing device of the topology", replica,
+                            logical_core, at.span());
+  return core;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- construction
@@ -333,12 +344,7 @@ Result<DeviceAssignment> DeviceAssignment::assemble(const Topology& topology, in
     const MeshCoordinates& at = entries[entry];
     const int replica = entry / cores_per_replica;
     const int logical_core = entry % cores_per_replica;
-    Result<int> task = topology.task_ordinal_at_coordinates(at.span());
-    if (!task) return task.status();
-    if (*task < 0)
-      return invalid_argument("core_assignment[{}][{}] = {} is a missing device of the topology", replica,
-                              logical_core, at.span());
-    const int core = topology.core_at_coordinates(at.span()).value();
+    const int core = RT_TRY(core_of_entry(topology, at, replica, logical_core));
     if (used[core]) {
       const CorePlacement first = assignment.placement_of_core(core);
       return invalid_argument("core_assignment puts replica {} logical core {} and replica {} logical core {} on the same TPU core {}",
@@ -353,34 +359,29 @@ Result<DeviceAssignment> DeviceAssignment::assemble(const Topology& topology, in
 
 // ---------------------------------------------------------------- lookups
 
-Status DeviceAssignment::check_indices(int replica, int logical_core) const {
-  if (replica < 0 || replica >= num_replicas_)
-    return Status::error(StatusCode::kOutOfRange, "index {} is out of bounds for axis 0 with size {}", replica,
-                         num_replicas_);
-  if (logical_core < 0 || logical_core >= num_cores_per_replica_)
-    return Status::error(StatusCode::kOutOfRange, "index {} is out of bounds for axis 1 with size {}", logical_core,
-                         num_cores_per_replica_);
-  return Status::ok();
+Result<int> DeviceAssignment::entry_at(int replica, int logical_core) const {
+  const int row = RT_TRY(numpy_index(replica, 0, num_replicas_));
+  const int column = RT_TRY(numpy_index(logical_core, 1, num_cores_per_replica_));
+  return row * num_cores_per_replica_ + column;
 }
 
 Result<MeshCoordinates> DeviceAssignment::coordinates(int replica, int logical_core) const {
-  RT_RETURN_IF_ERROR(check_indices(replica, logical_core));
-  return core_assignment(replica, logical_core);
+  return assignment_[RT_TRY(entry_at(replica, logical_core))];
 }
 
 Result<int> DeviceAssignment::tpu_ordinal(int replica, int logical_core) const {
-  RT_RETURN_IF_ERROR(check_indices(replica, logical_core));
-  return topology_.tpu_device_ordinal_at_coordinates(core_assignment(replica, logical_core).span());
+  const MeshCoordinates at = RT_TRY(coordinates(replica, logical_core));
+  return topology_.tpu_device_ordinal_at_coordinates(at.span());
 }
 
 Result<DeviceName> DeviceAssignment::host_device(int replica, int logical_core, StringView job) const {
-  RT_RETURN_IF_ERROR(check_indices(replica, logical_core));
-  return topology_.cpu_device_name_at_coordinates(core_assignment(replica, logical_core).span(), job);
+  const MeshCoordinates at = RT_TRY(coordinates(replica, logical_core));
+  return topology_.cpu_device_name_at_coordinates(at.span(), job);
 }
 
 Result<DeviceName> DeviceAssignment::tpu_device(int replica, int logical_core, StringView job) const {
-  RT_RETURN_IF_ERROR(check_indices(replica, logical_core));
-  return topology_.tpu_device_name_at_coordinates(core_assignment(replica, logical_core).span(), job);
+  const MeshCoordinates at = RT_TRY(coordinates(replica, logical_core));
+  return topology_.tpu_device_name_at_coordinates(at.span(), job);
 }
 
 Result<ReplicaList> DeviceAssignment::lookup_replicas(int task_id, int logical_core) const {

@@ -18,10 +18,16 @@
 // TF's ceil(n ** (1 / d)) in the cube heuristic is computed exactly in integers; for every n < 1000
 // (far beyond any mesh the runtime holds) that equals what Python's floating point gives.
 //
+// TF's coordinates() is core_assignment[replica, logical_core, :] and tpu_ordinal / host_device /
+// tpu_device go through it, so they follow numpy's indexing: negative indices count from the end
+// (-1 is the last replica / logical core), indices outside [-size, size) give numpy's IndexError text.
+// lookup_replicas is a dict lookup in TF (no wrap-around): unknown keys, negative ones included, fail.
+//
 // Deviations, all documented at the functions: num_replicas kAllReplicas (= -1) asks for as many as
 // fit (TF has no such value and rejects negatives); TF's asserts on degraded slices and the cases it
 // leaves to numpy errors (indices out of range) or lets pass (a replica on a missing device, one core
-// used twice) are error Statuses here; the "Odd dimension" warning of _ring_3d is not logged.
+// used twice, negative coordinates in an explicit core_assignment, which numpy would wrap) are error
+// Statuses here; the "Odd dimension" warning of _ring_3d is not logged.
 #pragma once
 #include "topology.hpp"
 
@@ -64,7 +70,7 @@ class DeviceAssignment {
                                   Span<const int32_t> computation_stride = {});
   // TF's DeviceAssignment(topology, core_assignment): `core_assignment` holds a row-major array of
   // shape `core_assignment_shape` (TF requires [num_replicas, num_cores_per_replica, 4]). Beyond TF,
-  // every entry must name a present device and no device may appear twice.
+  // every entry must name a present device by coordinates >= 0 and no device may appear twice.
   static Result<DeviceAssignment> create(const Topology& topology, Span<const int32_t> core_assignment,
                                          Span<const int32_t> core_assignment_shape);
 
@@ -76,12 +82,14 @@ class DeviceAssignment {
   const MeshCoordinates& core_assignment(int replica, int logical_core) const {
     return assignment_[replica * num_cores_per_replica_ + logical_core];
   }
-  // TF's accessors. Indices out of range (negative ones included) give numpy's IndexError text.
+  // TF's accessors, numpy's indexing: a negative index counts from the end; outside [-size, size),
+  // numpy's IndexError text ("index -5 is out of bounds for axis 0 with size 4").
   Result<MeshCoordinates> coordinates(int replica, int logical_core) const;
   Result<int> tpu_ordinal(int replica = 0, int logical_core = 0) const;
   Result<DeviceName> host_device(int replica = 0, int logical_core = 0, StringView job = {}) const;
   Result<DeviceName> tpu_device(int replica = 0, int logical_core = 0, StringView job = {}) const;
-  // Replicas (ascending) whose `logical_core` runs on a device of task `task_id`.
+  // Replicas (ascending) whose `logical_core` runs on a device of task `task_id` (TF's dict lookup:
+  // negative ids do not wrap; none found is TF's ValueError text).
   Result<ReplicaList> lookup_replicas(int task_id, int logical_core) const;
 
   // For the runtime: the core id (Topology::core_at_coordinates) running (replica, logical_core),
@@ -95,7 +103,8 @@ class DeviceAssignment {
   // distinct present devices and fills the core id table.
   static Result<DeviceAssignment> assemble(const Topology& topology, int replicas, int cores_per_replica,
                                            const MeshCoordinates* entries);
-  Status check_indices(int replica, int logical_core) const;
+  // Index into assignment_ of core_assignment[replica, logical_core] under numpy's indexing.
+  Result<int> entry_at(int replica, int logical_core) const;
 
   Topology topology_;
   int num_replicas_ = 0;

@@ -1,4 +1,5 @@
-// Topology construction, validation (TF's texts) and coordinate lookups; numpy-style array printing.
+// Topology construction, validation (TF's texts) and coordinate lookups with numpy's indexing rules;
+// numpy-style array printing.
 #include "topology.hpp"
 
 namespace rt::tpu {
@@ -53,6 +54,14 @@ NumpyText numpy_shape_text(Span<const int32_t> shape) {
   if (shape.size() == 1) text.append(',');
   text.append(')');
   return text;
+}
+
+Result<int> numpy_index(int index, int axis, int size) {
+  const int wrapped = index < 0 ? index + size : index;
+  if (wrapped < 0 || wrapped >= size)
+    return Status::error(StatusCode::kOutOfRange, "index {} is out of bounds for axis {} with size {}", index, axis,
+                         size);
+  return wrapped;
 }
 
 // ---------------------------------------------------------------- default board layout
@@ -179,14 +188,14 @@ Result<Topology> Topology::create(Span<const int32_t> mesh_shape, Span<const int
 }
 
 // TF's _invert_topology: mesh cell -> (task, device). Coordinates outside the mesh fail with numpy's
-// IndexError text (what TF raises there); a cell claimed twice is rejected (TF keeps the last).
+// IndexError text (what TF raises there; negative ones were rejected before); a cell claimed twice is
+// rejected (TF keeps the last).
 Status Topology::index_devices() {
   for (int cell = 0; cell < kMaxMeshCells; ++cell) task_at_cell_[cell] = device_at_cell_[cell] = -1;
   for (int task = 0; task < num_tasks_; ++task) {
     for (int device = 0; device < num_tpus_per_task_; ++device) {
       const MeshCoordinates& at = device_coordinates(task, device);
-      RT_RETURN_IF_ERROR(check_coordinates(at.span()));
-      const int cell = cell_index(at.data());
+      const int cell = RT_TRY(cell_at(at.span()));
       if (task_at_cell_[cell] >= 0)
         return invalid_argument(
             "`device_coordinates` puts task {} device {} and task {} device {} at the same coordinates {}",
@@ -202,27 +211,29 @@ Status Topology::index_devices() {
 
 int Topology::mesh_size() const { return mesh_shape_[0] * mesh_shape_[1] * mesh_shape_[2] * mesh_shape_[3]; }
 
-int Topology::cell_index(const int32_t* coordinates) const {
-  int cell = 0;
-  for (int axis = 0; axis < kMeshRank; ++axis) cell = cell * mesh_shape_[axis] + coordinates[axis];
-  return cell;
-}
-
-Status Topology::check_coordinates(Span<const int32_t> coordinates) const {
+// numpy's _topology_tasks[tuple(coordinates)]: 4 indices (numpy would take fewer as a slice; the
+// runtime asks for all 4), each wrapped or rejected by numpy_index, axis by axis; negative ones are
+// the runtime's error instead when `wrap_negative` is false (core_at_coordinates).
+Result<int> Topology::cell_at(Span<const int32_t> coordinates, bool wrap_negative) const {
   if (coordinates.size() > size_t(kMeshRank))
     return Status::error(StatusCode::kOutOfRange,
                          "too many indices for array: array is 4-dimensional, but {} were indexed",
                          coordinates.size());
   if (coordinates.size() < size_t(kMeshRank))
     return invalid_argument("device coordinates must have 4 entries (x, y, z, core); got {}", coordinates);
+  int cell = 0;
   for (int axis = 0; axis < kMeshRank; ++axis) {
-    if (coordinates[axis] < 0)
+    if (!wrap_negative && coordinates[axis] < 0)
       return invalid_argument("device coordinates must be >= 0; got {}", coordinates);
-    if (coordinates[axis] >= mesh_shape_[axis])
-      return Status::error(StatusCode::kOutOfRange, "index {} is out of bounds for axis {} with size {}",
-                           coordinates[axis], axis, mesh_shape_[axis]);
+    cell = cell * mesh_shape_[axis] + RT_TRY(numpy_index(coordinates[axis], axis, mesh_shape_[axis]));
   }
-  return Status::ok();
+  return cell;
+}
+
+Result<MeshCoordinates> Topology::device_coordinates_at(int task, int device) const {
+  const int row = RT_TRY(numpy_index(task, 0, num_tasks_));
+  const int column = RT_TRY(numpy_index(device, 1, num_tpus_per_task_));
+  return device_coordinates(row, column);
 }
 
 int Topology::num_missing_devices() const { return mesh_size() - num_devices(); }
@@ -241,13 +252,11 @@ MeshCoordinates Topology::missing_device(int index) const {
 }
 
 Result<int> Topology::task_ordinal_at_coordinates(Span<const int32_t> coordinates) const {
-  RT_RETURN_IF_ERROR(check_coordinates(coordinates));
-  return int(task_at_cell_[cell_index(coordinates.data())]);
+  return int(task_at_cell_[RT_TRY(cell_at(coordinates))]);
 }
 
 Result<int> Topology::tpu_device_ordinal_at_coordinates(Span<const int32_t> coordinates) const {
-  RT_RETURN_IF_ERROR(check_coordinates(coordinates));
-  return int(device_at_cell_[cell_index(coordinates.data())]);
+  return int(device_at_cell_[RT_TRY(cell_at(coordinates))]);
 }
 
 namespace {
@@ -259,16 +268,15 @@ void append_job(DeviceName& name, StringView job) {
 }  // namespace
 
 Result<DeviceName> Topology::cpu_device_name_at_coordinates(Span<const int32_t> coordinates, StringView job) const {
-  RT_RETURN_IF_ERROR(check_coordinates(coordinates));
+  const int cell = RT_TRY(cell_at(coordinates));
   DeviceName name;
   append_job(name, job);
-  format_to(name, "/task:{}/device:CPU:0", int(task_at_cell_[cell_index(coordinates.data())]));
+  format_to(name, "/task:{}/device:CPU:0", int(task_at_cell_[cell]));
   return name;
 }
 
 Result<DeviceName> Topology::tpu_device_name_at_coordinates(Span<const int32_t> coordinates, StringView job) const {
-  RT_RETURN_IF_ERROR(check_coordinates(coordinates));
-  const int cell = cell_index(coordinates.data());
+  const int cell = RT_TRY(cell_at(coordinates));
   DeviceName name;
   append_job(name, job);
   format_to(name, "/task:{}/device:TPU:{}", int(task_at_cell_[cell]), int(device_at_cell_[cell]));
@@ -276,8 +284,7 @@ Result<DeviceName> Topology::tpu_device_name_at_coordinates(Span<const int32_t> 
 }
 
 Result<int> Topology::core_at_coordinates(Span<const int32_t> coordinates) const {
-  RT_RETURN_IF_ERROR(check_coordinates(coordinates));
-  const int cell = cell_index(coordinates.data());
+  const int cell = RT_TRY(cell_at(coordinates, false));
   if (task_at_cell_[cell] < 0)
     return Status::error(StatusCode::kNotFound, "no TPU core at coordinates {}: the device is missing from the topology",
                          coordinates);

@@ -18,6 +18,12 @@
 // Validation and error texts follow TF's Topology constructor and TopologyProto parser; the runtime
 // additionally rejects what TF lets slip into numpy errors or silent overwrites (coordinates outside
 // the mesh, two devices at one coordinate) and what does not fit its fixed tables.
+//
+// TF's lookups index numpy arrays (device_coordinates[task, device]: device_coordinates_at here;
+// _topology_tasks / _topology_devices[tuple(coordinates)] behind the *_at_coordinates lookups), so
+// they follow numpy: a negative index counts from the end of its axis (-1 is the last), and one
+// outside [-size, size) gives numpy's IndexError text ("index -3 is out of bounds for axis 1 with
+// size 2"). The runtime's own lookups (core_at_coordinates, device_coordinates) take no negatives.
 #pragma once
 #include "hal/core.hpp"
 #include "hal/support/array.hpp"
@@ -63,16 +69,19 @@ class Topology {
   // Product of the mesh shape: the devices a full mesh would have.
   int mesh_size() const;
 
-  // device_coordinates[task][device] (TF's device_coordinates property, one row).
+  // device_coordinates[task][device] for indices in range (the runtime's form).
   const MeshCoordinates& device_coordinates(int task, int device) const {
     return device_coordinates_[task * num_tpus_per_task_ + device];
   }
+  // TF's topology.device_coordinates[task, device], numpy's indexing (negative indices wrap).
+  Result<MeshCoordinates> device_coordinates_at(int task, int device) const;
   // Mesh cells without a device, in row-major mesh order (TF's missing_devices rows).
   int num_missing_devices() const;
   MeshCoordinates missing_device(int index) const;
 
-  // TF's lookups. Coordinates must have 4 entries inside the mesh (numpy's IndexError text otherwise).
-  // A missing device gives task and ordinal -1, as in TF.
+  // TF's lookups. Coordinates must have 4 entries, each in [-size, size) of its axis with negative
+  // ones counting from the end (numpy's IndexError text otherwise). A missing device gives task and
+  // ordinal -1, as in TF.
   Result<int> task_ordinal_at_coordinates(Span<const int32_t> coordinates) const;
   Result<int> tpu_device_ordinal_at_coordinates(Span<const int32_t> coordinates) const;
   // `job` empty = no job (TF's job=None).
@@ -80,15 +89,16 @@ class Topology {
   Result<DeviceName> tpu_device_name_at_coordinates(Span<const int32_t> coordinates, StringView job = {}) const;
 
   // The runtime's core id of the device at `coordinates`: task * num_tpus_per_task + TPU ordinal (with
-  // one task: the ordinal). Missing devices are an error here.
+  // one task: the ordinal). Missing devices and negative coordinates are errors here.
   Result<int> core_at_coordinates(Span<const int32_t> coordinates) const;
   // Coordinates of core `core` (0 <= core < num_devices()).
   const MeshCoordinates& coordinates_of_core(int core) const { return device_coordinates_[core]; }
 
  private:
   Topology() = default;
-  int cell_index(const int32_t* coordinates) const;  // row-major; coordinates must be inside the mesh
-  Status check_coordinates(Span<const int32_t> coordinates) const;
+  // Row-major mesh cell of `coordinates` under numpy's indexing (the lookups' checks and texts); with
+  // `wrap_negative` false a negative coordinate is the runtime's error instead.
+  Result<int> cell_at(Span<const int32_t> coordinates, bool wrap_negative = true) const;
   Status index_devices();
 
   MeshShape mesh_shape_{};
@@ -104,5 +114,9 @@ class Topology {
 using NumpyText = FixedString<256>;
 NumpyText numpy_array_text(Span<const int32_t> values);
 NumpyText numpy_shape_text(Span<const int32_t> shape);
+
+// numpy's rule for an integer index into axis `axis` of `size` entries: a negative index counts from
+// the end; one outside [-size, size) gives numpy's IndexError text (code kOutOfRange).
+Result<int> numpy_index(int index, int axis, int size);
 
 }  // namespace rt::tpu
