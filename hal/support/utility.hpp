@@ -31,6 +31,14 @@ constexpr uintptr_t align_up(uintptr_t value, uintptr_t alignment) {
 
 constexpr bool is_power_of_two(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
+// IndexSequence<0, 1, .., N-1> (std::index_sequence), for expanding a pack over positions.
+template <size_t... I> struct IndexSequence {};
+namespace detail {
+template <size_t N, size_t... I> struct MakeIndexSequence : MakeIndexSequence<N - 1, N - 1, I...> {};
+template <size_t... I> struct MakeIndexSequence<0, I...> { using type = IndexSequence<I...>; };
+}  // namespace detail
+template <size_t N> using make_index_sequence = typename detail::MakeIndexSequence<N>::type;
+
 template <class T, size_t N>
 constexpr size_t array_size(const T (&)[N]) { return N; }
 

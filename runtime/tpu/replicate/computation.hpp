@@ -20,8 +20,11 @@ namespace rt::tpu {
 class ReplicaContext;
 
 inline constexpr unsigned kMaxReplicas = hal::kMaxCores;
-inline constexpr unsigned kMaxReplicaInputs = 16;  // regular inputs plus infeed tuple elements
-inline constexpr unsigned kMaxReplicaOutputs = 8;
+// A replica's tensors in and out: the leaves of its arguments (regular inputs plus infeed tuple
+// elements) and of its result. Room for a model of tens of parameters with its batch and metrics;
+// the per-replica tables these size are static (never on a core's 64 KiB stack).
+inline constexpr unsigned kMaxReplicaInputs = 64;
+inline constexpr unsigned kMaxReplicaOutputs = 64;
 
 // One replica's arguments, and replicate's inputs indexed [replica][input].
 using ReplicaArgs = Span<const Tensor>;

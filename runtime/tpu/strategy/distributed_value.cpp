@@ -21,6 +21,13 @@ Result<DistributedValue> DistributedValue::distributed(ValueKind kind, Span<cons
   return result;
 }
 
+DistributedValue DistributedValue::per_replica_of(unsigned count) {
+  DistributedValue result;
+  result.kind_ = ValueKind::kPerReplica;
+  result.count_ = count < 1 ? 1 : (count > kMaxReplicas ? kMaxReplicas : count);
+  return result;
+}
+
 Result<DistributedValue> DistributedValue::per_replica(Span<const Tensor> components) {
   return distributed(ValueKind::kPerReplica, components);
 }

@@ -21,6 +21,9 @@ class DistributedValue {
   // 1..kMaxReplicas components; an error otherwise.
   static Result<DistributedValue> per_replica(Span<const Tensor> components);
   static Result<DistributedValue> mirrored(Span<const Tensor> components);
+  // A PerReplica value of `count` (1..kMaxReplicas) empty components, filled with set_component.
+  static DistributedValue per_replica_of(unsigned count);
+  void set_component(unsigned replica, const Tensor& value) { values_[replica] = value; }
   // One component: plain; more: per-replica. components must hold 1..kMaxReplicas tensors.
   static DistributedValue regroup(Span<const Tensor> components);
 
@@ -39,6 +42,24 @@ class DistributedValue {
   ValueKind kind_ = ValueKind::kPlain;
   unsigned count_ = 1;
   Tensor values_[kMaxReplicas];
+};
+
+// A light reference to one argument of a strategy call: a distributed value (replica r gets its
+// component r) or a plain tensor (every replica gets it). Refers to, never copies: the value must
+// outlive the call (run() is synchronous).
+class ValueRef {
+ public:
+  ValueRef() = default;
+  ValueRef(const DistributedValue& value) : value_(&value) {}  // NOLINT: a reference converts implicitly
+  ValueRef(const Tensor& plain) : plain_(&plain) {}             // NOLINT
+  bool is_distributed() const { return value_ != nullptr && value_->is_distributed(); }
+  ValueKind kind() const { return value_ ? value_->kind() : ValueKind::kPlain; }
+  unsigned num_components() const { return value_ ? value_->num_components() : 1; }
+  const Tensor& component(unsigned replica) const { return value_ ? value_->component(replica) : *plain_; }
+
+ private:
+  const DistributedValue* value_ = nullptr;
+  const Tensor* plain_ = nullptr;
 };
 
 // "PerReplica", "Mirrored" or "Tensor", for messages.

@@ -37,6 +37,7 @@
 // The strategy refers to the device assignment it was given, which must outlive it.
 #pragma once
 #include "multi_step_context.hpp"
+#include "per_replica.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/tpu/replicate/replicate.hpp"
 #include "strategy_cluster.hpp"
@@ -103,7 +104,7 @@ struct StrategyFunction {
 template <class F>
 StrategyFunction strategy_function_of(StringView name, F fn) {
   using Function = detail::ReplicaFunction<F, StrategyReplicaContext>;
-  return StrategyFunction{name, Function::body(fn), Signature{Function::kArity}};
+  return StrategyFunction{name, Function::body(fn), Signature{Function::kLeaves}};
 }
 
 // run()'s result: one value per output (caller storage: it is large).
@@ -115,21 +116,50 @@ struct RunOutputs {
   const DistributedValue& operator[](unsigned index) const { return values[index]; }
 };
 
-// What the value-returning run() gives back: its outputs, kept in pod memory (the calling core's
-// arena; a PodMemoryScope around the calls gives them back).
+// What the value-returning run() gives back for a function returning Status, a Tensor or an Array
+// of Tensors: one value per output, kept in pod memory (the calling core's arena; a PodMemoryScope
+// around the calls gives them back). A function returning a struct gets a PerReplica<struct>.
 class RunResult {
  public:
-  explicit RunResult(const RunOutputs* outputs) : outputs_(outputs) {}
-  unsigned size() const { return outputs_->size(); }
-  const DistributedValue& operator[](unsigned index) const { return (*outputs_)[index]; }
+  RunResult() = default;
+  RunResult(const DistributedValue* values, unsigned count) : values_(values), count_(count) {}
+  unsigned size() const { return count_; }
+  const DistributedValue& operator[](unsigned index) const { return values_[index]; }
+  const DistributedValue* values() const { return values_; }
 
  private:
-  const RunOutputs* outputs_;
+  const DistributedValue* values_ = nullptr;
+  unsigned count_ = 0;
 };
 
-// A run() argument: a DistributedValue as it is, a Tensor as a plain value (TF passes it to every replica).
-inline DistributedValue as_run_argument(const DistributedValue& value) { return value; }
-inline DistributedValue as_run_argument(const Tensor& value) { return DistributedValue::plain(value); }
+// What run() may take as an argument: a Tensor (plain), a DistributedValue, a structure of Tensors
+// (plain: every replica gets it as it is) or a PerReplica<structure> (replica r gets its structure).
+template <class A>
+inline constexpr bool is_run_argument_v = is_same_v<remove_cvref_t<A>, DistributedValue> || is_per_replica_v<A> ||
+                                          nest::is_structure_v<remove_cvref_t<A>>;
+
+namespace detail {
+// The tensors an argument passes (a structure's leaves).
+template <class A>
+constexpr size_t run_argument_leaves() {
+  using T = remove_cvref_t<A>;
+  if constexpr (is_same_v<T, DistributedValue>) return 1;
+  else if constexpr (is_per_replica_v<T>) return T::kLeaves;
+  else return nest::leaf_count_v<T>;
+}
+template <class A>
+void add_run_argument(const A& argument, ValueRef* refs, unsigned& count) {
+  using T = remove_cvref_t<A>;
+  if constexpr (is_same_v<T, DistributedValue>) {
+    refs[count++] = argument;
+  } else if constexpr (is_per_replica_v<T>) {
+    for (const DistributedValue& leaf : argument.leaves()) refs[count++] = leaf;
+  } else {
+    nest::for_each_leaf(argument, [&](const Tensor& leaf) { refs[count++] = leaf; });
+  }
+}
+template <class S> struct StructuredRun { static constexpr bool value = nest::is_tuple_v<S>; };
+}  // namespace detail
 
 // A variable mirrored on every replica: copy r lives in replica r's arena.
 struct MirroredVariable {
@@ -228,15 +258,35 @@ class TPUStrategy {
   // strategy.run(fn, args=(...)) returning its outputs: fn a lambda (strategy_function_of), the
   // arguments Tensors (plain) or DistributedValues.
   Result<RunResult> run(const StrategyFunction& fn, Span<const DistributedValue> args);
+  Result<RunResult> run(const StrategyFunction& fn, Span<const ValueRef> args);
+  // strategy.run(fn, args...) with fn a lambda whose parameters and result are structures (nest.hpp):
+  // the arguments are Tensors, DistributedValues, structures (plain) or PerReplica structures;
+  // a function returning a struct S gives a PerReplica<S>, one returning Status, a Tensor or an
+  // Array of Tensors a RunResult (one value per output).
   template <class F, class... Args>
-    requires(!is_same_v<F, StrategyFunction> &&
-             ((is_same_v<remove_cvref_t<Args>, Tensor> || is_same_v<remove_cvref_t<Args>, DistributedValue>) && ...))
-  Result<RunResult> run(const F& fn, const Args&... args) {
-    const DistributedValue values[] = {as_run_argument(args)..., DistributedValue()};
-    return run(strategy_function_of("fn", fn), Span<const DistributedValue>(values, sizeof...(Args)));
+    requires(!is_same_v<F, StrategyFunction> && (is_run_argument_v<Args> && ...))
+  auto run(const F& fn, const Args&... args) {
+    using Output = typename detail::ReplicaFunction<F, StrategyReplicaContext>::Output;
+    constexpr size_t kArguments = (size_t{0} + ... + detail::run_argument_leaves<Args>());
+    static_assert(kArguments <= kMaxReplicaInputs, "strategy.run: at most kMaxReplicaInputs tensors of arguments");
+    ValueRef refs[kArguments + 1];
+    unsigned count = 0;
+    (detail::add_run_argument(args, refs, count), ...);
+    Result<RunResult> outputs = run(strategy_function_of("fn", fn), Span<const ValueRef>(refs, count));
+    if constexpr (detail::StructuredRun<Output>::value) {
+      if (!outputs) return Result<PerReplica<Output>>(outputs.status());
+      return Result<PerReplica<Output>>(PerReplica<Output>(outputs->values()));
+    } else {
+      return outputs;
+    }
   }
   Result<Tensor> reduce(ReduceOp op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
   Result<Tensor> reduce(StringView op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
+  // TF's reduce of a nested structure: every leaf reduced as above, the structure kept.
+  template <class S>
+  Result<S> reduce(ReduceOp op, const PerReplica<S>& value, ReduceAxis axis = ReduceAxis::none()) const {
+    return nest::try_build<S>([&](size_t leaf) { return reduce(op, value.leaf(leaf), axis); });
+  }
   Result<DistributedValue> broadcast(const DistributedValue& value);
   // TF's extended.reduce_to(op, value, destinations) (contrib: reduce(aggregation, value,
   // destinations)): reduce() across replicas, then the result where `destinations` says, as TF 2.x
@@ -258,24 +308,26 @@ class TPUStrategy {
   // experimental_distribute_values_from_function(value_fn): value_fn(ValueContext{r, N}) for every
   // replica r in order, run here in the program; always a PerReplica value, even with one replica
   // (unlike run's outputs). value_fn returns a Tensor or a Result<Tensor>.
+  // A value_fn returning a struct S (or Result<S>) gives a PerReplica<S>.
   template <class F>
-  Result<DistributedValue> experimental_distribute_values_from_function(const F& value_fn) const;
+  auto experimental_distribute_values_from_function(const F& value_fn) const;
   Status create_mirrored_variable(const Tensor& initial_value, MirroredVariable& variable);
   Status update(MirroredVariable& variable, const UpdateFunction& fn, Span<const DistributedValue> args);
+  Status update(MirroredVariable& variable, const UpdateFunction& fn, Span<const ValueRef> args);
   // update(var, fn, args...) with fn a lambda (StrategyReplicaContext&, const Tensor& variable,
   // const Tensor&... args) -> Status; arguments Tensors (plain) or DistributedValues.
   template <class F, class... Args>
     requires((is_same_v<remove_cvref_t<Args>, Tensor> || is_same_v<remove_cvref_t<Args>, DistributedValue>) && ...)
   Status update(MirroredVariable& variable, const F& fn, const Args&... args) {
-    const DistributedValue values[] = {as_run_argument(args)..., DistributedValue()};
-    return update(variable, update_function_of(fn), Span<const DistributedValue>(values, sizeof...(Args)));
+    const ValueRef refs[] = {ValueRef(args)..., ValueRef()};
+    return update(variable, update_function_of(fn), Span<const ValueRef>(refs, sizeof...(Args)));
   }
 
   // contrib's call_for_each_tower(fn, args...): run under its older name. worker_device_index: an
   // argument for it giving each replica the index of its worker device (worker_devices()[r]): int32
   // scalars 0..N-1 as a PerReplica value, the plain scalar 0 with one replica.
   template <class F, class... Args>
-  Result<RunResult> call_for_each_tower(const F& fn, const Args&... args) {
+  auto call_for_each_tower(const F& fn, const Args&... args) {
     return run(fn, args...);
   }
   Result<DistributedValue> worker_device_index() const;
@@ -307,7 +359,8 @@ class TPUStrategy {
   TPUStrategy() = default;
   // One replicate launch of `body` (merge_call enabled); `result` points at the replicas' outputs.
   Status launch(const StrategyFunction& body, Span<const DistributedValue> args, const ReplicateResult** result);
-  Status check_arguments(Span<const DistributedValue> args) const;
+  Status launch(const StrategyFunction& body, Span<const ValueRef> args, const ReplicateResult** result);
+  Status check_arguments(Span<const ValueRef> args) const;
   // A cross-replica result where `destinations` says: as it is (the host), or mirrored on the replicas.
   Result<DistributedValue> place(const DistributedValue& value, const Destinations& destinations);
 
@@ -344,14 +397,30 @@ inline TPUExtended TPUStrategy::extended() const { return TPUExtended(*this); }
 Status require_cross_replica_context();
 
 template <class F>
-Result<DistributedValue> TPUStrategy::experimental_distribute_values_from_function(const F& value_fn) const {
-  Tensor values[kMaxReplicas];
-  for (unsigned replica = 0; replica < num_replicas_; ++replica) {
-    Result<Tensor> value = value_fn(ValueContext{replica, num_replicas_});
-    if (!value) return value.status();
-    values[replica] = *value;
+auto TPUStrategy::experimental_distribute_values_from_function(const F& value_fn) const {
+  using S = remove_cvref_t<typename detail::ReturnedValue<remove_cvref_t<decltype(value_fn(ValueContext{}))>>::type>;
+  if constexpr (nest::is_leaf_v<S>) {
+    Tensor values[kMaxReplicas];
+    for (unsigned replica = 0; replica < num_replicas_; ++replica) {
+      Result<Tensor> value = value_fn(ValueContext{replica, num_replicas_});
+      if (!value) return Result<DistributedValue>(value.status());
+      values[replica] = *value;
+    }
+    return DistributedValue::per_replica(Span<const Tensor>(values, num_replicas_));
+  } else {
+    using Out = Result<PerReplica<S>>;
+    Result<DistributedValue*> leaves = allocate_distributed_values(nest::leaf_count_v<S>);
+    if (!leaves) return Out(leaves.status());
+    for (size_t leaf = 0; leaf < nest::leaf_count_v<S>; ++leaf)
+      (*leaves)[leaf] = DistributedValue::per_replica_of(num_replicas_);
+    for (unsigned replica = 0; replica < num_replicas_; ++replica) {
+      Result<S> value = value_fn(ValueContext{replica, num_replicas_});
+      if (!value) return Out(value.status());
+      size_t leaf = 0;
+      nest::for_each_leaf(*value, [&](const Tensor& t) { (*leaves)[leaf++].set_component(replica, t); });
+    }
+    return Out(PerReplica<S>(*leaves));
   }
-  return DistributedValue::per_replica(Span<const Tensor>(values, num_replicas_));
 }
 
 }  // namespace rt::tpu

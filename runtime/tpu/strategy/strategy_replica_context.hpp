@@ -18,10 +18,12 @@
 #include "merge_callable.hpp"
 #include "replica_context_merge.hpp"
 #include "runtime/collectives/reduce.hpp"
+#include "runtime/tpu/nest/nest.hpp"
 
 namespace rt::tpu {
 
-// The most values one list all_reduce takes.
+// The most values one collective of a list all_reduce packs: a longer list (or structure) is reduced
+// in groups of this many, one collective per dtype per group.
 inline constexpr size_t kMaxAllReduceValues = 32;
 
 class StrategyReplicaContext {
@@ -44,6 +46,19 @@ class StrategyReplicaContext {
   // packed into one buffer, reduced together and handed back as views of the result (results[i] for
   // values[i]), so a step pays one round of synchronisation, not one per tensor.
   Status all_reduce(ReduceOp op, Span<const Tensor> values, Span<Tensor> results);
+  // all_reduce of a structure (nest.hpp: a struct of gradients, an Array, ...): every leaf reduced as
+  // above, the structure kept: Params total = RT_TRY(context.all_reduce(ReduceOp::kSum, grads)).
+  template <class S>
+    requires(nest::is_structure_v<S> && !nest::is_leaf_v<S>)
+  Result<S> all_reduce(ReduceOp op, const S& value) {
+    S results = value;
+    const auto values = nest::leaf_addresses(value);
+    const auto outputs = nest::mutable_leaf_addresses(results);
+    RT_RETURN_IF_ERROR(all_reduce_leaves(op, values.span(), outputs.span()));
+    return results;
+  }
+  // The list and structure forms' work: values[i] reduced into *results[i], in groups.
+  Status all_reduce_leaves(ReduceOp op, Span<const Tensor* const> values, Span<Tensor* const> results);
   // Every replica gets replica 0's value.
   Result<Tensor> broadcast(const Tensor& value);
   // TF 2.x's ReplicaContext.all_gather(value, axis): every replica gets the replicas' values
@@ -62,6 +77,8 @@ class StrategyReplicaContext {
   MergeParticipant& merge() { return merge_; }
 
  private:
+  Status all_reduce_group(ReduceOp op, Span<const Tensor* const> values, Span<Tensor* const> results);
+
   ReplicaContext& replica_;
   MergeParticipant merge_;
 };

@@ -9,6 +9,10 @@
 namespace rt::tpu {
 namespace {
 
+// Each core's arguments for the replica it runs (static: a core's stack is small, and one launch runs
+// on a core at a time).
+Tensor arguments_of_core[hal::kMaxCores][kMaxReplicaInputs];
+
 // args[0 .. num_inputs): the inputs, padded copies where the plan says so.
 Status prepare_inputs(const Launch& launch, Tensor* args) {
   for (unsigned k = 0; k < launch.num_inputs; ++k) {
@@ -43,7 +47,7 @@ Status run_launch(const Launch& launch, ReplicaOutputs& outputs) {
   if (hal::core_id() != launch.placement.core)
     return internal_error("replica {} of '{}' was launched for core {} but runs on core {}", launch.placement.replica,
                           launch.computation.name, launch.placement.core, hal::core_id());
-  Tensor args[kMaxReplicaInputs];
+  Tensor* args = arguments_of_core[hal::core_id()];
   RT_RETURN_IF_ERROR(prepare_inputs(launch, args));
   RT_RETURN_IF_ERROR(dequeue_infeed(launch, args));
   const unsigned num_args = launch.num_inputs + (launch.has_infeed ? launch.infeed.number_of_tuple_elements : 0);

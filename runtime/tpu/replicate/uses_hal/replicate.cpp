@@ -114,7 +114,7 @@ Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inpu
     fill_launch(*launches[t], computation, placement, task, inputs[task.replica], result.padding, options);
     if (task.core != 0) publish_launch(task.core);
   }
-  ReplicaOutputs dropped;
+  static ReplicaOutputs dropped;  // core 0 only (replicate never nests); too large for its stack
   unsigned local_task = placement.num_tasks();
   Status local_status;
   for (unsigned t = 0; t < placement.num_tasks(); ++t)

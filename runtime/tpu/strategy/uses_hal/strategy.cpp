@@ -11,17 +11,16 @@
 namespace rt::tpu {
 namespace {
 
-// TF's regroup of every replica's output k.
-Status regroup_outputs(const ReplicateResult& result, unsigned replicas, RunOutputs& outputs) {
-  outputs.count = result[0].size();
+// TF's regroup of every replica's output k into values[k] (as many as replica 0's outputs).
+Status regroup_outputs(const ReplicateResult& result, unsigned replicas, Span<DistributedValue> values) {
   for (unsigned r = 1; r < replicas; ++r)
-    if (result[r].size() != outputs.count)
+    if (result[r].size() != values.size())
       return invalid_argument("replica {} returned {} values, replica 0 returned {}", r, result[r].size(),
-                              outputs.count);
+                              values.size());
   Tensor components[kMaxReplicas];
-  for (unsigned k = 0; k < outputs.count; ++k) {
+  for (unsigned k = 0; k < values.size(); ++k) {
     for (unsigned r = 0; r < replicas; ++r) components[r] = result[r][k];
-    outputs.values[k] = DistributedValue::regroup(Span<const Tensor>(components, replicas));
+    values[k] = DistributedValue::regroup(Span<const Tensor>(components, replicas));
   }
   return Status::ok();
 }
@@ -54,14 +53,27 @@ Status TPUStrategy::run(const StrategyFunction& fn, Span<const DistributedValue>
   outputs.count = 0;
   const ReplicateResult* result = nullptr;
   RT_RETURN_IF_ERROR(launch(fn, args, &result));
-  return regroup_outputs(*result, num_replicas_, outputs);
+  const unsigned count = (*result)[0].size();
+  RT_RETURN_IF_ERROR(regroup_outputs(*result, num_replicas_, Span<DistributedValue>(outputs.values, count)));
+  outputs.count = count;
+  return Status::ok();
 }
 
 Result<RunResult> TPUStrategy::run(const StrategyFunction& fn, Span<const DistributedValue> args) {
-  uint8_t* memory = RT_TRY(hbm().allocate(sizeof(RunOutputs), alignof(RunOutputs), "run's outputs"));
-  RunOutputs* outputs = new (memory) RunOutputs();
-  RT_RETURN_IF_ERROR(run(fn, args, *outputs));
-  return RunResult(outputs);
+  if (args.size() > kMaxReplicaInputs)
+    return invalid_argument("a strategy function takes at most {} arguments, got {}", kMaxReplicaInputs, args.size());
+  ValueRef refs[kMaxReplicaInputs];
+  for (unsigned k = 0; k < args.size(); ++k) refs[k] = args[k];
+  return run(fn, Span<const ValueRef>(refs, args.size()));
+}
+
+Result<RunResult> TPUStrategy::run(const StrategyFunction& fn, Span<const ValueRef> args) {
+  const ReplicateResult* result = nullptr;
+  RT_RETURN_IF_ERROR(launch(fn, args, &result));
+  const unsigned count = (*result)[0].size();
+  DistributedValue* values = RT_TRY(allocate_distributed_values(count));
+  RT_RETURN_IF_ERROR(regroup_outputs(*result, num_replicas_, Span<DistributedValue>(values, count)));
+  return RunResult(values, count);
 }
 
 Result<Tensor> TPUStrategy::reduce(ReduceOp op, const DistributedValue& value, ReduceAxis axis) const {

@@ -48,19 +48,17 @@ Result<Tensor> pack(Arena& arena, DType dtype, Span<const Tensor> values, int64_
 
 }  // namespace
 
-Status StrategyReplicaContext::all_reduce(ReduceOp op, Span<const Tensor> values, Span<Tensor> results) {
-  RT_RETURN_IF_ERROR(check_tpu_reduce_op(op));
-  if (results.size() != values.size())
-    return invalid_argument("all_reduce: {} values but room for {} results", values.size(), results.size());
+// One group of at most kMaxAllReduceValues values: one collective per dtype.
+Status StrategyReplicaContext::all_reduce_group(ReduceOp op, Span<const Tensor* const> values,
+                                                Span<Tensor* const> results) {
   Tensor scaled[kMaxAllReduceValues];
-  if (values.size() > kMaxAllReduceValues)
-    return invalid_argument("all_reduce: {} values in one call, at most {}", values.size(), kMaxAllReduceValues);
   for (size_t i = 0; i < values.size(); ++i) {
-    if (op == ReduceOp::kMean && !is_float(values[i].dtype))
+    const Tensor& value = *values[i];
+    if (op == ReduceOp::kMean && !is_float(value.dtype))
       return invalid_argument("all_reduce: ReduceOp.MEAN scales the value by 1 / num_replicas_in_sync before summing, "
                               "which needs a floating-point value; got {} (value {})",
-                              dtype_name(values[i].dtype), i);
-    scaled[i] = op == ReduceOp::kMean ? RT_TRY(scale_by_reciprocal(values[i], num_replicas_in_sync(), arena())) : values[i];
+                              dtype_name(value.dtype), i);
+    scaled[i] = op == ReduceOp::kMean ? RT_TRY(scale_by_reciprocal(value, num_replicas_in_sync(), arena())) : value;
   }
   bool done[kMaxAllReduceValues] = {};
   for (size_t first = 0; first < values.size(); ++first) {
@@ -74,11 +72,41 @@ Status StrategyReplicaContext::all_reduce(ReduceOp op, Span<const Tensor> values
     int64_t offset = 0;
     for (size_t i = first; i < values.size(); ++i) {
       if (scaled[i].dtype != dtype) continue;
-      results[i] = Tensor::contiguous(dtype, values[i].shape,
-                                      total.data + offset * static_cast<int64_t>(total.element_size()));
+      *results[i] = Tensor::contiguous(dtype, values[i]->shape,
+                                       total.data + offset * static_cast<int64_t>(total.element_size()));
       offset += scaled[i].shape.num_elements();
       done[i] = true;
     }
+  }
+  return Status::ok();
+}
+
+Status StrategyReplicaContext::all_reduce_leaves(ReduceOp op, Span<const Tensor* const> values,
+                                                 Span<Tensor* const> results) {
+  RT_RETURN_IF_ERROR(check_tpu_reduce_op(op));
+  if (results.size() != values.size())
+    return invalid_argument("all_reduce: {} values but room for {} results", values.size(), results.size());
+  for (size_t first = 0; first < values.size(); first += kMaxAllReduceValues) {
+    const size_t count = min(values.size() - first, kMaxAllReduceValues);
+    RT_RETURN_IF_ERROR(all_reduce_group(op, values.subspan(first, count), results.subspan(first, count)));
+  }
+  return Status::ok();
+}
+
+Status StrategyReplicaContext::all_reduce(ReduceOp op, Span<const Tensor> values, Span<Tensor> results) {
+  if (results.size() != values.size())
+    return invalid_argument("all_reduce: {} values but room for {} results", values.size(), results.size());
+  RT_RETURN_IF_ERROR(check_tpu_reduce_op(op));
+  for (size_t first = 0; first < values.size(); first += kMaxAllReduceValues) {
+    const size_t count = min(values.size() - first, kMaxAllReduceValues);
+    const Tensor* value_addresses[kMaxAllReduceValues];
+    Tensor* result_addresses[kMaxAllReduceValues];
+    for (size_t i = 0; i < count; ++i) {
+      value_addresses[i] = &values[first + i];
+      result_addresses[i] = &results[first + i];
+    }
+    RT_RETURN_IF_ERROR(all_reduce_group(op, Span<const Tensor* const>(value_addresses, count),
+                                        Span<Tensor* const>(result_addresses, count)));
   }
   return Status::ok();
 }

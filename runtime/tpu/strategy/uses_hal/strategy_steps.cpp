@@ -71,7 +71,7 @@ Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIter
                               [](StrategyReplicaContext& replica, ReplicaArgs, ReplicaOutputs&) { return step_loop(replica, loop); },
                               Signature{0}};
   const ReplicateResult* result = nullptr;
-  RT_RETURN_IF_ERROR(launch(body, {}, &result));
+  RT_RETURN_IF_ERROR(launch(body, Span<const ValueRef>(), &result));
   const StepOutputTable* tables[kMaxReplicas];
   for (unsigned r = 0; r < num_replicas_; ++r) tables[r] = &loop.tables[r];
   RT_RETURN_IF_ERROR(context.assemble(Span<const StepOutputTable* const>(tables, num_replicas_), steps));

@@ -62,6 +62,14 @@ Status TPUStrategy::create_mirrored_variable(const Tensor& initial_value, Mirror
 }
 
 Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn, Span<const DistributedValue> args) {
+  if (args.size() > kMaxReplicaInputs)
+    return invalid_argument("update: at most {} arguments, got {}", kMaxReplicaInputs, args.size());
+  ValueRef refs[kMaxReplicaInputs];
+  for (unsigned k = 0; k < args.size(); ++k) refs[k] = args[k];
+  return update(variable, fn, Span<const ValueRef>(refs, args.size()));
+}
+
+Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn, Span<const ValueRef> args) {
   if (variable.copies.kind() != ValueKind::kMirrored || variable.copies.num_components() != num_replicas_)
     return invalid_argument("update: the variable has {} copies of kind {}, expected a Mirrored value with {} copies",
                             variable.copies.num_components(), value_kind_name(variable.copies.kind()), num_replicas_);

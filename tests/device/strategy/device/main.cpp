@@ -1,7 +1,7 @@
 // strategy: TPUStrategy on every core. Core 0 runs the program below
 // (runtime/tpu/TF_BEHAVIOUR.md section 6: construction, run, merge_call with TF's seed example,
 // reduce, broadcast and mirrored variables, distributed datasets, steps_per_run loops, model
-// parallelism, hosts and devices, gather, scope), each check against hand-computed numbers; every
+// parallelism, hosts and devices, gather, scope, structures), each check against hand-computed numbers; every
 // other core serves the replicas core 0 launches. Each core's verdict is its run_program status.
 #include "runtime/log/log.hpp"
 #include "runtime/tpu/replicate/pod_memory.hpp"
@@ -28,6 +28,7 @@ constexpr Suite kSuites[] = {
     {"hosts and devices", run_host_cases},
     {"gather", run_gather_cases},
     {"scope", run_scope_cases},
+    {"structures", run_structure_cases},
 };
 
 Status program(unsigned cores) {
@@ -50,6 +51,6 @@ Status run(const firmware::CoreContext& context) {
 const firmware::App firmware::kApp = {
     "strategy",
     "TPUStrategy on every core: run, merge_call, reduce, broadcast, mirrored variables, datasets, steps_per_run, "
-    "model parallelism, hosts and devices, gather",
+    "model parallelism, hosts and devices, gather, structures",
     strategy_test::run,
 };
