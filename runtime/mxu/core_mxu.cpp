@@ -4,6 +4,7 @@
 #include "hal/core.hpp"
 #include "hal/support/new.hpp"
 #include "runtime/mxu/board_tile.hpp"
+#include "runtime/ops/dynamic_shape.hpp"
 
 namespace rt {
 namespace {
@@ -27,9 +28,11 @@ Result<Tensor> matmul(Arena& arena, const Tensor& a, const Tensor& b) {
   if (a.shape.rank != 2 || b.shape.rank != 2)
     return invalid_argument("matmul: A and B must be matrices, got ranks {} and {}", a.shape.rank, b.shape.rank);
   const int64_t dims[] = {a.shape.dims[0], b.shape.dims[1]};
-  const Shape shape = RT_TRY(Shape::make(dims));
+  Shape shape = RT_TRY(Shape::make(dims));
+  set_matmul_real_sizes(a, b, shape);
   const Tensor c = RT_TRY(arena.allocate_tensor(a.dtype == DType::kI8 ? DType::kI32 : DType::kF32, shape, "matmul"));
-  RT_RETURN_IF_ERROR(matmul(core_mxu(), a, b, c));
+  const MatmulOperands operands = real_contraction(a, b);  // a padded K: its real part only
+  RT_RETURN_IF_ERROR(matmul(core_mxu(), operands.a, operands.b, c));
   return c;
 }
 

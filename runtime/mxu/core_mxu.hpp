@@ -12,6 +12,8 @@ namespace rt {
 Mxu& core_mxu();
 
 // C[M, N] = A[M, K] x B[K, N] (float32 for float inputs, int32 for int8), allocated in `arena`.
+// Padded operands (runtime/ops/dynamic_shape.hpp): a padded K contributes only its real part (the
+// smaller real K of A and B); C's real sizes are A's real rows and B's real columns.
 Result<Tensor> matmul(Arena& arena, const Tensor& a, const Tensor& b);
 
 // tf.linalg.matmul's transpose_a / transpose_b: the operand is read transposed where it lies (a

@@ -6,6 +6,10 @@
 //   Tensor p = RT_TRY(rt::softmax(arena, logits));
 // Numerics, dtypes and errors are those of the write-into-output kernels they call (elementwise.hpp,
 // unary.hpp, reduce_axes.hpp, softmax.hpp, cast.hpp), which stay for code that owns its buffers.
+// Padded inputs (dynamic_shape.hpp): binary, unary, cast, softmax and log_softmax give their result
+// the real sizes of their inputs (binary by the broadcast rule), reductions keep those of the kept
+// axes; copy and transpose keep them too. reshape, concat and pad results have no padding (their
+// real sizes are their sizes), so feed them unpadded tensors.
 // Matrix products are rt::matmul(arena, a, b) in runtime/mxu/core_mxu.hpp (they need the core's MXU).
 #pragma once
 #include "runtime/ops/cast.hpp"

@@ -22,7 +22,8 @@
 namespace rt {
 
 // out = cast of in to out.dtype; shapes must be equal, views may have any strides, in and out must
-// not overlap. Same-dtype casts are copies.
+// not overlap. Same-dtype casts are copies. Padding (runtime/ops/dynamic_shape.hpp) is converted
+// like any element and stays inert; the returning rt::cast gives its result the input's real sizes.
 Status cast(const Tensor& in, const Tensor& out);
 
 // True when cast() converts `from` to `to`.

@@ -3,6 +3,7 @@
 
 #include "elementwise_rows.hpp"
 
+#include "dynamic_shape.hpp"
 #include "float_math.hpp"
 #include "runtime/dtype/half.hpp"
 #include "hal/support/unaligned.hpp"
@@ -112,7 +113,9 @@ Result<Shape> broadcast_shape(const Shape& a, const Shape& b) {
       return invalid_argument("Incompatible shapes: {} vs. {}", a.sizes(), b.sizes());
     dims[d] = x == 1 ? y : x;
   }
-  return Shape::make(Span<const int64_t>(dims, rank));
+  Shape shape = RT_TRY(Shape::make(Span<const int64_t>(dims, rank)));
+  if (has_padding(a) || has_padding(b)) RT_RETURN_IF_ERROR(broadcast_real_sizes(a, b, shape));
+  return shape;
 }
 
 Status binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {

@@ -15,10 +15,13 @@ enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv, kMax, kMin };
 const char* binary_op_name(BinaryOp op);
 
 // out = a op b; a, b and out share a dtype (float32, float64, bfloat16, float16, int32, uint32) and
-// out has the broadcast shape of a and b.
+// out has the broadcast shape of a and b. Padding (dimensions whose real size is below their size,
+// dynamic_shape.hpp) is computed like any element and stays inert; out's real sizes are the
+// caller's (broadcast_shape gives them).
 Status binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out);
 
-// The broadcast shape of a and b, or TF's error for incompatible shapes.
+// The broadcast shape of a and b, or TF's error for incompatible shapes. Its real sizes follow the
+// broadcast rule (dynamic_shape.hpp: padded operands give their real sizes to the result).
 Result<Shape> broadcast_shape(const Shape& a, const Shape& b);
 
 }  // namespace rt

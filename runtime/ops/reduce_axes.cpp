@@ -1,5 +1,6 @@
-// Axis validation, the reduction plan (kept and reduced axes with their byte strides) and the
-// per-dtype accumulators (see reduce_axes.hpp for the accumulation order and numerics).
+// Axis validation, the reduction plan (kept and reduced axes with their byte strides, reduced axes
+// cut to their real sizes) and the per-dtype accumulators (see reduce_axes.hpp for the
+// accumulation order and numerics).
 #include "reduce_axes.hpp"
 
 #include "float_math.hpp"
@@ -42,10 +43,10 @@ ReductionPlan plan_reduction(const Tensor& in, const bool* reduced, bool keepdim
   const int64_t out_size = static_cast<int64_t>(out.element_size());
   unsigned out_axis = 0;
   for (unsigned d = 0; d < in.shape.rank; ++d) {
-    if (reduced[d]) {
-      plan.reduced_dims[plan.reduced_rank] = in.shape.dims[d];
+    if (reduced[d]) {  // only the real elements (a prefix of the axis) are reduced
+      plan.reduced_dims[plan.reduced_rank] = in.shape.real[d];
       plan.reduced_in_strides[plan.reduced_rank++] = in.strides[d] * in_size;
-      plan.count *= in.shape.dims[d];
+      plan.count *= in.shape.real[d];
       if (keepdims) ++out_axis;
       continue;
     }
@@ -236,13 +237,20 @@ const char* reduce_axes_op_name(ReduceAxesOp op) {
 Result<Shape> reduced_shape(const Shape& input, Span<const int> axes, bool keepdims) {
   bool reduced[kMaxRank] = {};
   RT_RETURN_IF_ERROR(mark_reduced_axes(input.rank, axes, reduced));
-  int64_t dims[kMaxRank];
+  int64_t dims[kMaxRank], real[kMaxRank];
   unsigned rank = 0;
   for (unsigned d = 0; d < input.rank; ++d) {
-    if (!reduced[d]) dims[rank++] = input.dims[d];
-    else if (keepdims) dims[rank++] = 1;
+    if (!reduced[d]) {
+      real[rank] = input.real[d];
+      dims[rank++] = input.dims[d];
+    } else if (keepdims) {
+      real[rank] = 1;
+      dims[rank++] = 1;
+    }
   }
-  return Shape::make(Span<const int64_t>(dims, rank));
+  Shape shape = RT_TRY(Shape::make(Span<const int64_t>(dims, rank)));
+  for (unsigned d = 0; d < rank; ++d) shape.real[d] = real[d];  // kept axes keep their real sizes
+  return shape;
 }
 
 Status reduce_axes(ReduceAxesOp op, const Tensor& in, Span<const int> axes, bool keepdims, const Tensor& out) {

@@ -23,6 +23,11 @@
 // Reducing over zero elements gives the identity: sum 0, prod 1, max -inf (INT32_MIN / 0 for
 // int32 / uint32), min +inf (INT32_MAX / UINT32_MAX), mean NaN for floats (0 / 0) and 0 for
 // integers (TF's value).
+// Padded inputs (runtime/ops/dynamic_shape.hpp): only the real elements of each reduced axis (a
+// prefix of it) are visited, and mean divides by their count, so padding never reaches a result; a
+// padded axis whose real size is 0 reduces zero elements. Kept axes keep their real sizes in the
+// result's shape (reduced_shape); the output elements at their padded positions reduce padding
+// and are themselves padding. Inputs without padding visit exactly the elements they always did.
 // Float NaN results are the canonical quiet NaN (positive, zero payload) on every board.
 // Dtypes: float32, float64, bfloat16, float16, int32, uint32; out has the input's dtype.
 #pragma once
@@ -34,7 +39,8 @@ enum class ReduceAxesOp : uint8_t { kSum, kMean, kMax, kMin, kProd };
 // TF's op names: "reduce_sum", "reduce_mean", ...
 const char* reduce_axes_op_name(ReduceAxesOp op);
 
-// The shape of reducing `input` over `axes`, or TF's error for a bad axis.
+// The shape of reducing `input` over `axes`, or TF's error for a bad axis; kept axes keep their
+// real sizes (keepdims' axes of size 1 have real size 1).
 Result<Shape> reduced_shape(const Shape& input, Span<const int> axes, bool keepdims);
 
 // out = op over `axes` of `in`; out must have reduced_shape(in.shape, axes, keepdims) and in's

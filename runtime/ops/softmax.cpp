@@ -1,5 +1,6 @@
 // softmax / log_softmax: argument checks with TF's texts, a walk over the rows of the chosen axis
-// and the three passes per row (max, sum of exponentials, outputs) in the order softmax.hpp defines.
+// and the three passes per row (max, sum of exponentials, outputs) in the order softmax.hpp defines,
+// over the real part of the axis (its padding is written 0).
 #include "softmax.hpp"
 
 #include "float_math.hpp"
@@ -26,17 +27,26 @@ struct F16Storage {
   static void store(uint8_t* p, float value) { store_unaligned(p, to_float16(canonical_nan_if_nan(value)).bits); }
 };
 
-// One row: `length` elements `in_stride` / `out_stride` bytes apart.
+// One row: `length` real elements `in_stride` / `out_stride` bytes apart, then `padding` padded
+// ones (the axis's size minus its real size: 0 unless replicate padded the axis).
 struct Row {
   const uint8_t* in;
   uint8_t* out;
   int64_t length;
   int64_t in_stride;
   int64_t out_stride;
+  int64_t padding;
 };
+
+// The padded outputs of a row are 0 (dynamic_shape.hpp).
+template <class Storage>
+void zero_padding(const Row& row) {
+  for (int64_t i = row.length; i < row.length + row.padding; ++i) Storage::store(row.out + i * row.out_stride, 0.0f);
+}
 
 template <class Storage>
 void softmax_row(Kind kind, const Row& row) {
+  if (row.padding != 0) zero_padding<Storage>(row);
   if (row.length == 0) return;
   const auto x = [&row](int64_t i) { return Storage::load(row.in + i * row.in_stride); };
   float max = x(0);
@@ -67,8 +77,12 @@ void for_each_row(const Tensor& in, const Tensor& out, unsigned axis, Visit visi
     in_strides[rank] = in.strides[d] * static_cast<int64_t>(in.element_size());
     out_strides[rank++] = out.strides[d] * static_cast<int64_t>(out.element_size());
   }
-  Row row{in.data, out.data, in.shape.dims[axis], in.strides[axis] * static_cast<int64_t>(in.element_size()),
-          out.strides[axis] * static_cast<int64_t>(out.element_size())};
+  Row row{in.data,
+          out.data,
+          in.shape.real[axis],
+          in.strides[axis] * static_cast<int64_t>(in.element_size()),
+          out.strides[axis] * static_cast<int64_t>(out.element_size()),
+          in.shape.dims[axis] - in.shape.real[axis]};
   int64_t index[kMaxRank] = {};
   for (;;) {
     visit(row);

@@ -12,6 +12,11 @@
 // Subtracting the max keeps every e_i <= 1, so large logits (1e4) do not overflow. A -inf entry
 // gives softmax 0 (log_softmax -inf); a row of all -inf gives NaN (-inf - -inf), as TF; a +inf
 // entry makes its row NaN. NaN results are the canonical quiet NaN.
+// A padded axis (its real size below its size, runtime/ops/dynamic_shape.hpp): each row is the
+// softmax of its real elements alone, exactly the value of the unpadded row, and its padded
+// positions are 0 (log_softmax too). Rows at padded positions of other axes are computed from
+// padding and are themselves padding. out's real sizes are the caller's (the returning ops give
+// it the input's).
 // Dtypes: float32, bfloat16, float16 (out has the input's dtype and shape; out may be the input).
 #pragma once
 #include "runtime/tensor/tensor.hpp"

@@ -53,7 +53,8 @@ const char* unary_op_name(UnaryOp op);
 bool unary_supports(UnaryOp op, DType dtype);
 
 // out = op(in) elementwise; in and out have the same dtype and shape, and may be strided views
-// (out may be in itself).
+// (out may be in itself). Padding (runtime/ops/dynamic_shape.hpp) is computed like any element and
+// stays inert; the returning rt::unary gives its result the input's real sizes.
 Status unary(UnaryOp op, const Tensor& in, const Tensor& out);
 
 }  // namespace rt

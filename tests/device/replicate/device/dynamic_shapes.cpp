@@ -2,6 +2,10 @@
 // (runtime/tpu/TF_BEHAVIOUR.md section 1, "Dynamic shapes and padding"). The computation reports
 // what it received: the padded sizes, the real sizes it can ask its tensor for, the sum of every
 // element (padding must be zeros) and whether the data was copied into its own core's arena.
+// Then the ops on padded inputs: the replicate page's reduce_mean(x + 1) over inputs of a different
+// length on every replica gives each replica the mean of its own unpadded values, and a matmul over
+// a padded contraction dimension sums only the real part.
+#include "firmware/tpu_pod.hpp"
 #include "runtime/tensor/hbm.hpp"
 #include "runtime/tpu/replicate/pod_memory.hpp"
 #include "suite.hpp"
@@ -103,6 +107,72 @@ MaximumShape maximum(int64_t rows, int64_t columns) {
   return MaximumShape::of(rt::Span<const int64_t>(dims, 2));
 }
 
+// Replica r's input for the ops cases: r + 1 consecutive values from 10 r + 1, so a padded
+// element (a 0, 1 after x + 1) or a division by the padded count would change the results.
+int64_t op_length(unsigned r) { return static_cast<int64_t>(r) + 1; }
+float op_first(unsigned r) { return 10.0f * static_cast<float>(r) + 1.0f; }
+
+// Every replica's input [rows, length_r] (rows 1: a vector when `vector`), padded by
+// maximum_shapes (None, ...) under POWER_OF_TWO, runs `computation`; the replicas' scalars
+// must be `expected(r)`.
+template <class F, class Expected>
+Status run_ops_case(unsigned replicas, bool vector, const F& computation, const Expected& expected, const char* what) {
+  rt::tpu::PodMemoryScope memory(hal::core_count());
+  Tensor tensors[rt::tpu::kMaxReplicas];
+  ReplicaArgs inputs[rt::tpu::kMaxReplicas];
+  for (unsigned r = 0; r < replicas; ++r) {
+    float values[rt::tpu::kMaxReplicas];
+    for (int64_t i = 0; i < op_length(r); ++i) values[i] = op_first(r) + static_cast<float>(i);
+    const int64_t dims[] = {1, op_length(r)};
+    const rt::Span<const int64_t> shape =
+        vector ? rt::Span<const int64_t>(dims + 1, 1) : rt::Span<const int64_t>(dims, 2);
+    tensors[r] = RT_TRY(f32_tensor(rt::hbm(), shape, rt::Span<const float>(values, op_length(r))));
+    inputs[r] = ReplicaArgs(&tensors[r], 1);
+  }
+  const MaximumShape limit = vector ? MaximumShape::of(rt::Span<const int64_t>(&kNone, 1)) : maximum(kNone, kNone);
+  rt::tpu::ReplicateOptions options;
+  options.maximum_shapes = rt::Span<const MaximumShape>(&limit, 1);
+  options.padding_spec = rt::tpu::PaddingSpec::kPowerOfTwo;
+  const rt::tpu::Replicated output =
+      RT_TRY(rt::tpu::replicate(computation, rt::Span<const ReplicaArgs>(inputs, replicas), options));
+  RT_RETURN_IF_ERROR(expect_output_counts(output.result(), replicas, 1, what));
+  for (unsigned r = 0; r < replicas; ++r) {
+    const Tensor& out = output[r][0];
+    if (out.num_elements() != 1 || out.dtype != rt::DType::kF32 || out.scalar<float>() != expected(r))
+      return rt::internal_error("{}: replica {} (real length {}) returned {}, expected the float32 {}", what, r,
+                                op_length(r), f32_at(out, 0), expected(r));
+  }
+  return Status::ok();
+}
+
+// tpu.replicate's dynamic-shape example: reduce_mean(x + 1) on inputs of different lengths. The
+// mean of n consecutive values from a, plus 1, is a + (n - 1) / 2 + 1: exact in float32.
+Status padded_mean_case(unsigned replicas) {
+  const auto computation = [](ReplicaContext& replica, const Tensor& x) -> rt::Result<Tensor> {
+    const Tensor x1 = RT_TRY(rt::add(replica.arena(), x, 1.0f));
+    return rt::reduce_mean(replica.arena(), x1);
+  };
+  const auto expected = [](unsigned r) {
+    return op_first(r) + static_cast<float>(op_length(r) - 1) / 2.0f + 1.0f;
+  };
+  return run_ops_case(replicas, true, computation, expected, "reduce_mean(x + 1) of padded inputs");
+}
+
+// x [1, K] x ones [K, 1] with K padded: the sum of the real values only, n a + n (n - 1) / 2.
+Status padded_matmul_case(unsigned replicas) {
+  const auto computation = [](ReplicaContext& replica, const Tensor& x) -> rt::Result<Tensor> {
+    const int64_t dims[] = {x.shape.dims[1], 1};
+    Tensor ones = RT_TRY(replica.arena().allocate_tensor(rt::DType::kF32, RT_TRY(rt::Shape::make(dims)), "ones"));
+    for (float& one : ones.values<float>()) one = 1.0f;
+    return rt::matmul(replica.arena(), x, ones);
+  };
+  const auto expected = [](unsigned r) {
+    const float n = static_cast<float>(op_length(r));
+    return n * op_first(r) + n * (n - 1.0f) / 2.0f;
+  };
+  return run_ops_case(replicas, false, computation, expected, "matmul over a padded contraction");
+}
+
 }  // namespace
 
 Status run_dynamic_shape_cases(unsigned cores) {
@@ -112,7 +182,7 @@ Status run_dynamic_shape_cases(unsigned cores) {
   RT_RETURN_IF_ERROR(run_case(single));
   RT_RETURN_IF_ERROR(expect_seen(single, 3, false));
   if (result().padding.any()) return rt::internal_error("one replica: a padding map was recorded");
-  if (n < 2) return Status::ok();
+  if (n < 2) return padded_mean_case(1);
 
   // Equal sizes are not padded, even under a larger maximum.
   const Case equal{"equal sizes", n, 2, 0, maximum(8, 8), rt::tpu::PaddingSpec::kAuto};
@@ -138,6 +208,10 @@ Status run_dynamic_shape_cases(unsigned cores) {
   const Case fixed{"POWER_OF_TWO, static maximum", n, 1, 1, maximum(n + 3, kNone), rt::tpu::PaddingSpec::kPowerOfTwo};
   RT_RETURN_IF_ERROR(run_case(fixed));
   RT_RETURN_IF_ERROR(expect_seen(fixed, n + 3, true));
+
+  // The ops honour the real sizes (a one-replica board runs the mean case unpadded above).
+  RT_RETURN_IF_ERROR(padded_mean_case(n));
+  RT_RETURN_IF_ERROR(padded_matmul_case(n));
 
   // An input larger than its static maximum: replica r has r + 3 rows, the maximum allows 2.
   const Case too_large{"too large", n, 3, 1, maximum(2, kNone), rt::tpu::PaddingSpec::kAuto};
