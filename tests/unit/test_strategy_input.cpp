@@ -161,3 +161,40 @@ TEST_CASE("a pod's host pipelines feed their own replicas; the pod agrees on the
         "tf.distribute expects every worker to have the same number of replicas. However, encountered "
         "`num_replicas_in_sync` (6) that cannot be divided by `num_workers` (4)");
 }
+
+TEST_CASE("from_tensor_slices of a structure slices every source together", "[strategy]") {
+  Counting images(6, 2), labels(6, 1);
+  struct Example {
+    Tensor image, label;
+  };
+  const Dataset slices = *Dataset::from_tensor_slices(Example{images.tensor, labels.tensor});
+  CHECK(slices.element_tensors() == 2);
+  CHECK(slices.cardinality() == 6);
+  Tensor element[2];
+  REQUIRE(slices.element(4, rt::Span<Tensor>(element, 2)).is_ok());
+  CHECK(*reinterpret_cast<const int32_t*>(element[0].data) == 8);  // images row 4: [8, 9]
+  CHECK(*reinterpret_cast<const int32_t*>(element[1].data) == 4);  // labels row 4: [4]
+  const Dataset batched = *slices.batch(4);
+  REQUIRE(batched.element(1, rt::Span<Tensor>(element, 2)).is_ok());
+  CHECK(first_column(element[0]) == std::vector<int32_t>{8, 10});
+  CHECK(first_column(element[1]) == std::vector<int32_t>{4, 5});
+  // Split over 2 replicas: global batch 0 is rows 0..3, replica 1 gets rows 2, 3 of both sources.
+  const DistributedDataset distributed = *DistributedDataset::split_batches(batched, 2);
+  REQUIRE(distributed.element(0, 1, rt::Span<Tensor>(element, 2)).is_ok());
+  CHECK(first_column(element[0]) == std::vector<int32_t>{4, 6});
+  CHECK(first_column(element[1]) == std::vector<int32_t>{2, 3});
+  // Asking a structured dataset for one tensor names the count.
+  auto single = slices.element(0);
+  REQUIRE_FALSE(single);
+  CHECK(message(single.status()) ==
+        "the dataset's elements hold 2 tensors, asked for 1 (a structure's elements come with get_next<S>() or "
+        "element(index, tensors))");
+}
+
+TEST_CASE("from_tensor_slices of sources with different row counts is TF's incompatible dimensions", "[strategy]") {
+  Counting images(6, 2), labels(5, 1);
+  const Tensor sources[] = {images.tensor, labels.tensor};
+  auto bad = Dataset::from_tensor_slices_of(rt::Span<const Tensor>(sources, 2));
+  REQUIRE_FALSE(bad);
+  CHECK(message(bad.status()) == "Dimensions 6 and 5 are not compatible");
+}

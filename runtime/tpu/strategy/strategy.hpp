@@ -206,16 +206,27 @@ UpdateFunction update_function_of(F fn) {
 using DatasetFunction = InplaceFunction<Result<Dataset>(const InputContext& context)>;
 
 class StepContext;  // strategy_steps.hpp
-// run_steps_on_dataset's function: one step on one replica, with the replica's element of the step.
+// run_steps_on_dataset's function: one step on one replica, with the replica's element of the step
+// (its tensors: one, or a structure's leaves).
 struct StepFunction {
   StringView name;
-  InplaceFunction<Status(StepContext& step, const Tensor& inputs)> fn;  // stored by value
+  InplaceFunction<Status(StepContext& step, ReplicaArgs inputs)> fn;  // stored by value
+  unsigned num_inputs = 1;  // the tensors of an element the function takes
 };
 
-// run_steps_on_dataset's function as a lambda: (StepContext& step, const Tensor& inputs) -> Status.
+// run_steps_on_dataset's function as a lambda: (StepContext& step, const S& inputs) -> Status, S a
+// Tensor or a structure of the dataset's element (struct Batch { Tensor x, y; }: TF's (x, y) element).
 template <class F>
 StepFunction step_function_of(StringView name, F fn) {
-  return StepFunction{name, fn};
+  using Params = typename detail::CallTraits<F>::Params;
+  static_assert(detail::Count<Params>::value == 2, "a step function takes (StepContext&, const S& inputs)");
+  using Inputs = remove_cvref_t<typename detail::TypeAt<1, Params>::type>;
+  constexpr unsigned kInputs = static_cast<unsigned>(nest::leaf_count_v<Inputs>);
+  auto body = [fn](StepContext& step, ReplicaArgs inputs) -> Status {
+    if constexpr (nest::is_leaf_v<Inputs>) return fn(step, inputs[0]);
+    else return fn(step, nest::build<Inputs>([&](size_t leaf) { return inputs[leaf]; }));
+  };
+  return StepFunction{name, body, kInputs};
 }
 
 class TPUExtended;
@@ -347,7 +358,7 @@ class TPUStrategy {
   // gets the final step's outputs and the iterator moves past the steps run.
   Status run_steps_on_dataset(const StepFunction& fn, DistributedIterator& iterator, MultiStepContext& context,
                               unsigned iterations = 0);
-  // The same with a lambda (StepContext& step, const Tensor& inputs) -> Status.
+  // The same with a lambda (StepContext& step, const S& inputs) -> Status (S: Tensor or a structure).
   template <class F>
     requires(!is_same_v<F, StepFunction>)
   Status run_steps_on_dataset(const F& fn, DistributedIterator& iterator, MultiStepContext& context,

@@ -54,12 +54,22 @@ BatchSlice replica_batch_slice(int64_t global_batch_size, unsigned num_replicas,
   return slice;
 }
 
-Result<Dataset> Dataset::from_tensor_slices(const Tensor& source) {
-  if (source.shape.rank == 0)
-    return invalid_argument("from_tensor_slices: the source must have a dimension to slice, got a scalar");
+Result<Dataset> Dataset::from_tensor_slices(const Tensor& source) { return from_tensor_slices_of(Span<const Tensor>(&source, 1)); }
+
+Result<Dataset> Dataset::from_tensor_slices_of(Span<const Tensor> sources) {
+  if (sources.empty() || sources.size() > kMaxElementTensors)
+    return invalid_argument("from_tensor_slices: 1 to {} source tensors, got {}", kMaxElementTensors, sources.size());
   Dataset dataset;
   dataset.source_kind_ = Source::kSlices;
-  dataset.source_ = source;
+  dataset.num_sources_ = static_cast<unsigned>(sources.size());
+  for (unsigned k = 0; k < sources.size(); ++k) {
+    if (sources[k].shape.rank == 0)
+      return invalid_argument("from_tensor_slices: the source must have a dimension to slice, got a scalar");
+    if (sources[k].shape.dims[0] != sources[0].shape.dims[0])  // TF's Dimension.assert_is_compatible_with
+      return invalid_argument("Dimensions {} and {} are not compatible", sources[0].shape.dims[0],
+                              sources[k].shape.dims[0]);
+    dataset.sources_[k] = sources[k];
+  }
   return dataset;
 }
 
@@ -94,14 +104,15 @@ Result<Dataset> Dataset::batch(int64_t batch_size, bool drop_remainder) const {
 }
 
 int64_t Dataset::rows() const {
-  const int64_t n = source_.shape.dims[0];
+  const int64_t n = sources_[0].shape.dims[0];
   return shard_index_ < n ? (n - shard_index_ + num_shards_ - 1) / num_shards_ : 0;
 }
 
-Tensor Dataset::sharded_source() const {
-  Tensor view = rows_of(source_, 0, rows());
-  if (rows() > 0) view.data = row_of(source_, shard_index_).data;
-  view.strides[0] = source_.strides[0] * num_shards_;
+Tensor Dataset::sharded_source(unsigned k) const {
+  const Tensor& source = sources_[k];
+  Tensor view = rows_of(source, 0, rows());
+  if (rows() > 0) view.data = row_of(source, shard_index_).data;
+  view.strides[0] = source.strides[0] * num_shards_;
   return view;
 }
 
@@ -117,20 +128,36 @@ int64_t Dataset::cardinality() const {
 }
 
 Result<Tensor> Dataset::element(int64_t index) const {
+  Tensor tensor;
+  RT_RETURN_IF_ERROR(element(index, Span<Tensor>(&tensor, 1)));
+  return tensor;
+}
+
+Status Dataset::element(int64_t index, Span<Tensor> tensors) const {
+  if (tensors.size() != num_sources_)
+    return invalid_argument("the dataset's elements hold {} tensors, asked for {} (a structure's elements come "
+                            "with get_next<S>() or element(index, tensors))",
+                            num_sources_, tensors.size());
   if (index < 0 || index >= cardinality()) return end_of_sequence();
-  if (source_kind_ == Source::kElements) return elements_[static_cast<size_t>(index)];
-  const Tensor source = sharded_source();
-  if (!batched()) return row_of(source, index);
+  if (source_kind_ == Source::kElements) {
+    tensors[0] = elements_[static_cast<size_t>(index)];
+    return Status::ok();
+  }
   const int64_t begin = index * batch_size_;
   const int64_t end = begin + batch_size_ < rows() ? begin + batch_size_ : rows();
-  return rows_of(source, begin, end);
+  for (unsigned k = 0; k < num_sources_; ++k) {
+    const Tensor source = sharded_source(k);
+    tensors[k] = batched() ? rows_of(source, begin, end) : row_of(source, index);
+  }
+  return Status::ok();
 }
 
 Result<DistributedDataset> DistributedDataset::split_batches(const Dataset& dataset, unsigned num_replicas) {
   if (dataset.cardinality() > 0) {
-    Result<Tensor> first = dataset.element(0);
-    if (!first) return first.status();
-    if (first->shape.rank == 0) return unbatched_error(num_replicas);
+    Tensor first[kMaxElementTensors];
+    RT_RETURN_IF_ERROR(dataset.element(0, Span<Tensor>(first, dataset.element_tensors())));
+    for (unsigned k = 0; k < dataset.element_tensors(); ++k)
+      if (first[k].shape.rank == 0) return unbatched_error(num_replicas);
   }
   DistributedDataset distributed;
   distributed.dataset_ = dataset;
@@ -166,26 +193,46 @@ int64_t DistributedDataset::host_steps() const {
 int64_t DistributedDataset::num_steps() const { return pod_steps_ >= 0 ? pod_steps_ : host_steps(); }
 
 Result<Tensor> DistributedDataset::element(int64_t step, unsigned replica) const {
+  Tensor tensor;
+  RT_RETURN_IF_ERROR(element(step, replica, Span<Tensor>(&tensor, 1)));
+  return tensor;
+}
+
+Status DistributedDataset::element(int64_t step, unsigned replica, Span<Tensor> tensors) const {
   if (step < 0 || step >= num_steps() || replica >= num_replicas_) return end_of_sequence();
   const unsigned per_host = num_replicas_ / num_hosts_;  // a host's replicas: host * per_host + j
-  if (!split_) return dataset_.element(step * per_host + replica % per_host);
-  Result<Tensor> batch = dataset_.element(step);
-  if (!batch) return batch;
-  if (batch->shape.rank == 0) return unbatched_error(num_replicas_);
-  const BatchSlice slice = replica_batch_slice(batch->shape.dims[0], num_replicas_, replica);
-  return rows_of(*batch, slice.offset, slice.offset + slice.size);
+  if (!split_) return dataset_.element(step * per_host + replica % per_host, tensors);
+  RT_RETURN_IF_ERROR(dataset_.element(step, tensors));
+  for (Tensor& batch : tensors) {
+    if (batch.shape.rank == 0) return unbatched_error(num_replicas_);
+    const BatchSlice slice = replica_batch_slice(batch.shape.dims[0], num_replicas_, replica);
+    batch = rows_of(batch, slice.offset, slice.offset + slice.size);
+  }
+  return Status::ok();
 }
 
 Result<DistributedValue> DistributedIterator::get_next() {
+  DistributedValue value;
+  RT_RETURN_IF_ERROR(get_next_into(Span<DistributedValue>(&value, 1), "Tensor"));
+  return value;
+}
+
+Status DistributedIterator::get_next_into(Span<DistributedValue> leaves, StringView structure) {
+  const unsigned tensors = dataset_->element_tensors();
+  if (leaves.size() != tensors)
+    return invalid_argument("the dataset's elements hold {} tensors, but {} has {}", tensors, structure, leaves.size());
   if (!has_next()) return end_of_sequence();
-  Tensor components[kMaxReplicas];
-  for (unsigned r = 0; r < dataset_->num_replicas(); ++r) {
-    Result<Tensor> element = dataset_->element(position_, r);
-    if (!element) return element.status();
-    components[r] = *element;
+  const unsigned replicas = dataset_->num_replicas();
+  Tensor element[kMaxElementTensors];
+  for (unsigned r = 0; r < replicas; ++r) {
+    RT_RETURN_IF_ERROR(dataset_->element(position_, r, Span<Tensor>(element, tensors)));
+    for (unsigned k = 0; k < tensors; ++k) {
+      if (r == 0) leaves[k] = replicas == 1 ? DistributedValue::plain(element[k]) : DistributedValue::per_replica_of(replicas);
+      if (replicas > 1) leaves[k].set_component(r, element[k]);
+    }
   }
   ++position_;
-  return DistributedValue::regroup(Span<const Tensor>(components, dataset_->num_replicas()));
+  return Status::ok();
 }
 
 Status DistributedIterator::advance(int64_t steps) {

@@ -1,8 +1,11 @@
 // TPUStrategy's input side, pure (no HAL): host-side datasets, how a global batch is split over the
 // replicas, InputContext, and distributed datasets with their iterators (TF's tf.data +
-// tf.distribute input_lib, reduced to what a board needs: a dataset is a sequence of tensors).
+// tf.distribute input_lib, reduced to what a board needs: a dataset is a sequence of elements, each
+// a tensor or a structure of tensors).
 //
-// Dataset: from_tensor_slices(source) (elements are source's rows), optionally shard(n, i) (rows i,
+// Dataset: from_tensor_slices(source) (elements are source's rows; with a structure of sources, such
+// as TF's from_tensor_slices((images, labels)), an element is the structure of their rows, and every
+// source must have the same number of rows: "Dimensions 3 and 4 are not compatible"), optionally shard(n, i) (rows i,
 // i + n, i + 2n, ... as a strided view) then batch(B, drop_remainder) (element k = rows [kB, kB + B),
 // the last one shorter unless drop_remainder); or from_elements(list) (e.g. the global batches of an
 // array). Elements are views: nothing is copied.
@@ -29,11 +32,16 @@
 // InputContext::get_per_replica_batch_size(B) = B / N, else TF's error (with its trailing space):
 //   "The `global_batch_size` 10 is not divisible by `num_replicas_in_sync` 4 "
 // Iterators: get_next() gives one step's values (regrouped: a plain tensor with one replica) and
-// "End of sequence" (OUT_OF_RANGE) at the end.
+// "End of sequence" (OUT_OF_RANGE) at the end; get_next<S>() the step's structure S (PerReplica<S>,
+// its leaves in pod memory) for datasets whose elements are structures.
 #pragma once
 #include "distributed_value.hpp"
+#include "per_replica.hpp"
 
 namespace rt::tpu {
+
+// The most tensors in one dataset element (a structure's leaves).
+inline constexpr unsigned kMaxElementTensors = 8;
 
 // tf.distribute.InputContext.
 struct InputContext {
@@ -57,6 +65,15 @@ class Dataset {
   Dataset() = default;  // empty
   // Elements are the rows of `source` (rank >= 1).
   static Result<Dataset> from_tensor_slices(const Tensor& source);
+  // Elements are structures S of the sources' rows (TF's from_tensor_slices((x, y))).
+  template <class S>
+    requires(nest::is_structure_v<S> && !nest::is_leaf_v<S>)
+  static Result<Dataset> from_tensor_slices(const S& sources) {
+    static_assert(nest::leaf_count_v<S> <= kMaxElementTensors, "a dataset element holds at most kMaxElementTensors tensors");
+    return from_tensor_slices_of(nest::flatten(sources).span());
+  }
+  // The same from the structure's leaves, in flatten order.
+  static Result<Dataset> from_tensor_slices_of(Span<const Tensor> sources);
   // Elements are the given tensors; the list must outlive the dataset.
   static Dataset from_elements(Span<const Tensor> elements);
   // Slices datasets only, shard before batch (the usual input-pipeline order).
@@ -64,16 +81,22 @@ class Dataset {
   Result<Dataset> batch(int64_t batch_size, bool drop_remainder = false) const;
 
   int64_t cardinality() const;
+  // The tensors of one element: 1, or a structure's leaves.
+  unsigned element_tensors() const { return num_sources_; }
+  // Element `index` of a dataset of single tensors (an error for structures: use the form below).
   Result<Tensor> element(int64_t index) const;
+  // Element `index`'s tensors into `tensors` (element_tensors() of them).
+  Status element(int64_t index, Span<Tensor> tensors) const;
   bool batched() const { return batch_size_ > 0; }
 
  private:
   enum class Source : uint8_t { kNone, kSlices, kElements };
-  int64_t rows() const;  // rows of the (sharded) source
-  Tensor sharded_source() const;
+  int64_t rows() const;  // rows of the (sharded) sources
+  Tensor sharded_source(unsigned k) const;
 
   Source source_kind_ = Source::kNone;
-  Tensor source_;
+  Tensor sources_[kMaxElementTensors];
+  unsigned num_sources_ = 1;
   Span<const Tensor> elements_;
   unsigned num_shards_ = 1;
   unsigned shard_index_ = 0;
@@ -97,8 +120,11 @@ class DistributedDataset {
 
   unsigned num_replicas() const { return num_replicas_; }
   int64_t num_steps() const;
-  // Replica `replica`'s value at step `step` (a view).
+  unsigned element_tensors() const { return dataset_.element_tensors(); }
+  // Replica `replica`'s value at step `step` (a view), for elements of one tensor.
   Result<Tensor> element(int64_t step, unsigned replica) const;
+  // Its tensors (element_tensors() of them: a structure's leaves).
+  Status element(int64_t step, unsigned replica, Span<Tensor> tensors) const;
 
  private:
   Dataset dataset_;
@@ -117,6 +143,15 @@ class DistributedIterator {
   bool has_next() const { return position_ < dataset_->num_steps(); }
   // The next step's values: replica r's element as component r (a plain value with one replica).
   Result<DistributedValue> get_next();
+  // The next step's structure S (elements that are structures): each leaf's replica values, regrouped.
+  template <class S>
+  Result<PerReplica<S>> get_next() {
+    DistributedValue* leaves = RT_TRY(allocate_distributed_values(nest::leaf_count_v<S>));
+    RT_RETURN_IF_ERROR(get_next_into(Span<DistributedValue>(leaves, nest::leaf_count_v<S>), nest::structure_text<S>().view()));
+    return PerReplica<S>(leaves);
+  }
+  // The next step's element tensors into `leaves` (a structure `structure` of that many tensors).
+  Status get_next_into(Span<DistributedValue> leaves, StringView structure);
   // Consumes `steps` steps (run_steps_on_dataset ran them on the device); "End of sequence" if fewer remain.
   Status advance(int64_t steps);
   int64_t position() const { return position_; }

@@ -17,14 +17,15 @@ StepLoop loop;  // read by the replicas of run_steps_on_dataset's launch
 
 Status run_one_step(StrategyReplicaContext& context, StepLoop& steps, unsigned step) {
   const unsigned replica = context.replica_id_in_sync_group();
-  Result<Tensor> inputs = steps.dataset.element(steps.first_step + step, replica);
-  if (!inputs) return inputs.status();
+  Tensor inputs[kMaxElementTensors];
+  const unsigned num_inputs = steps.dataset.element_tensors();
+  RT_RETURN_IF_ERROR(steps.dataset.element(steps.first_step + step, replica, Span<Tensor>(inputs, num_inputs)));
   StepOutputTable& table = context.replica().logical_core() == 0 ? steps.tables[replica]
                                                                    : steps.other_cores[context.replica().core()];
   table.clear();
   context.merge().begin_step(step);
   StepContext step_context(context, table, step);
-  return steps.fn.fn(step_context, *inputs);
+  return steps.fn.fn(step_context, ReplicaArgs(inputs, num_inputs));
 }
 
 Status step_loop(StrategyReplicaContext& context, StepLoop& steps) {
@@ -62,6 +63,10 @@ Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIter
   if (iterator.dataset().num_replicas() != num_replicas_)
     return invalid_argument("run_steps_on_dataset: the dataset is distributed over {} replicas, the strategy has {}",
                             iterator.dataset().num_replicas(), num_replicas_);
+  if (iterator.dataset().element_tensors() != fn.num_inputs)
+    return invalid_argument("run_steps_on_dataset: the dataset's elements hold {} tensors, the step function '{}' "
+                            "takes {}",
+                            iterator.dataset().element_tensors(), fn.name, fn.num_inputs);
   if (iterator.position() + steps > iterator.dataset().num_steps()) return end_of_sequence();
   loop.fn = fn;
   loop.dataset = iterator.dataset();

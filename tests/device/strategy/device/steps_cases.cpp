@@ -78,7 +78,7 @@ Status run_steps_cases(unsigned cores) {
   rt::tpu::DistributedIterator iterator(*distributed);
   static rt::tpu::MultiStepContext context;
   for (unsigned& seen : steps_seen) seen = 0;
-  const rt::tpu::StepFunction step{"train_step", train_step};
+  const rt::tpu::StepFunction step = rt::tpu::step_function_of("train_step", train_step);
 
   const uint64_t launches = strategy->launches();
   RT_RETURN_IF_ERROR(strategy->run_steps_on_dataset(step, iterator, context));

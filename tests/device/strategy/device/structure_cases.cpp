@@ -1,10 +1,12 @@
 // Structures through TPUStrategy (nest.hpp, per_replica.hpp): run() with a struct argument (plain)
 // and a PerReplica struct argument, a function returning a struct (a PerReplica<struct> back, its
 // fields and replicas), reduce of a whole structure, ReplicaContext.all_reduce of a structure, and a
-// model-sized structure (40 tensors: more than one all_reduce group, more than the old caps).
+// model-sized structure (40 tensors: more than one all_reduce group, more than the old caps), and
+// datasets of (x, y) elements through the iterator and run_steps_on_dataset.
 // Replica r's batch is x = [r + 1, 2(r + 1)], y = 10r; the plain scale k = 3. Expected values are
 // the hand formulas below (sums over r = 0..N-1: sum(r) = N(N-1)/2).
 #include "runtime/tensor/hbm.hpp"
+#include "runtime/tpu/strategy/strategy_steps.hpp"
 #include "suite.hpp"
 
 namespace strategy_test {
@@ -130,6 +132,70 @@ Status structure_that_does_not_fit(TPUStrategy& strategy) {
                       "a Batch and a Scale for one tensor");
 }
 
+// A dataset of (x, y) elements (TF's from_tensor_slices((x, y)).batch(2N)): x row i = [i], y row
+// i = 100 + i. Through the iterator, get_next<Batch>() hands replica r rows [2s N + 2r, +2) of both;
+// through run_steps_on_dataset the step function unpacks the element as a Batch.
+struct Rows {
+  Tensor x, y;
+};
+
+Result<Rows> counting_rows(unsigned rows) {
+  const int64_t column[] = {static_cast<int64_t>(rows), 1}, flat[] = {static_cast<int64_t>(rows)};
+  Rows out{RT_TRY(rt::hbm().allocate_tensor(rt::DType::kF32, RT_TRY(rt::Shape::make(column)), "x")),
+           RT_TRY(rt::hbm().allocate_tensor(rt::DType::kF32, RT_TRY(rt::Shape::make(flat)), "y"))};
+  for (unsigned i = 0; i < rows; ++i) {
+    out.x.values<float>()[i] = static_cast<float>(i);
+    out.y.values<float>()[i] = 100.0f + static_cast<float>(i);
+  }
+  return out;
+}
+
+Status datasets_of_structures(TPUStrategy& strategy, unsigned n) {
+  const Rows rows = RT_TRY(counting_rows(8 * n));
+  const rt::tpu::Dataset dataset = RT_TRY(RT_TRY(rt::tpu::Dataset::from_tensor_slices(rows)).batch(2 * n));
+  const rt::tpu::DistributedDataset distributed = RT_TRY(strategy.experimental_distribute_dataset(dataset));
+  rt::tpu::DistributedIterator iterator(distributed);
+  const PerReplica<Rows> first = RT_TRY(iterator.get_next<Rows>());
+  for (unsigned r = 0; r < n; ++r) {
+    const Rows mine = first.local(r);
+    const float row = static_cast<float>(2 * r);
+    RT_RETURN_IF_ERROR(expect_f32(mine.x, {row, row + 1.0f}, "step 0, x of replica r: rows 2r, 2r + 1"));
+    RT_RETURN_IF_ERROR(expect_f32(mine.y, {100.0f + row, 101.0f + row}, "step 0, y of replica r"));
+  }
+  // The element as a run() argument: each replica sums its x and y rows: 2(4r + 1) + 201 + ... below.
+  const PerReplica<Rows> second = RT_TRY(iterator.get_next<Rows>());
+  const rt::tpu::RunResult sums = RT_TRY(strategy.run(
+      [](StrategyReplicaContext& context, const Rows& batch) -> Result<Tensor> {
+        return add(context.arena(), RT_TRY(rt::reduce_sum(context.arena(), batch.x)),
+                   RT_TRY(rt::reduce_sum(context.arena(), batch.y)));
+      },
+      second));
+  for (unsigned r = 0; r < n; ++r) {
+    const float row = static_cast<float>(2 * n + 2 * r);  // step 1: rows 2N + 2r and 2N + 2r + 1
+    RT_RETURN_IF_ERROR(expect_f32(sums[0].component(r), {(2.0f * row + 1.0f) + (200.0f + 2.0f * row + 1.0f)},
+                                  "sum of x and y rows of step 1"));
+  }
+  RT_RETURN_IF_ERROR(expect_error(iterator.get_next().status(), rt::StatusCode::kInvalidArgument,
+                                  "the dataset's elements hold 2 tensors, but Tensor has 1", "get_next() of (x, y)"));
+
+  // run_steps_on_dataset with an (x, y) element: 2 steps, the last step's y sum (SUM across replicas).
+  static rt::tpu::MultiStepContext context;
+  RT_RETURN_IF_ERROR(strategy.run_steps_on_dataset(
+      [](rt::tpu::StepContext& step, const Rows& batch) -> Status {
+        return step.set_last_step_output("y", RT_TRY(rt::reduce_sum(step.replica().arena(), batch.y)), ReduceOp::kSum);
+      },
+      iterator, context, 2));
+  // Step 3 of the dataset (the iterator was at 2): rows 6N .. 8N - 1, y sums to 100 * 2N + sum(6N .. 8N - 1).
+  const float first_row = static_cast<float>(6 * n), count = static_cast<float>(2 * n);
+  const float y_total = 100.0f * count + count * first_row + count * (count - 1.0f) / 2.0f;
+  RT_RETURN_IF_ERROR(expect_f32(RT_TRY(context.last_step_output("y")).component(0), {y_total}, "last step's y, summed"));
+  auto one_tensor_step = [](rt::tpu::StepContext&, const Tensor&) { return Status::ok(); };
+  rt::tpu::DistributedIterator again(distributed);
+  return expect_error(strategy.run_steps_on_dataset(one_tensor_step, again, context, 1), rt::StatusCode::kInvalidArgument,
+                      "run_steps_on_dataset: the dataset's elements hold 2 tensors, the step function 'step_fn' takes 1",
+                      "a one-tensor step function on (x, y) elements");
+}
+
 }  // namespace
 
 Status run_structure_cases(unsigned cores) {
@@ -137,6 +203,7 @@ Status run_structure_cases(unsigned cores) {
   RT_RETURN_IF_ERROR(run_with_structures(strategy, cores));
   RT_RETURN_IF_ERROR(all_reduce_of_a_structure(strategy, cores));
   RT_RETURN_IF_ERROR(a_model_sized_structure(strategy, cores));
+  RT_RETURN_IF_ERROR(datasets_of_structures(strategy, cores));
   return structure_that_does_not_fit(strategy);
 }
 
