@@ -59,6 +59,8 @@
 #include "runtime/tpu/infeed/infeed_queue.hpp"
 #include "runtime/tpu/infeed/infeed_steps.hpp"
 #include "runtime/tpu/infeed/outfeed.hpp"
+#include "runtime/tpu/nest/nest.hpp"
+#include "runtime/tpu/strategy/mirrored_structure.hpp"
 #include "runtime/tpu/strategy/strategy.hpp"
 #include "runtime/tpu/strategy/strategy_steps.hpp"
 #include "runtime/tpu/spmd/logical_devices.hpp"

@@ -21,6 +21,7 @@
 // names the core, the tuple and the queue. HAL-free: it reaches the link through the registered board
 // endpoint (runtime/link/protocol/host_call.hpp) or the one in the options.
 #pragma once
+#include "runtime/tpu/nest/nest.hpp"
 #include "infeed_hook.hpp"
 #include "infeed_queue.hpp"
 #include "runtime/link/protocol/endpoint.hpp"
@@ -70,6 +71,17 @@ class InfeedDequeue {
 
   // Replica `replica`'s shard of its next tuple: tuple[0 .. elements) become new tensors in `arena`.
   Status dequeue(unsigned replica, Tensor* tuple, Arena& arena);
+  // The same as a structure S whose leaves, in flatten order, are the tuple's elements
+  // (struct Batch { Tensor images, labels; }); a structure of another size is an error naming both.
+  template <class S>
+  Result<S> dequeue(unsigned replica, Arena& arena) {
+    if (nest::leaf_count_v<S> != signature_.count)
+      return invalid_argument("infeed dequeue: the queue's tuples have {} elements, the structure {} has {} tensors",
+                              signature_.count, nest::structure_text<S>().view(), nest::leaf_count_v<S>);
+    Tensor elements[kMaxInfeedTupleElements];
+    RT_RETURN_IF_ERROR(dequeue(replica, elements, arena));
+    return nest::pack_sequence_as<S>(Span<const Tensor>(elements, signature_.count));
+  }
 
  private:
   Result<Tensor> copy_shard(unsigned local, uint64_t tuple, unsigned element, Arena& arena) const;

@@ -76,6 +76,12 @@ class Replicated {
   unsigned num_replicas() const { return result_->num_replicas; }
   const ReplicaOutputs& operator[](unsigned replica) const { return (*result_)[replica]; }
   const ReplicateResult& result() const { return *result_; }
+  // Replica `replica`'s outputs as the structure S the computation returns (a struct of its
+  // results): tf.nest's pack_sequence_as text if S holds another number of tensors.
+  template <class S>
+  Result<S> outputs_as(unsigned replica) const {
+    return nest::pack_sequence_as<S>((*result_)[replica].span());
+  }
 
  private:
   const ReplicateResult* result_;
@@ -84,6 +90,7 @@ class Replicated {
 // tpu.replicate(computation, inputs) returning its outputs:
 //   auto computation = [](ReplicaContext& replica, const Tensor& x) -> Result<Tensor> { ... };
 //   Replicated output = RT_TRY(replicate(computation, {{x}, {y}}));   // output[1][0]: replica 1's value
+// A computation returning a struct S: output.outputs_as<S>(r) is replica r's S.
 // `computation` is a Computation or any callable (callable_computation.hpp); inputs[replica][input].
 Result<Replicated> replicate(const Computation& computation, Span<const ReplicaArgs> inputs,
                              const ReplicateOptions& options = {});
@@ -103,6 +110,39 @@ Result<Replicated> replicate(const F& computation, std::initializer_list<std::in
   size_t count = 0;
   for (const std::initializer_list<Tensor>& row : inputs) rows[count++] = ReplicaArgs(row.begin(), row.size());
   return replicate(computation, Span<const ReplicaArgs>(rows, count), options);
+}
+
+// `count` tensors in pod memory, for replicate's flattened structured inputs.
+Result<Tensor*> allocate_replica_inputs(size_t count);
+
+// tpu.replicate with structured inputs: inputs[r] is replica r's arguments as one structure whose
+// leaves, in flatten order, are the computation's arguments' leaves (a struct of the arguments, or
+// the structure of the computation's one argument):
+//   struct Example { Tensor x; Pair pair; };            // computation(ReplicaContext&, const Tensor& x, const Pair& pair)
+//   Replicated out = RT_TRY(replicate(computation, {Example{x0, {a0, b0}}, Example{x1, {a1, b1}}}));
+// options.maximum_shapes, if given, holds one entry per leaf of inputs[0], in flatten order.
+template <class F, class Row>
+  requires(nest::is_structure_v<Row> && !nest::is_leaf_v<Row>)
+Result<Replicated> replicate(const F& computation, Span<const Row> inputs, const ReplicateOptions& options = {}) {
+  constexpr size_t kLeaves = nest::leaf_count_v<Row>;
+  if (inputs.size() > kMaxReplicas)
+    return Status::error(StatusCode::kInvalidArgument, "replicate: {} replicas asked for, at most {}", inputs.size(),
+                         kMaxReplicas);
+  Tensor* table = RT_TRY(allocate_replica_inputs(inputs.size() * kLeaves));
+  ReplicaArgs rows[kMaxReplicas];
+  for (size_t r = 0; r < inputs.size(); ++r) {
+    Tensor* row = table + r * kLeaves;
+    size_t leaf = 0;
+    nest::for_each_leaf(inputs[r], [&](const Tensor& value) { row[leaf++] = value; });
+    rows[r] = ReplicaArgs(row, kLeaves);
+  }
+  return replicate(computation, Span<const ReplicaArgs>(rows, inputs.size()), options);
+}
+
+template <class F, class Row>
+  requires(nest::is_structure_v<Row> && !nest::is_leaf_v<Row>)
+Result<Replicated> replicate(const F& computation, std::initializer_list<Row> inputs, const ReplicateOptions& options = {}) {
+  return replicate(computation, Span<const Row>(inputs.begin(), inputs.size()), options);
 }
 
 // TF's inputs=None: one replica with zero inputs.

@@ -43,25 +43,25 @@ Result<Tensor> convolve(Arena& arena, const Tensor& image, const Tensor& filter,
 
 }  // namespace
 
-Result<Gradients> cnn_gradients(Arena& arena, const Tensor (&w)[4], const Tensor& x, const Tensor& labels,
-                                unsigned logical_cores) {
+Result<Gradients> cnn_gradients(Arena& arena, const Params& w, const Batch& batch, unsigned logical_cores) {
   if (logical_cores != 1 && logical_cores != 2 && logical_cores != 4)
     return invalid_argument("train-digits: the CNN splits its image over 1, 2 or 4 logical cores, not {}", logical_cores);
+  const Tensor& x = batch.images;
   const int64_t rows = x.shape.dims[0];
   const Tensor image = RT_TRY(reshape(arena, x, {rows, kSide, kSide, 1}));
-  const Tensor z = RT_TRY(add(arena, RT_TRY(convolve(arena, image, w[0], logical_cores)), w[1]));  // [rows, 8, 8, 8]
+  const Tensor z = RT_TRY(add(arena, RT_TRY(convolve(arena, image, w.w1, logical_cores)), w.b1));  // [rows, 8, 8, 8]
   const Tensor flat = RT_TRY(reshape(arena, RT_TRY(relu(arena, z)), {rows, kSide * kSide * kFilters}));
-  const Tensor logits = RT_TRY(add(arena, RT_TRY(matmul(arena, flat, w[2])), w[3]));
+  const Tensor logits = RT_TRY(add(arena, RT_TRY(matmul(arena, flat, w.w2)), w.b2));
   Gradients g;
-  const Tensor dlogits = RT_TRY(softmax_cross_entropy(arena, logits, labels, g));
-  g.of[2] = RT_TRY(matmul(arena, RT_TRY(transpose(arena, flat)), dlogits));
-  g.of[3] = RT_TRY(reduce_sum(arena, dlogits, {0}));
-  const Tensor dflat = RT_TRY(matmul(arena, dlogits, RT_TRY(transpose(arena, w[2]))));  // z's layout, flattened
+  const Tensor dlogits = RT_TRY(softmax_cross_entropy(arena, logits, batch.labels, g));
+  g.params.w2 = RT_TRY(matmul(arena, RT_TRY(transpose(arena, flat)), dlogits));
+  g.params.b2 = RT_TRY(reduce_sum(arena, dlogits, {0}));
+  const Tensor dflat = RT_TRY(matmul(arena, dlogits, RT_TRY(transpose(arena, w.w2))));  // z's layout, flattened
   relu_backward(dflat, z);
   const Tensor dz = RT_TRY(reshape(arena, dflat, {rows * kSide * kSide, kFilters}));
-  g.of[1] = RT_TRY(reduce_sum(arena, dz, {0}));
+  g.params.b1 = RT_TRY(reduce_sum(arena, dz, {0}));
   const Tensor dfilter = RT_TRY(matmul(arena, RT_TRY(transpose(arena, RT_TRY(patches(arena, x)))), dz));  // [9, 8]
-  g.of[0] = RT_TRY(reshape(arena, dfilter, {3, 3, 1, kFilters}));
+  g.params.w1 = RT_TRY(reshape(arena, dfilter, {3, 3, 1, kFilters}));
   return g;
 }
 

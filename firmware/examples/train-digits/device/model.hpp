@@ -20,27 +20,36 @@ struct ModelSpec {
   const char* name;
   float learning_rate;
   unsigned ranks[4];
-  int64_t dims[4][4];  // w1, b1, w2, b2
+  int64_t dims[4][4];  // w1, b1, w2, b2 (Params' order)
 };
 
 // The spec of `kind`, or an error for a number that is no model.
 rt::Result<const ModelSpec*> model_spec(int32_t kind);
 
+// The model's weights, and as well their gradients (a structure: nest.hpp).
+struct Params {
+  rt::Tensor w1, b1, w2, b2;
+};
+
+// One replica's shard of a global batch: images [rows, 64] float32, labels [rows] int32.
+struct Batch {
+  rt::Tensor images, labels;
+};
+
+// A replica's gradients of the batch's summed loss / kBatch, and its shard's loss sum and correct count.
 struct Gradients {
-  rt::Tensor of[4];  // d loss / d w1, b1, w2, b2
+  Params params;
   float loss_sum = 0;
   float correct = 0;
 };
 
-// One replica's shard: x [rows, 64] float32, labels [rows] int32; weights w1, b1, w2, b2.
-rt::Result<Gradients> mlp_gradients(rt::Arena& arena, const rt::Tensor (&weights)[4], const rt::Tensor& x,
-                                    const rt::Tensor& labels);
+rt::Result<Gradients> mlp_gradients(rt::Arena& arena, const Params& weights, const Batch& batch);
 // With `logical_cores` > 1 (a replica spanning 2 or 4 cores) the convolution runs model parallel:
 // the image split [1, 2, 1, 1] or [1, 2, 2, 1] over the replica's logical devices
 // (split_to_logical_devices), each convolving its tile with the halo its neighbours send, the output
 // gathered again; the rest runs on every logical core alike. The result is the same bits as with one.
-rt::Result<Gradients> cnn_gradients(rt::Arena& arena, const rt::Tensor (&weights)[4], const rt::Tensor& x,
-                                    const rt::Tensor& labels, unsigned logical_cores = 1);
+rt::Result<Gradients> cnn_gradients(rt::Arena& arena, const Params& weights, const Batch& batch,
+                                    unsigned logical_cores = 1);
 
 // grad * relu'(pre), in place: zero where pre was not positive (same shape and element order).
 void relu_backward(const rt::Tensor& grad, const rt::Tensor& pre);

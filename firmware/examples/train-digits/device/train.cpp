@@ -4,11 +4,11 @@
 //   - the host streams global batches of kBatch images through infeed queue 0 (`tpu run --infeed
 //     0=infeed_x.npy,infeed_y.npy`, made by prepare_digits.py); replica r dequeues its shard, rows
 //     [r * kBatch / N, (r + 1) * kBatch / N) (TF's experimental_distribute_dataset split);
-//   - the weights are mirrored variables (create_mirrored_variable: one copy per replica);
-//     strategy.run runs steps_per_run steps per launch; forward and backward on the replica's MXU,
-//     the gradients (and the step's loss and accuracy counts) summed over the replicas in one
-//     all_reduce SUM of the list (divided by the global batch), each replica applying the same
-//     update to its own copy;
+//   - the weights are a structure of mirrored variables (Params, create_mirrored_variables: one copy
+//     per replica); strategy.run(steps, weights) runs steps_per_run steps per launch, TF's custom
+//     training loop: forward and backward on the replica's MXU, the gradients (a Params) and the
+//     step's loss and accuracy counts summed over the replicas in one all_reduce SUM of a structure
+//     (divided by the global batch), each replica applying the same update to its own copy;
 //   - the CNN can also run model parallel (prepare_digits.py --logical-cores 2|4): each replica
 //     spans 2 or 4 cores (a device assignment with that computation_shape), logical core 0 dequeues
 //     the replica's shard and broadcasts it to the others, the convolution runs split over them, and
@@ -88,50 +88,60 @@ Status check_finite(const Tensor& x, int64_t step, unsigned replica) {
   return Status::ok();
 }
 
-// The four gradients and the step's [loss sum, correct count] summed over the replicas in one
-// all_reduce (TF's all_reduce of a structure: one synchronisation per step, not five), then
-// w -= learning_rate * gradient for each weight. Returns the summed metrics.
-Result<Tensor> apply(StrategyReplicaContext& context, const Tensor (&weights)[4], const Gradients& g, float learning_rate) {
+// What the replicas sum every step: the gradients and the step's [loss sum, correct count].
+struct StepSums {
+  Params grads;
+  Tensor metrics;
+};
+
+// weights -= learning_rate * grads, leaf by leaf, in place on the replica's copies (TF's
+// nest.map_structure(lambda w, g: w.assign_sub(learning_rate * g), weights, grads)).
+Status sgd_update(Arena& arena, const Params& weights, const Params& grads, float learning_rate) {
+  auto assign_sub = [&](const Tensor& w, const Tensor& g) -> Result<Tensor> {
+    RT_RETURN_IF_ERROR(binary(BinaryOp::kSub, w, RT_TRY(mul(arena, g, learning_rate)), w));
+    return w;
+  };
+  return nest::map_structure(assign_sub, weights, grads).status();
+}
+
+// The gradients and metrics summed over the replicas in one all_reduce of the structure (one
+// synchronisation per step), then the SGD update. Returns the summed metrics.
+Result<Tensor> apply(StrategyReplicaContext& context, const Params& weights, const Gradients& g, float learning_rate) {
   Arena& arena = context.arena();
-  const Tensor local[] = {g.of[0], g.of[1], g.of[2], g.of[3], RT_TRY(constant<float>(arena, {2}, {g.loss_sum, g.correct}))};
-  Tensor total[5];
-  RT_RETURN_IF_ERROR(context.all_reduce(ReduceOp::kSum, local, total));
-  for (int k = 0; k < 4; ++k)
-    RT_RETURN_IF_ERROR(binary(BinaryOp::kSub, weights[k], RT_TRY(mul(arena, total[k], learning_rate)), weights[k]));
-  return total[4];
+  const StepSums local{g.params, RT_TRY(constant<float>(arena, {2}, {g.loss_sum, g.correct}))};
+  const StepSums total = RT_TRY(context.all_reduce(ReduceOp::kSum, local));
+  RT_RETURN_IF_ERROR(sgd_update(arena, weights, total.grads, learning_rate));
+  return total.metrics;
 }
 
 // The replica's shard of the next batch: dequeued by its logical core 0 (a replica dequeues every
 // tuple once) and broadcast to its other logical cores.
-Status dequeue_shard(ReplicaContext& replica, Tensor (&batch)[2]) {
+Result<Batch> dequeue_shard(ReplicaContext& replica) {
   Arena& arena = replica.arena();
-  if (replica.num_logical_cores() == 1) return infeed.dequeue(replica.replica_id(), batch, arena);
+  if (replica.num_logical_cores() == 1) return infeed.dequeue<Batch>(replica.replica_id(), arena);
+  Batch batch;
   if (replica.logical_core() == 0) {
-    RT_RETURN_IF_ERROR(infeed.dequeue(replica.replica_id(), batch, arena));
+    batch = RT_TRY(infeed.dequeue<Batch>(replica.replica_id(), arena));
   } else {
     const int64_t rows = kBatch / replica.num_replicas();
     const int64_t x_dims[] = {rows, kPixels}, y_dims[] = {rows};
-    batch[0] = RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(x_dims)), "the shard's images"));
-    batch[1] = RT_TRY(arena.allocate_tensor(DType::kI32, RT_TRY(Shape::make(y_dims)), "the shard's labels"));
+    batch.images = RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(x_dims)), "the shard's images"));
+    batch.labels = RT_TRY(arena.allocate_tensor(DType::kI32, RT_TRY(Shape::make(y_dims)), "the shard's labels"));
   }
-  for (Tensor& element : batch) element = RT_TRY(logical_devices().broadcast(element, 0));
-  return Status::ok();
+  return nest::map_structure([](const Tensor& element) { return logical_devices().broadcast(element, 0); }, batch);
 }
 
 // One SGD step of one replica on its shard of the step's global batch.
-Status train_step(StrategyReplicaContext& context, ModelKind kind, const Tensor (&weights)[4], int64_t step,
+Status train_step(StrategyReplicaContext& context, ModelKind kind, const Params& weights, int64_t step,
                   int64_t step_in_run) {
   ReplicaContext& replica = context.replica();
   Arena& arena = replica.arena();
   ArenaScope temporaries(arena);
-  Tensor batch[2];
-  RT_RETURN_IF_ERROR(dequeue_shard(replica, batch));
-  const Tensor& x = batch[0];       // [kBatch / N, 64]
-  const Tensor& labels = batch[1];  // [kBatch / N]
-  RT_RETURN_IF_ERROR(check_finite(x, step, replica.replica_id()));
+  const Batch batch = RT_TRY(dequeue_shard(replica));  // images [kBatch / N, 64], labels [kBatch / N]
+  RT_RETURN_IF_ERROR(check_finite(batch.images, step, replica.replica_id()));
   const ModelSpec& spec = *RT_TRY(model_spec(static_cast<int32_t>(kind)));
-  const Gradients g = kind == ModelKind::kCnn ? RT_TRY(cnn_gradients(arena, weights, x, labels, replica.num_logical_cores()))
-                                              : RT_TRY(mlp_gradients(arena, weights, x, labels));
+  const Gradients g = kind == ModelKind::kCnn ? RT_TRY(cnn_gradients(arena, weights, batch, replica.num_logical_cores()))
+                                              : RT_TRY(mlp_gradients(arena, weights, batch));
   record(replica, step_in_run, RT_TRY(apply(context, weights, g, spec.learning_rate)));
   return Status::ok();
 }
@@ -145,16 +155,17 @@ Result<InfeedQueue> batch_queue(unsigned replicas) {
   return queue;
 }
 
-// The four weights as mirrored variables, their initial values from the host (initial_weight, the
-// app's host half).
-Status create_variables(TPUStrategy& strategy, const ModelSpec& spec, MirroredVariable (&variables)[4]) {
-  const char* names[] = {"w1", "b1", "w2", "b2"};
-  for (int k = 0; k < 4; ++k) {
-    const Shape shape = RT_TRY(Shape::make(Span<const int64_t>(spec.dims[k], spec.ranks[k])));
-    const Tensor initial = RT_TRY(host_function(hbm(), "initial_weight", {}, DType::kF32, shape, names[k]));
-    RT_RETURN_IF_ERROR(strategy.create_mirrored_variable(initial, variables[k]));
-  }
-  return Status::ok();
+// One weight's initial value from the host (initial_weight, the app's host half).
+Result<Tensor> initial_weight(const ModelSpec& spec, unsigned k, const char* name) {
+  const Shape shape = RT_TRY(Shape::make(Span<const int64_t>(spec.dims[k], spec.ranks[k])));
+  return host_function(hbm(), "initial_weight", {}, DType::kF32, shape, name);
+}
+
+// The model's weights as mirrored variables (one copy per replica), initialised by the host.
+Result<PerReplica<Params>> create_weights(TPUStrategy& strategy, const ModelSpec& spec) {
+  const Params initial{RT_TRY(initial_weight(spec, 0, "w1")), RT_TRY(initial_weight(spec, 1, "b1")),
+                       RT_TRY(initial_weight(spec, 2, "w2")), RT_TRY(initial_weight(spec, 3, "b2"))};
+  return create_mirrored_variables(strategy, initial);
 }
 
 struct RunConfig {
@@ -176,13 +187,16 @@ Result<RunConfig> configured_run(unsigned cores) {
   return run;
 }
 
-// A replica's logical cores other than 0 work on private copies of the weights (they compute the
-// same updates; logical core 0 updates the replica's), taken before logical core 0 changes them.
-Status private_copies(ReplicaContext& replica, Tensor (&weights)[4]) {
-  if (replica.num_logical_cores() == 1) return Status::ok();
-  if (replica.logical_core() != 0)
-    for (Tensor& w : weights) w = RT_TRY(copy(replica.arena(), w));
-  return logical_devices().barrier();
+// The weights a core updates: a replica's logical cores other than 0 work on private copies (they
+// compute the same updates; logical core 0 updates the replica's), taken before logical core 0
+// changes them.
+Result<Params> weights_of_core(ReplicaContext& replica, const Params& weights) {
+  if (replica.num_logical_cores() == 1) return weights;
+  const Params own = replica.logical_core() == 0
+                         ? weights
+                         : RT_TRY(nest::map_structure([&](const Tensor& w) { return copy(replica.arena(), w); }, weights));
+  RT_RETURN_IF_ERROR(logical_devices().barrier());
+  return own;
 }
 
 // Replicas of `logical_cores` (1, 2 or 4) cores each over the board's mesh.
@@ -210,26 +224,22 @@ Status train(unsigned cores) {
   InfeedQueue queue = RT_TRY(batch_queue(strategy.num_replicas_in_sync()));
   RT_RETURN_IF_ERROR(infeed.open(queue, hbm(), {.link_queue = 0, .in_place = true}));  // a batch lives one step
   const ModelSpec& spec = *RT_TRY(model_spec(static_cast<int32_t>(config.kind)));
-  MirroredVariable variables[4];
-  RT_RETURN_IF_ERROR(create_variables(strategy, spec, variables));
+  const PerReplica<Params> weights = RT_TRY(create_weights(strategy, spec));
   const int64_t per_run = strategy.steps_per_run();
   for (int64_t first = 0; first < steps; first += per_run) {
     PodMemoryScope memory(cores);  // what a launch allocates beyond the variables
     const Run run{config.kind, first, steps - first < per_run ? steps - first : per_run, steps};
-    auto steps_of_run = [run](StrategyReplicaContext& context, const Tensor& w1, const Tensor& b1, const Tensor& w2,
-                              const Tensor& b2) -> Status {
-      Tensor weights_of_core[4] = {w1, b1, w2, b2};
-      RT_RETURN_IF_ERROR(private_copies(context.replica(), weights_of_core));
+    auto steps_of_run = [run](StrategyReplicaContext& context, const Params& replica_weights) -> Status {
+      const Params weights = RT_TRY(weights_of_core(context.replica(), replica_weights));
       for (int64_t s = 0; s < run.steps; ++s)
-        RT_RETURN_IF_ERROR(train_step(context, run.kind, weights_of_core, run.first_step + s, s));
+        RT_RETURN_IF_ERROR(train_step(context, run.kind, weights, run.first_step + s, s));
       return report(context.replica(), run.first_step, run.steps, run.total_steps);
     };
-    RT_TRY(strategy.run(steps_of_run, variables[0].copies, variables[1].copies, variables[2].copies, variables[3].copies));
+    RT_TRY(strategy.run(steps_of_run, weights));
   }
   infeed.close();
-  const Tensor final_weights[] = {variables[0].read_value(), variables[1].read_value(), variables[2].read_value(),
-                                  variables[3].read_value()};
-  RT_RETURN_IF_ERROR(outfeed_enqueue_tuple(0, final_weights, kHostTimeoutNs));
+  const Params trained = read_values(weights);  // this host's copies
+  RT_RETURN_IF_ERROR(outfeed_enqueue_tuple(0, nest::flatten(trained).span(), kHostTimeoutNs));
   RT_RETURN_IF_ERROR(host_function("training_done", "", {}, {}, kHostTimeoutNs));
   log_info("train-digits: {} {} steps of {} images on {} replicas of {} cores done; final weights outfed", spec.name,
            steps, kBatch, replicas, config.logical_cores);

@@ -172,6 +172,14 @@ Status replicate(const Computation& computation, const ReplicateOptions& options
   return replicate(computation, Span<const ReplicaArgs>(kNoInputs, 1), options, result);
 }
 
+Result<Tensor*> allocate_replica_inputs(size_t count) {
+  if (count == 0) return static_cast<Tensor*>(nullptr);
+  uint8_t* memory = RT_TRY(hbm().allocate(count * sizeof(Tensor), alignof(Tensor), "replicate's inputs"));
+  Tensor* tensors = reinterpret_cast<Tensor*>(memory);
+  for (size_t i = 0; i < count; ++i) new (tensors + i) Tensor();
+  return tensors;
+}
+
 Result<Replicated> replicate(const Computation& computation, Span<const ReplicaArgs> inputs,
                              const ReplicateOptions& options) {
   uint8_t* memory = RT_TRY(hbm().allocate(sizeof(ReplicateResult), alignof(ReplicateResult), "replicate's result"));

@@ -18,6 +18,7 @@ constexpr Suite kSuites[] = {
     {"collectives", run_collective_cases},
     {"dynamic shapes", run_dynamic_shape_cases},
     {"conventions", run_convention_cases},
+    {"structures", run_structure_cases},
     {"error texts", run_error_cases},
     {"outside_compilation", run_outside_compilation_cases},
     {"worker timeout", run_timeout_case},

@@ -37,6 +37,7 @@ rt::Status run_dynamic_shape_cases(unsigned cores);
 rt::Status run_convention_cases(unsigned cores);
 rt::Status run_error_cases(unsigned cores);
 rt::Status run_outside_compilation_cases(unsigned cores);
+rt::Status run_structure_cases(unsigned cores);
 rt::Status run_timeout_case(unsigned cores);
 rt::Status run_failing_peer_case(unsigned cores);  // last: may leave the mailboxes out of step
 
