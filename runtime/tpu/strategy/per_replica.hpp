@@ -55,7 +55,9 @@ class PerReplica {
 };
 
 template <class T> struct IsPerReplica : false_type {};
-template <class S> struct IsPerReplica<PerReplica<S>> : true_type {};
+template <class S> struct IsPerReplica<PerReplica<S>> : true_type {
+  using Structure = S;
+};
 template <class T> inline constexpr bool is_per_replica_v = IsPerReplica<remove_cvref_t<T>>::value;
 
 // `count` default (plain, empty) distributed values in pod memory, for a PerReplica's leaves.

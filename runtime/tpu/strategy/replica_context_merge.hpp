@@ -37,7 +37,8 @@ namespace rt::tpu {
 
 class TPUStrategy;
 
-inline constexpr unsigned kMaxMergeValues = 4;
+// The most tensors merge_call passes (its arguments' leaves) and merge_fn returns (its result's).
+inline constexpr unsigned kMaxMergeValues = 16;
 
 // What merge_fn returns: up to kMaxMergeValues values, each plain or one component per replica.
 class MergeResult {

@@ -16,6 +16,7 @@
 // "Need to be inside `call_for_each_replica()`".
 #pragma once
 #include "merge_callable.hpp"
+#include "per_replica.hpp"
 #include "replica_context_merge.hpp"
 #include "runtime/collectives/reduce.hpp"
 #include "runtime/tpu/nest/nest.hpp"
@@ -67,11 +68,13 @@ class StrategyReplicaContext {
   Result<Tensor> all_gather(const Tensor& value, int64_t axis);
   // merge_fn(strategy, args, result) with any number of arguments and results.
   Status merge_call(const MergeFn& merge_fn, Span<const Tensor> args, MergeOutputs& outputs);
-  // merge_call(merge_fn, args=(...)) returning this replica's part of merge_fn's one value; merge_fn
-  // a lambda taking (TPUStrategy&, const DistributedValue&...) (merge_callable.hpp).
+  // merge_call(merge_fn, args=(...)) returning this replica's part of merge_fn's value; merge_fn a
+  // lambda taking (TPUStrategy&, then a const DistributedValue& per Tensor argument or a const
+  // PerReplica<S>& per structure argument) (merge_callable.hpp). merge_fn returning a Tensor or
+  // DistributedValue gives a Result<Tensor>; returning a structure S or a PerReplica<S>, a Result<S>.
   template <class F, class... Args>
-    requires(is_same_v<remove_cvref_t<Args>, Tensor> && ...)
-  Result<Tensor> merge_call(const F& merge_fn, const Args&... args);
+    requires(nest::is_structure_v<remove_cvref_t<Args>> && ...)
+  auto merge_call(const F& merge_fn, const Args&... args);
 
   // For the strategy's launches.
   MergeParticipant& merge() { return merge_; }
@@ -83,18 +86,44 @@ class StrategyReplicaContext {
   MergeParticipant merge_;
 };
 
+// The calling core's merge_call outputs (merge_call never nests: merge_fn runs in cross-replica context).
+MergeOutputs& merge_outputs_of_core();
+
+namespace detail {
+// The structure a value-returning merge_call gives back for merge_fn's value type R (void: one Tensor).
+template <class R> struct MergedStructure { using type = void; };
+template <class R>
+  requires(is_per_replica_v<R>)
+struct MergedStructure<R> { using type = typename IsPerReplica<R>::Structure; };
+template <class R>
+  requires(nest::is_structure_v<R> && !nest::is_leaf_v<R>)
+struct MergedStructure<R> { using type = R; };
+}  // namespace detail
+
 template <class F, class... Args>
-  requires(is_same_v<remove_cvref_t<Args>, Tensor> && ...)
-Result<Tensor> StrategyReplicaContext::merge_call(const F& merge_fn, const Args&... args) {
-  const Tensor values[] = {args..., Tensor()};
-  MergeOutputs outputs;
-  RT_RETURN_IF_ERROR(merge_call(detail::merge_fn_of(merge_fn), Span<const Tensor>(values, sizeof...(Args)), outputs));
-  if (outputs.size() != 1)
-    return Status::error(StatusCode::kInvalidArgument,
-                         "merge_call: merge_fn returned {} values; this form returns exactly one (the MergeOutputs "
-                         "form takes any number)",
-                         outputs.size());
-  return outputs[0];
+  requires(nest::is_structure_v<remove_cvref_t<Args>> && ...)
+auto StrategyReplicaContext::merge_call(const F& merge_fn, const Args&... args) {
+  using Returned = remove_cvref_t<typename detail::ReturnedValue<remove_cvref_t<typename detail::CallTraits<F>::Return>>::type>;
+  using S = typename detail::MergedStructure<Returned>::type;
+  constexpr size_t kArguments = (size_t{0} + ... + nest::leaf_count_v<Args>);
+  static_assert(kArguments <= kMaxMergeValues, "merge_call passes at most kMaxMergeValues tensors");
+  Tensor values[kArguments + 1];
+  size_t count = 0;
+  (nest::for_each_leaf(args, [&](const Tensor& leaf) { values[count++] = leaf; }), ...);
+  MergeOutputs& outputs = merge_outputs_of_core();
+  const Status status = merge_call(detail::merge_fn_of(merge_fn), Span<const Tensor>(values, count), outputs);
+  if constexpr (!is_same_v<S, void>) {
+    if (!status.is_ok()) return Result<S>(status);
+    return nest::pack_sequence_as<S>(outputs.span());
+  } else {
+    if (!status.is_ok()) return Result<Tensor>(status);
+    if (outputs.size() != 1)
+      return Result<Tensor>(Status::error(StatusCode::kInvalidArgument,
+                                          "merge_call: merge_fn returned {} values; this form returns exactly one (the "
+                                          "MergeOutputs form takes any number)",
+                                          outputs.size()));
+    return Result<Tensor>(outputs[0]);
+  }
 }
 
 // The calling core's strategy replica context, or null (cross-replica context or no strategy).

@@ -132,6 +132,11 @@ Result<Tensor> StrategyReplicaContext::all_gather(const Tensor& value, int64_t a
   return concat(arena(), Span<const Tensor>(blocks, replicas), dim);
 }
 
+MergeOutputs& merge_outputs_of_core() {
+  static MergeOutputs outputs[hal::kMaxCores];  // too large for a core's stack
+  return outputs[hal::core_id()];
+}
+
 Status StrategyReplicaContext::merge_call(const MergeFn& merge_fn, Span<const Tensor> args, MergeOutputs& outputs) {
   return merge_.merge_call(merge_fn, args, outputs);
 }

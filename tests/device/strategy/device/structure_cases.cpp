@@ -2,7 +2,8 @@
 // and a PerReplica struct argument, a function returning a struct (a PerReplica<struct> back, its
 // fields and replicas), reduce of a whole structure, ReplicaContext.all_reduce of a structure, and a
 // model-sized structure (40 tensors: more than one all_reduce group, more than the old caps), and
-// datasets of (x, y) elements through the iterator and run_steps_on_dataset.
+// datasets of (x, y) elements through the iterator and run_steps_on_dataset, and merge_call with a
+// structure argument (merge_fn's PerReplica<Batch>) returning a structure.
 // Replica r's batch is x = [r + 1, 2(r + 1)], y = 10r; the plain scale k = 3. Expected values are
 // the hand formulas below (sums over r = 0..N-1: sum(r) = N(N-1)/2).
 #include "runtime/tensor/hbm.hpp"
@@ -196,6 +197,32 @@ Status datasets_of_structures(TPUStrategy& strategy, unsigned n) {
                       "a one-tensor step function on (x, y) elements");
 }
 
+// merge_call with a structure: merge_fn gets a PerReplica<Batch> (each leaf over the replicas); it
+// returns their SUM as a plain Batch (every replica gets the sums: x -> [sum(r + 1), 2 sum(r + 1)],
+// y -> 10 sum(r)), or hands the PerReplica back (replica r gets its own batch).
+Status merge_call_with_structures(TPUStrategy& strategy, unsigned n) {
+  const PerReplica<Batch> batches = RT_TRY(replica_batches(strategy));
+  const PerReplica<Step> out = RT_TRY(strategy.run(
+      [](StrategyReplicaContext& context, const Batch& batch) -> Result<Step> {
+        const Batch sums = RT_TRY(context.merge_call(
+            [](TPUStrategy& s, const PerReplica<Batch>& all) { return s.reduce(ReduceOp::kSum, all); }, batch));
+        const Batch mine = RT_TRY(context.merge_call(
+            [](TPUStrategy&, const PerReplica<Batch>& all) { return all; }, batch));
+        return Step{sums.y, Grads{sums.x, {{mine.x, mine.y}}}};
+      },
+      batches));
+  const float rs = sum_of_r(n), fn = static_cast<float>(n);
+  for (unsigned r = 0; r < n; ++r) {
+    const Step step = out.local(r);
+    const float fr = static_cast<float>(r);
+    RT_RETURN_IF_ERROR(expect_f32(step.loss, {10.0f * rs}, "merge_fn's SUM of y"));
+    RT_RETURN_IF_ERROR(expect_f32(step.grads.w, {rs + fn, 2.0f * (rs + fn)}, "merge_fn's SUM of x"));
+    RT_RETURN_IF_ERROR(expect_f32(step.grads.b[0], {fr + 1.0f, 2.0f * (fr + 1.0f)}, "replica r's own x back"));
+    RT_RETURN_IF_ERROR(expect_f32(step.grads.b[1], {10.0f * fr}, "replica r's own y back"));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status run_structure_cases(unsigned cores) {
@@ -204,6 +231,7 @@ Status run_structure_cases(unsigned cores) {
   RT_RETURN_IF_ERROR(all_reduce_of_a_structure(strategy, cores));
   RT_RETURN_IF_ERROR(a_model_sized_structure(strategy, cores));
   RT_RETURN_IF_ERROR(datasets_of_structures(strategy, cores));
+  RT_RETURN_IF_ERROR(merge_call_with_structures(strategy, cores));
   return structure_that_does_not_fit(strategy);
 }
 
