@@ -199,15 +199,18 @@ TEST_CASE("pod placement across the boards of a pod: tasks, local cores, replica
 
 namespace {
 
-// The SAME convolution of `image` tiled by `partition`, computed the way every logical device does
-// (extended tile from the halo plan, VALID conv2d), with the permutes simulated, gathered whole.
+// The convolution of `image` tiled by `partition`, computed the way every logical device does
+// (extended tile from the halo plan, VALID conv2d of the device's window), with the permutes
+// simulated, gathered whole. Channel splits are not simulated here (partition[3] == 1).
 rt::Tensor split_convolution(rt::Mxu& mxu, rt::Arena& arena, const rt::Tensor& image, const Dims& partition,
-                             const rt::Tensor& filter, const rt::Shape& out_shape) {
+                             const rt::Tensor& filter, const rt::Shape& out_shape, const rt::Conv2dOptions& options) {
   const unsigned devices = static_cast<unsigned>(std::accumulate(partition.begin(), partition.end(), int64_t{1},
                                                                  std::multiplies<int64_t>()));
   const Sharding sharding = *rt::tpu::tile_sharding(image.shape, span(partition), devices);
-  const rt::tpu::HaloPlan plan =
-      *rt::tpu::plan_halo(image.shape, sharding, filter.shape.dims[0], filter.shape.dims[1]);
+  const rt::Result<rt::tpu::HaloPlan> planned =
+      rt::tpu::plan_conv_halo(image.shape, sharding, filter.shape.dims[0], filter.shape.dims[1], options);
+  REQUIRE(planned.is_ok());
+  const rt::tpu::HaloPlan& plan = *planned;
   std::vector<rt::Tensor> tiles(devices);
   for (unsigned d = 0; d < devices; ++d) {
     tiles[d] = *arena.allocate_tensor(rt::DType::kF32, plan.extended, "tile");
@@ -229,13 +232,24 @@ rt::Tensor split_convolution(rt::Mxu& mxu, rt::Arena& arena, const rt::Tensor& i
   }
   rt::Tensor whole = *arena.allocate_tensor(rt::DType::kF32, out_shape, "whole");
   const Sharding out_sharding = *rt::tpu::tile_sharding(out_shape, span(partition), devices);
+  rt::Conv2dOptions valid;
+  for (unsigned s = 0; s < 2; ++s) valid.strides[s] = options.strides[s], valid.dilations[s] = options.dilations[s];
   for (unsigned d = 0; d < devices; ++d) {
     const rt::Tensor destination = *rt::tpu::shard_view(whole, out_sharding, d);
     rt::Tensor piece = *arena.allocate_tensor(rt::DType::kF32, destination.shape, "piece");
-    REQUIRE(rt::conv2d(mxu, arena, tiles[d], filter, rt::Conv2dOptions{}, piece).is_ok());
+    const rt::Tensor window = *rt::tpu::halo_window(plan, sharding, d, tiles[d]);
+    REQUIRE(rt::conv2d(mxu, arena, window, filter, valid, piece).is_ok());
     REQUIRE(rt::copy(piece, destination).is_ok());
   }
   return whole;
+}
+
+rt::Conv2dOptions conv_options(rt::ConvPadding padding, int64_t stride, int64_t dilation) {
+  rt::Conv2dOptions options;
+  options.padding = padding;
+  options.strides[0] = options.strides[1] = stride;
+  options.dilations[0] = options.dilations[1] = dilation;
+  return options;
 }
 
 }  // namespace
@@ -268,9 +282,69 @@ TEST_CASE("halo exchange: split SAME convolutions equal the unsplit one bit for 
     const rt::Shape out_shape = *rt::conv2d_output_shape(image.shape, filter.shape, same);
     rt::Tensor expected = *memory.arena.allocate_tensor(rt::DType::kF32, out_shape, "expected");
     REQUIRE(rt::conv2d(*mxu, memory.arena, image, filter, same, expected).is_ok());
-    const rt::Tensor actual = split_convolution(*mxu, memory.arena, image, c.partition, filter, out_shape);
+    const rt::Tensor actual = split_convolution(*mxu, memory.arena, image, c.partition, filter, out_shape, same);
     CHECK(std::memcmp(actual.data, expected.data, expected.num_elements() * 4) == 0);
   }
+}
+
+TEST_CASE("halo exchange: VALID, strided, dilated and explicitly padded split convolutions equal the unsplit one",
+          "[logical_devices]") {
+  struct Case {
+    Dims image, partition;
+    int64_t kernel_h, kernel_w;
+    rt::Conv2dOptions options;
+  };
+  rt::Conv2dOptions explicit_pad = conv_options(rt::ConvPadding::kExplicit, 1, 1);
+  explicit_pad.explicit_padding[0][0] = 2, explicit_pad.explicit_padding[0][1] = 0;
+  explicit_pad.explicit_padding[1][0] = 0, explicit_pad.explicit_padding[1][1] = 1;
+  const Case cases[] = {
+      // VALID 3x3 over 8 rows in 2 tiles: 6 output rows, 3 per tile; tile 1's window starts 1 row
+      // into tile 0 (a halo before), tile 0's reaches 1 row into tile 1 (a halo after).
+      {{1, 8, 8, 2}, {1, 2, 2, 1}, 3, 3, conv_options(rt::ConvPadding::kValid, 1, 1)},
+      {{1, 10, 12, 2}, {1, 2, 2, 1}, 3, 3, conv_options(rt::ConvPadding::kValid, 1, 1)},  // 8 x 10 out
+      {{1, 8, 8, 3}, {1, 2, 2, 1}, 3, 3, conv_options(rt::ConvPadding::kSame, 2, 1)},     // 4 x 4 out
+      {{2, 16, 8, 1}, {1, 4, 2, 1}, 3, 3, conv_options(rt::ConvPadding::kSame, 2, 1)},
+      {{1, 8, 8, 1}, {1, 2, 2, 1}, 2, 2, conv_options(rt::ConvPadding::kValid, 2, 1)},    // 4 x 4 out, no halo
+      {{1, 12, 12, 2}, {1, 2, 2, 1}, 3, 3, conv_options(rt::ConvPadding::kSame, 1, 2)},   // dilated: halo 2
+      {{1, 8, 6, 2}, {1, 2, 3, 1}, 3, 2, explicit_pad},                                   // 8 x 6 out
+      {{1, 9, 9, 1}, {1, 3, 3, 1}, 3, 3, conv_options(rt::ConvPadding::kSame, 3, 1)},     // 3 x 3 out
+  };
+  Memory memory;
+  auto mxu = std::make_unique<rt::Mxu>(16);
+  uint32_t seed = 100;
+  for (const Case& c : cases) {
+    INFO("image " << c.image[1] << "x" << c.image[2] << " partition " << c.partition[1] << "x" << c.partition[2]
+                  << " kernel " << c.kernel_h << "x" << c.kernel_w << " stride " << c.options.strides[0]);
+    rt::ArenaScope scope(memory.arena);
+    const rt::Tensor image = random_tensor(memory.arena, c.image, seed++);
+    const rt::Tensor filter = random_tensor(memory.arena, {c.kernel_h, c.kernel_w, c.image[3], 3}, seed++);
+    const rt::Shape out_shape = *rt::conv2d_output_shape(image.shape, filter.shape, c.options);
+    rt::Tensor expected = *memory.arena.allocate_tensor(rt::DType::kF32, out_shape, "expected");
+    REQUIRE(rt::conv2d(*mxu, memory.arena, image, filter, c.options, expected).is_ok());
+    const rt::Tensor actual = split_convolution(*mxu, memory.arena, image, c.partition, filter, out_shape, c.options);
+    CHECK(std::memcmp(actual.data, expected.data, expected.num_elements() * 4) == 0);
+  }
+}
+
+TEST_CASE("windowed halo plans: per-tile windows, and outputs that do not split evenly", "[logical_devices]") {
+  const Dims image = {1, 8, 8, 2};
+  const Sharding two_by_two = *rt::tpu::tile_sharding(shape_of(image), span({1, 2, 2, 1}), 4);
+  const rt::tpu::HaloPlan valid =
+      *rt::tpu::plan_conv_halo(shape_of(image), two_by_two, 3, 3, conv_options(rt::ConvPadding::kValid, 1, 1));
+  CHECK(valid.before[0] == 1);  // tile 1 reads rows [3, 8): one row of tile 0
+  CHECK(valid.after[0] == 1);   // tile 0 reads rows [0, 5): one row of tile 1
+  CHECK(valid.out_tile[0] == 3);
+  CHECK(valid.window[0] == 5);
+  CHECK(valid.window_begin(0, 0) == 1);  // extended rows [-1, 5) of the image: row 0 is at 1
+  CHECK(valid.window_begin(0, 1) == 0);  // tile 1's extended tile starts at image row 3
+  const Sharding rows = *rt::tpu::tile_sharding(shape_of({1, 3, 4, 1}), span({1, 3, 1, 1}), 3);
+  rt::Result<rt::tpu::HaloPlan> uneven =
+      rt::tpu::plan_conv_halo(shape_of({1, 3, 4, 1}), rows, 3, 3, conv_options(rt::ConvPadding::kSame, 2, 1));
+  REQUIRE_FALSE(uneven.is_ok());
+  CHECK(uneven.status().code() == rt::StatusCode::kUnimplemented);
+  CHECK(text_of(uneven.status()) ==
+        "conv2d over logical devices: the output's height (2) does not split evenly into the input's 3 pieces along "
+        "it");
 }
 
 TEST_CASE("halo plans refuse what one neighbour cannot supply", "[logical_devices]") {
@@ -280,10 +354,11 @@ TEST_CASE("halo plans refuse what one neighbour cannot supply", "[logical_device
   CHECK(text_of(wide_kernel.status()) ==
         "conv2d over logical devices: a 5-tap kernel needs a halo of 2 before and 2 after along the height, wider "
         "than a shard's 1 (split the height into fewer pieces)");
-  const Sharding channels = *rt::tpu::tile_sharding(shape_of({1, 4, 4, 2}), span({1, 1, 1, 2}), 2);
-  CHECK(text_of(rt::tpu::plan_halo(shape_of({1, 4, 4, 2}), channels, 3, 3).status()) ==
-        "conv2d over logical devices: the input's channel dimension is split 2 ways; only the batch, height and "
-        "width may be split");
+  // A split channel dimension is no obstacle: the strips carry each device's channels.
+  const Sharding channels = *rt::tpu::tile_sharding(shape_of({1, 4, 4, 2}), span({1, 2, 1, 2}), 4);
+  const rt::tpu::HaloPlan channel_plan = *rt::tpu::plan_halo(shape_of({1, 4, 4, 2}), channels, 3, 3);
+  CHECK(channel_plan.extended.dims[3] == 1);
+  CHECK(channel_plan.steps[0].pairs[1] == 2);  // height, downwards: device 0 -> 2 (same channel tile)
   const rt::tpu::HaloPlan seed =
       *rt::tpu::plan_halo(shape_of({2, 8, 16, 3}), *rt::tpu::tile_sharding(shape_of({2, 8, 16, 3}), span({1, 2, 4, 1}), 8), 3, 3);
   CHECK(seed.num_steps == 4);

@@ -61,23 +61,41 @@ bool Sharding::holds(unsigned logical_device) const {
   return kind != ShardingKind::kMaximal || logical_device == device;
 }
 
-void Sharding::tile_of(unsigned logical_device, int64_t* tile) const {
+unsigned Sharding::replication() const {
+  if (kind == ShardingKind::kReplicated) return num_devices;
+  if (kind == ShardingKind::kMaximal) return 1;
+  int64_t tiles = 1;
+  for (unsigned d = 0; d < rank; ++d) tiles *= partitions[d];
+  return static_cast<unsigned>(num_devices / tiles);
+}
+
+void Sharding::grid_coordinates(unsigned logical_device, int64_t* coordinates) const {
   int64_t rest = logical_device;
-  for (unsigned d = rank; d-- > 0;) {
-    tile[d] = rest % partitions[d];
-    rest /= partitions[d];
+  for (unsigned g = grid_rank; g-- > 0;) {
+    coordinates[g] = rest % grid[g];
+    rest /= grid[g];
   }
 }
 
+void Sharding::tile_of(unsigned logical_device, int64_t* tile) const {
+  int64_t coordinates[kMaxRank];
+  grid_coordinates(logical_device, coordinates);
+  for (unsigned d = 0; d < rank; ++d) tile[d] = grid_dim[d] == kNoGridDim ? 0 : coordinates[grid_dim[d]];
+}
+
 unsigned Sharding::device_at(const int64_t* tile) const {
+  int64_t coordinates[kMaxRank] = {};
+  for (unsigned d = 0; d < rank; ++d)
+    if (grid_dim[d] != kNoGridDim) coordinates[grid_dim[d]] = tile[d];
   int64_t device = 0;
-  for (unsigned d = 0; d < rank; ++d) device = device * partitions[d] + tile[d];
+  for (unsigned g = 0; g < grid_rank; ++g) device = device * grid[g] + coordinates[g];
   return static_cast<unsigned>(device);
 }
 
 unsigned Sharding::device_stride(unsigned dim) const {
+  if (dim >= rank || grid_dim[dim] == kNoGridDim) return 0;
   int64_t stride = 1;
-  for (unsigned d = dim + 1; d < rank; ++d) stride *= partitions[d];
+  for (unsigned g = static_cast<unsigned>(grid_dim[dim]) + 1; g < grid_rank; ++g) stride *= grid[g];
   return static_cast<unsigned>(stride);
 }
 
@@ -85,9 +103,11 @@ bool Sharding::operator==(const Sharding& other) const {
   if (kind != other.kind || num_devices != other.num_devices) return false;
   if (kind == ShardingKind::kMaximal) return device == other.device;
   if (kind == ShardingKind::kReplicated) return true;
-  if (rank != other.rank) return false;
+  if (rank != other.rank || grid_rank != other.grid_rank) return false;
   for (unsigned d = 0; d < rank; ++d)
-    if (partitions[d] != other.partitions[d]) return false;
+    if (partitions[d] != other.partitions[d] || grid_dim[d] != other.grid_dim[d]) return false;
+  for (unsigned g = 0; g < grid_rank; ++g)
+    if (grid[g] != other.grid[g]) return false;
   return true;
 }
 
@@ -103,8 +123,11 @@ Result<Sharding> tile_sharding(const Shape& shape, Span<const int64_t> partition
   Sharding sharding;
   sharding.kind = ShardingKind::kTiled;
   sharding.num_devices = num_logical_devices;
-  sharding.rank = shape.rank;
-  for (unsigned d = 0; d < shape.rank; ++d) sharding.partitions[d] = partition_dimensions[d];
+  sharding.rank = sharding.grid_rank = shape.rank;
+  for (unsigned d = 0; d < shape.rank; ++d) {
+    sharding.partitions[d] = sharding.grid[d] = partition_dimensions[d];
+    sharding.grid_dim[d] = static_cast<int8_t>(d);
+  }
   return sharding;
 }
 
@@ -174,6 +197,7 @@ ShardingText sharding_text(const Sharding& sharding) {
     case ShardingKind::kTiled:
       format_to(text, "tiled {} over {} logical devices", Span<const int64_t>(sharding.partitions, sharding.rank),
                 sharding.num_devices);
+      if (sharding.replication() > 1) format_to(text, ", each tile on {} of them", sharding.replication());
       break;
   }
   return text;

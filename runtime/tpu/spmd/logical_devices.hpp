@@ -6,6 +6,11 @@
 //     that partition grid (last dimension fastest): [2, 4] -> [[0, 1, 2, 3], [4, 5, 6, 7]];
 //   - maximal (experimental_assign_to_logical_device): the whole tensor lives on one logical device;
 //   - replicated (experimental_replicate_to_logical_devices): every logical device holds all of it.
+// A tiled sharding lays its devices out row-major over a device grid (XLA's tile assignment, always
+// the iota order here). A sharding made by split_to_logical_devices has one grid dimension per tensor
+// dimension; ops may leave grid dimensions that no tensor dimension is tiled along (a reduction over
+// a split axis, a matmul's split contracting dimension): the devices along such a dimension hold the
+// same tile (XLA's partially replicated tiling, "last_tile_dim_replicate", up to a device permutation).
 // The checks and texts are TF's, in TF's order (tile_sharding, maximal_sharding). HAL-free.
 #pragma once
 #include "hal/core.hpp"
@@ -23,17 +28,30 @@ struct Sharding {
   unsigned num_devices = 1;           // logical devices of the replica
   unsigned device = 0;                // kMaximal: the logical device holding the tensor
   uint8_t rank = 0;                   // kTiled: the tensor's rank
-  int64_t partitions[kMaxRank] = {};  // kTiled: pieces along each dimension (product = num_devices)
+  int64_t partitions[kMaxRank] = {};  // kTiled: pieces along each dimension (product * replication() = num_devices)
+  // kTiled: the device grid (row-major, product = num_devices) and, per tensor dimension, the grid
+  // dimension it is tiled along (kNoGridDim where partitions[d] == 1 and no grid dimension is its).
+  uint8_t grid_rank = 0;
+  int64_t grid[kMaxRank] = {};
+  int8_t grid_dim[kMaxRank] = {};
+
+  static constexpr int8_t kNoGridDim = -1;
 
   // Whether `logical_device` holds (part of) the tensor: all of them but under kMaximal.
   bool holds(unsigned logical_device) const;
   // Pieces along `dim`: 1 unless tiled.
   int64_t partitions_of(unsigned dim) const { return kind == ShardingKind::kTiled && dim < rank ? partitions[dim] : 1; }
-  // kTiled: the tile (one index per dimension) of `logical_device`, and back.
+  // How many devices hold each tile (kTiled: the grid dimensions no tensor dimension uses; 1 for
+  // maximal, num_devices for replicated).
+  unsigned replication() const;
+  // kTiled: the tile (one index per dimension) of `logical_device`, and back (the lowest device
+  // holding it).
   void tile_of(unsigned logical_device, int64_t* tile) const;
   unsigned device_at(const int64_t* tile) const;
   // kTiled: how far apart in device ids two tiles neighbouring along `dim` are.
   unsigned device_stride(unsigned dim) const;
+  // kTiled: the grid coordinates of `logical_device`.
+  void grid_coordinates(unsigned logical_device, int64_t* coordinates) const;
   bool operator==(const Sharding& other) const;
 };
 

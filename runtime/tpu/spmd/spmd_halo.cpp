@@ -47,11 +47,59 @@ Status check_sharding(const Shape& full_input, const Sharding& sharding) {
   if (sharding.kind != ShardingKind::kTiled || sharding.rank != 4)
     return invalid_argument("conv2d over logical devices: a halo plan needs a rank-4 tiled input, got one {}",
                             sharding_text(sharding).view());
-  if (sharding.partitions[3] != 1)
+  return Status::ok();
+}
+
+// The padding before the first row (column) of dimension s, as conv2d pads (TF's SAME rule).
+int64_t pad_before(const Conv2dOptions& options, unsigned s, int64_t in, int64_t out, int64_t effective) {
+  if (options.padding == ConvPadding::kExplicit) return options.explicit_padding[s][0];
+  if (options.padding == ConvPadding::kValid) return 0;
+  const int64_t total = (out - 1) * options.strides[s] + effective - in;
+  return total > 0 ? total / 2 : 0;
+}
+
+struct Reach {
+  int64_t before, after;
+};
+
+// How far past its shard any tile's window reaches, before and after (at least 0).
+Reach window_reach(int64_t pieces, int64_t size, int64_t pad, int64_t step, int64_t window) {
+  const int64_t first_after = window - pad - size;  // tile 0's window end past its shard's
+  Reach reach{pad, first_after};
+  if (pieces > 1) {
+    const int64_t last = pieces - 1;
+    reach.before = step >= 0 ? pad : pad - last * step;
+    reach.after = step >= 0 ? first_after + last * step : first_after;
+  }
+  reach.before = reach.before > 0 ? reach.before : 0;
+  reach.after = reach.after > 0 ? reach.after : 0;
+  return reach;
+}
+
+Status plan_dimension(const Sharding& sharding, const Shape& full_input, int64_t full_out, int64_t kernel,
+                      const Conv2dOptions& options, unsigned s, HaloPlan& plan) {
+  const unsigned dim = s + 1;
+  const int64_t pieces = sharding.partitions[dim], size = plan.shard.dims[dim];
+  if (full_out % pieces != 0 || full_out == 0)
     return Status::error(StatusCode::kUnimplemented,
-                         "conv2d over logical devices: the input's channel dimension is split {} ways; only the batch, "
-                         "height and width may be split",
-                         sharding.partitions[3]);
+                         "conv2d over logical devices: the output's {} ({}) does not split evenly into the input's {} "
+                         "pieces along it",
+                         kSpatialNames[s], full_out, pieces);
+  const int64_t effective = (kernel - 1) * options.dilations[s] + 1;
+  const int64_t pad = pad_before(options, s, full_input.dims[dim], full_out, effective);
+  plan.out_tile[s] = full_out / pieces;
+  plan.window[s] = (plan.out_tile[s] - 1) * options.strides[s] + effective;
+  plan.tile_step[s] = plan.out_tile[s] * options.strides[s] - size;
+  const Reach reach = window_reach(pieces, size, pad, plan.tile_step[s], plan.window[s]);
+  if (pieces > 1 && (reach.before > size || reach.after > size))
+    return Status::error(StatusCode::kUnimplemented,
+                         "conv2d over logical devices: a {}-tap kernel needs a halo of {} before and {} after along "
+                         "the {}, wider than a shard's {} (split the {} into fewer pieces)",
+                         kernel, reach.before, reach.after, kSpatialNames[s], size, kSpatialNames[s]);
+  plan.before[s] = reach.before;
+  plan.after[s] = reach.after;
+  plan.first_begin[s] = reach.before - pad;
+  plan.extended.dims[dim] = plan.extended.real[dim] = size + reach.before + reach.after;
   return Status::ok();
 }
 
@@ -63,28 +111,44 @@ Result<Tensor> strip(const HaloPlan& plan, const HaloStep& step, const Tensor& e
 
 }  // namespace
 
-Result<HaloPlan> plan_halo(const Shape& full_input, const Sharding& sharding, int64_t kernel_h, int64_t kernel_w) {
+Result<HaloPlan> plan_conv_halo(const Shape& full_input, const Sharding& sharding, int64_t kernel_h, int64_t kernel_w,
+                                const Conv2dOptions& options) {
   RT_RETURN_IF_ERROR(check_sharding(full_input, sharding));
+  const int64_t kernel[2] = {kernel_h, kernel_w};
+  for (unsigned s = 0; s < 2; ++s)
+    if (kernel[s] < 1) return invalid_argument("conv2d over logical devices: kernel {} is {}", kSpatialNames[s], kernel[s]);
+  Shape filter = full_input;
+  filter.dims[0] = kernel_h, filter.dims[1] = kernel_w, filter.dims[2] = full_input.dims[3], filter.dims[3] = 1;
+  Result<Shape> out = conv2d_output_shape(full_input, filter, options);
+  if (!out) return out.status();
   HaloPlan plan;
   plan.shard = shard_shape(full_input, sharding);
   plan.extended = plan.shard;
-  const int64_t kernel[2] = {kernel_h, kernel_w};
-  for (unsigned s = 0; s < 2; ++s) {
-    if (kernel[s] < 1) return invalid_argument("conv2d over logical devices: kernel {} is {}", kSpatialNames[s], kernel[s]);
-    plan.before[s] = (kernel[s] - 1) / 2;  // SAME with stride 1: TF puts the odd tap after
-    plan.after[s] = kernel[s] - 1 - plan.before[s];
-    const int64_t size = plan.shard.dims[s + 1];
-    if (sharding.partitions[s + 1] > 1 && (plan.before[s] > size || plan.after[s] > size))
-      return Status::error(StatusCode::kUnimplemented,
-                           "conv2d over logical devices: a {}-tap kernel needs a halo of {} before and {} after along "
-                           "the {}, wider than a shard's {} (split the {} into fewer pieces)",
-                           kernel[s], plan.before[s], plan.after[s], kSpatialNames[s], size, kSpatialNames[s]);
-    plan.extended.dims[s + 1] = size + kernel[s] - 1;
-    plan.extended.real[s + 1] = plan.extended.dims[s + 1];
-  }
+  for (unsigned s = 0; s < 2; ++s)
+    RT_RETURN_IF_ERROR(plan_dimension(sharding, full_input, out->dims[s + 1], kernel[s], options, s, plan));
   add_steps(sharding, 1, plan);
   add_steps(sharding, 2, plan);
   return plan;
+}
+
+Result<HaloPlan> plan_halo(const Shape& full_input, const Sharding& sharding, int64_t kernel_h, int64_t kernel_w) {
+  Conv2dOptions same;
+  same.padding = ConvPadding::kSame;
+  return plan_conv_halo(full_input, sharding, kernel_h, kernel_w, same);
+}
+
+Result<Tensor> halo_window(const HaloPlan& plan, const Sharding& sharding, unsigned logical_device,
+                           const Tensor& extended) {
+  int64_t tile[kMaxRank];
+  sharding.tile_of(logical_device, tile);
+  Tensor view = extended;
+  for (unsigned s = 0; s < 2; ++s) {
+    const int64_t begin = plan.window_begin(s, tile[s + 1]);
+    Result<Tensor> sliced = view.slice(s + 1, begin, begin + plan.window[s]);
+    if (!sliced) return sliced;
+    view = *sliced;
+  }
+  return view;
 }
 
 Result<Tensor> halo_interior(const HaloPlan& plan, const Tensor& extended) {

@@ -1,6 +1,7 @@
 // HaloPlan: how a logical device gets the neighbouring rows and columns ("halo") its piece of an
-// NHWC image needs for a SAME, stride-1 convolution when the image is tiled over the height and
-// width (spmd_conv2d.hpp). Each device builds an extended tile
+// NHWC image needs for a convolution (any padding, stride and dilation) when the image is tiled over
+// the height and width (spmd_conv2d.hpp), as XLA's ReshardAsWindowedInput does. Each device builds an
+// extended tile
 //     [n, before_h + h + after_h, before_w + w + after_w, C]    (h, w: its shard's height and width)
 // zero-filled, with its shard in the interior, then runs the steps in order. A step moves a strip
 // of `width` rows (dim 1) or columns (dim 2) from every device to its neighbour along that dimension:
@@ -9,10 +10,18 @@
 // the corners (the diagonal neighbours' pixels) arrive in two hops. A device with no neighbour on a
 // side keeps zeros there: the image border's SAME padding. The moves are collective_permutes over
 // the logical devices with the step's source-target pairs (devices without a source receive zeros).
-// Then a VALID convolution of the extended tile is the device's piece of the SAME convolution, with
-// every output's tap chain exactly as the unsplit convolution computes it. HAL-free.
+// Output tile t (out_tile rows or columns of the whole output) reads the input rows
+// [t * out_tile * stride - pad_before, + window) of the whole image: in tile t's extended tile the
+// window starts at window_begin(t) = first_begin + t * tile_step, the same for every device of that
+// tile. `before` and `after` are the largest reach of any tile's window past its shard (at least
+// the image border's padding), so the window always lies inside the extended tile; rows of the
+// extended tile outside the image stay zero (the padding). A VALID convolution (same strides and
+// dilations) of each device's window is its piece of the whole convolution, with every output's tap
+// chain exactly as the unsplit convolution computes it (padding taps as zeros). Channels may be split
+// too: the strips carry the device's channels. HAL-free.
 #pragma once
 #include "logical_devices.hpp"
+#include "runtime/ops/conv2d.hpp"
 
 namespace rt::tpu {
 
@@ -34,12 +43,28 @@ struct HaloPlan {
   Shape extended;          // [n, before_h + h + after_h, before_w + w + after_w, C]
   HaloStep steps[4];
   unsigned num_steps = 0;
+  // Per spatial dimension (0 height, 1 width): the output rows / columns of each tile, the window of
+  // the extended tile that makes them, where tile 0's window starts and how far each next tile's moves.
+  int64_t out_tile[2] = {};
+  int64_t window[2] = {};
+  int64_t first_begin[2] = {};
+  int64_t tile_step[2] = {};
+
+  int64_t window_begin(unsigned s, int64_t tile) const { return first_begin[s] + tile * tile_step[s]; }
 };
 
-// The plan for an input shaped `full_input` [N, H, W, C] tiled by `sharding` (C unsplit) and a kernel
-// of kernel_h x kernel_w taps. Errors: a sharding that is not tiled on a rank-4 tensor, a split
-// channel dimension, or a halo wider than a shard (it would need pixels from beyond the neighbour).
+// The plan for an input shaped `full_input` [N, H, W, C] tiled by `sharding`, a kernel of
+// kernel_h x kernel_w taps and `options` (conv2d.hpp). Errors (UNIMPLEMENTED unless noted): a
+// sharding that is not tiled on a rank-4 tensor (INVALID_ARGUMENT), an output height or width that
+// does not split evenly over the tiles, or a halo wider than a shard (it would need pixels from
+// beyond the neighbour).
+Result<HaloPlan> plan_conv_halo(const Shape& full_input, const Sharding& sharding, int64_t kernel_h, int64_t kernel_w,
+                                const Conv2dOptions& options);
+// The SAME, stride-1 plan (the seed example's convolutions).
 Result<HaloPlan> plan_halo(const Shape& full_input, const Sharding& sharding, int64_t kernel_h, int64_t kernel_w);
+// The window of `extended` (a device's extended tile) that the device convolves VALID.
+Result<Tensor> halo_window(const HaloPlan& plan, const Sharding& sharding, unsigned logical_device,
+                           const Tensor& extended);
 
 // Views into an extended tile: the interior (where the shard goes), and a step's strips.
 Result<Tensor> halo_interior(const HaloPlan& plan, const Tensor& extended);

@@ -11,7 +11,8 @@
 // gather_from_logical_devices reassembles the whole tensor on every logical device (an all_gather
 // of the tiles, or a broadcast from the one holding device), in the calling core's arena.
 // The number of logical devices and the caller's id come from logical_devices() (one device outside
-// a replicated computation). spmd_ops.hpp and spmd_conv2d.hpp compute on ShardedTensors.
+// a replicated computation). spmd_ops.hpp (elementwise, matmul, reductions, softmax) and
+// spmd_conv2d.hpp compute on ShardedTensors.
 #pragma once
 #include "logical_devices_context.hpp"
 

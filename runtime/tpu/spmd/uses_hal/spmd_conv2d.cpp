@@ -1,11 +1,14 @@
-// Tiled SAME convolution: halo exchange between neighbouring logical devices, then VALID per tile.
+// Tiled convolution: halo exchange between neighbouring logical devices, a VALID convolution of each
+// device's window, and an all_reduce across a split channel dimension.
 #include "runtime/tpu/spmd/spmd_conv2d.hpp"
 
 #include <string.h>
 
 #include "runtime/mxu/core_mxu.hpp"
 #include "runtime/ops/copy.hpp"
+#include "runtime/tpu/spmd/sharding_algebra.hpp"
 #include "runtime/tpu/spmd/spmd_halo.hpp"
+#include "runtime/tpu/spmd/spmd_reshard.hpp"
 
 namespace rt::tpu::spmd {
 namespace {
@@ -14,35 +17,21 @@ bool spatially_split(const Sharding& sharding) {
   return sharding.partitions_of(1) > 1 || sharding.partitions_of(2) > 1;
 }
 
-Status check_halo_options(const Conv2dOptions& options) {
-  if (options.padding == ConvPadding::kSame && options.strides[0] == 1 && options.strides[1] == 1 &&
-      options.dilations[0] == 1 && options.dilations[1] == 1)
-    return Status::ok();
+Status unsupported(const ShardedTensor& input, const ShardedTensor& filter) {
   return Status::error(StatusCode::kUnimplemented,
-                       "conv2d over logical devices: an input split along its height or width needs SAME padding, "
-                       "strides 1 and dilations 1 (got {} padding, strides [{}, {}], dilations [{}, {}])",
-                       options.padding == ConvPadding::kSame    ? "SAME"
-                       : options.padding == ConvPadding::kValid ? "VALID"
-                                                            : "explicit",
-                       options.strides[0], options.strides[1], options.dilations[0], options.dilations[1]);
+                       "conv2d over logical devices: an input {} with a filter {} is not supported (the input and the "
+                       "filter may be tiled or replicated; assign_to_logical_device's tensors are not partitioned)",
+                       sharding_text(input.sharding).view(), sharding_text(filter.sharding).view());
 }
 
-Status check_layouts(const ShardedTensor& input, const ShardedTensor& filter) {
-  if (filter.sharding.kind != ShardingKind::kReplicated ||
-      (input.sharding.kind != ShardingKind::kTiled && input.sharding.kind != ShardingKind::kReplicated))
-    return Status::error(StatusCode::kUnimplemented,
-                         "conv2d over logical devices: the input must be tiled or replicated and the filter replicated; "
-                         "got an input {} and a filter {}",
-                         sharding_text(input.sharding).view(), sharding_text(filter.sharding).view());
-  if (input.sharding.partitions_of(3) > 1)
-    return Status::error(StatusCode::kUnimplemented,
-                         "conv2d over logical devices: the input's channel dimension is split {} ways; only the batch, "
-                         "height and width may be split",
-                         input.sharding.partitions_of(3));
-  return Status::ok();
+// A filter tiled along its output channels only.
+bool output_channel_split(const ShardedTensor& filter) {
+  const Sharding& s = filter.sharding;
+  return s.kind == ShardingKind::kTiled && s.partitions[0] == 1 && s.partitions[1] == 1 && s.partitions[2] == 1 &&
+         s.partitions[3] > 1;
 }
 
-// The output's piece: the convolution of `tile` (the local piece, or an extended tile) with `options`.
+// The output's piece: the convolution of `tile` (the local piece, or a window of an extended tile).
 Result<Tensor> convolve(const Tensor& tile, const Tensor& filter, const Conv2dOptions& options) {
   Result<Shape> shape = conv2d_output_shape(tile.shape, filter.shape, options);
   if (!shape) return shape.status();
@@ -77,30 +66,75 @@ Result<Tensor> extended_tile(const HaloPlan& plan, const Tensor& piece) {
   return extended;
 }
 
-Result<Tensor> halo_convolution(const ShardedTensor& input, const Tensor& filter) {
-  Result<HaloPlan> plan = plan_halo(input.shape, input.sharding, filter.shape.dims[0], filter.shape.dims[1]);
+Result<Tensor> halo_convolution(const ShardedTensor& input, const Tensor& filter, const Conv2dOptions& options) {
+  Result<HaloPlan> plan =
+      plan_conv_halo(input.shape, input.sharding, filter.shape.dims[0], filter.shape.dims[1], options);
   if (!plan) return plan.status();
   Result<Tensor> extended = extended_tile(*plan, input.local);
   if (!extended) return extended;
+  Result<Tensor> window = halo_window(*plan, input.sharding, input.logical_device, *extended);
+  if (!window) return window;
   Conv2dOptions valid;
-  return convolve(*extended, filter, valid);
+  valid.strides[0] = options.strides[0], valid.strides[1] = options.strides[1];
+  valid.dilations[0] = options.dilations[0], valid.dilations[1] = options.dilations[1];
+  return convolve(*window, filter, valid);
 }
 
-Result<Shape> whole_output_shape(const ShardedTensor& input, const ShardedTensor& filter, const Conv2dOptions& options) {
-  return conv2d_output_shape(input.shape, filter.shape, options);
+// The filter's input channels matching each device's input channels (all of them unless split).
+Result<Tensor> filter_for(const ShardedTensor& input, const ShardedTensor& filter) {
+  return block_of(filter, [&](unsigned device) {
+    Block block;
+    const Block channels = piece_block(input, device);
+    for (unsigned d = 0; d < 4; ++d) block.end[d] = filter.shape.dims[d];
+    block.begin[2] = channels.begin[3];
+    block.end[2] = channels.end[3];
+    return block;
+  });
+}
+
+// Sums the partial outputs of a split channel dimension across its devices.
+Result<Tensor> sum_channel_partials(const ShardedTensor& input, const Tensor& partial) {
+  const bool channels[4] = {false, false, false, true};
+  const GridMask mask = grid_mask_of(input.sharding, channels);
+  if (mask == 0) return partial;
+  const GridGroups groups(input.sharding, mask);
+  return logical_devices().all_reduce(ReduceOp::kSum, partial, groups.assignment());
+}
+
+Result<ShardedTensor> input_driven(const ShardedTensor& input, const ShardedTensor& filter,
+                                   const Conv2dOptions& options, const Shape& full) {
+  Result<Tensor> weights = filter_for(input, filter);
+  if (!weights) return weights.status();
+  const bool halo = input.sharding.kind == ShardingKind::kTiled && spatially_split(input.sharding);
+  Result<Tensor> piece = halo ? halo_convolution(input, *weights, options) : convolve(input.local, *weights, options);
+  if (!piece) return piece.status();
+  Result<Tensor> summed = sum_channel_partials(input, *piece);
+  if (!summed) return summed.status();
+  if (input.sharding.kind != ShardingKind::kTiled) return make_sharded(summed->dtype, full, input.sharding, *summed);
+  const int8_t grid_dim_of[4] = {input.sharding.grid_dim[0], input.sharding.grid_dim[1], input.sharding.grid_dim[2],
+                                 Sharding::kNoGridDim};
+  return make_sharded(summed->dtype, full, on_grid(input.sharding, 4, grid_dim_of), *summed);
+}
+
+Result<ShardedTensor> filter_driven(const ShardedTensor& input, const ShardedTensor& filter,
+                                    const Conv2dOptions& options, const Shape& full) {
+  Result<Tensor> piece = convolve(input.local, filter.local, options);
+  if (!piece) return piece.status();
+  const int8_t grid_dim_of[4] = {Sharding::kNoGridDim, Sharding::kNoGridDim, Sharding::kNoGridDim,
+                                 filter.sharding.grid_dim[3]};
+  return make_sharded(piece->dtype, full, on_grid(filter.sharding, 4, grid_dim_of), *piece);
 }
 
 }  // namespace
 
 Result<ShardedTensor> conv2d(const ShardedTensor& input, const ShardedTensor& filter, const Conv2dOptions& options) {
-  RT_RETURN_IF_ERROR(check_layouts(input, filter));
-  Result<Shape> full = whole_output_shape(input, filter, options);
+  Result<Shape> full = conv2d_output_shape(input.shape, filter.shape, options);
   if (!full) return full.status();
-  const bool halo = spatially_split(input.sharding);
-  if (halo) RT_RETURN_IF_ERROR(check_halo_options(options));
-  Result<Tensor> piece = halo ? halo_convolution(input, filter.local) : convolve(input.local, filter.local, options);
-  if (!piece) return piece.status();
-  return make_sharded(piece->dtype, *full, input.sharding, *piece);
+  if (input.sharding.kind == ShardingKind::kMaximal || filter.sharding.kind == ShardingKind::kMaximal)
+    return unsupported(input, filter);
+  if (input.sharding.kind == ShardingKind::kReplicated && output_channel_split(filter))
+    return filter_driven(input, filter, options, *full);
+  return input_driven(input, filter, options, *full);
 }
 
 }  // namespace rt::tpu::spmd

@@ -1,7 +1,6 @@
-// Piece-local elementwise ops and matmul with the collective its sharding needs.
+// Piece-local elementwise ops.
 #include "runtime/tpu/spmd/spmd_ops.hpp"
 
-#include "runtime/mxu/core_mxu.hpp"
 
 namespace rt::tpu::spmd {
 namespace {
@@ -75,37 +74,6 @@ Result<ShardedTensor> maximal_binary(BinaryOp op, const ShardedTensor& a, const 
   return local_binary(op, a.local, b.local, holder, *full);
 }
 
-// Local product of two pieces: C = A x B in the arena, on this core's MXU.
-Result<Tensor> local_matmul(const Tensor& a, const Tensor& b) {
-  Shape shape = a.shape;
-  shape.dims[1] = shape.real[1] = b.shape.dims[1];
-  Result<Tensor> c = allocate(a.dtype == DType::kI8 ? DType::kI32 : DType::kF32, shape, "an spmd matmul result");
-  if (!c) return c;
-  RT_RETURN_IF_ERROR(rt::matmul(core_mxu(), a, b, *c));
-  return c;
-}
-
-bool tiled_as(const ShardedTensor& x, int64_t rows, int64_t columns) {
-  return x.sharding.kind == ShardingKind::kTiled && x.sharding.partitions[0] == rows &&
-         x.sharding.partitions[1] == columns;
-}
-
-Result<Shape> matmul_shape(const ShardedTensor& a, const ShardedTensor& b) {
-  if (a.shape.rank != 2 || b.shape.rank != 2 || a.shape.dims[1] != b.shape.dims[0])
-    return invalid_argument("spmd matmul: shapes {} and {} are not [M, K] x [K, N]", a.shape.sizes(), b.shape.sizes());
-  Shape shape = a.shape;
-  shape.dims[1] = shape.real[1] = b.shape.dims[1];
-  return shape;
-}
-
-Result<ShardedTensor> contracting_split_matmul(const ShardedTensor& a, const ShardedTensor& b, const Shape& full) {
-  Result<Tensor> partial = local_matmul(a.local, b.local);
-  if (!partial) return partial.status();
-  Result<Tensor> sum = logical_devices().all_reduce(ReduceOp::kSum, *partial);
-  if (!sum) return sum.status();
-  return make_sharded(sum->dtype, full, replicated_sharding(a.sharding.num_devices), *sum);
-}
-
 }  // namespace
 
 Result<ShardedTensor> unary(UnaryOp op, const ShardedTensor& x) {
@@ -129,31 +97,6 @@ Result<ShardedTensor> binary(BinaryOp op, const ShardedTensor& a, const ShardedT
     return local_binary(op, a.local, b.local, a, a.shape);
   }
   return tiled_with_replicated(op, a, b);
-}
-
-Result<ShardedTensor> matmul(const ShardedTensor& a, const ShardedTensor& b) {
-  Result<Shape> full = matmul_shape(a, b);
-  if (!full) return full.status();
-  const unsigned n = a.sharding.num_devices;
-  const bool a_replicated = a.sharding.kind == ShardingKind::kReplicated;
-  const bool b_replicated = b.sharding.kind == ShardingKind::kReplicated;
-  if (a_replicated && b_replicated) {
-    Result<Tensor> c = local_matmul(a.local, b.local);
-    if (!c) return c.status();
-    return make_sharded(c->dtype, *full, a.sharding, *c);
-  }
-  if (tiled_as(a, n, 1) && b_replicated) {
-    Result<Tensor> c = local_matmul(a.local, b.local);
-    if (!c) return c.status();
-    return make_sharded(c->dtype, *full, a.sharding, *c);
-  }
-  if (a_replicated && tiled_as(b, 1, n)) {
-    Result<Tensor> c = local_matmul(a.local, b.local);
-    if (!c) return c.status();
-    return make_sharded(c->dtype, *full, b.sharding, *c);
-  }
-  if (tiled_as(a, 1, n) && tiled_as(b, n, 1)) return contracting_split_matmul(a, b, *full);
-  return unsupported("matmul", a, b);
 }
 
 }  // namespace rt::tpu::spmd

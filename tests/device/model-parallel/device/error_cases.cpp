@@ -2,7 +2,8 @@
 // word, raised inside a replica spanning the whole board (N logical devices) and returned by replicate:
 //   experimental_split_to_logical_devices's three checks, in TF's order (each case also breaks the
 //   later checks, so the order is what picks the text); experimental_assign_to_logical_device's
-//   logical_core_id check (N and -1); the runtime's own refusal of a channel-split convolution.
+//   logical_core_id check (N and -1); the runtime's own refusal of a split convolution whose output does not split
+//   evenly (SAME, stride 2, over N one-row tiles: XLA would pad the uneven tiles).
 // Outside a replicated computation there is one logical device, and the product check says so.
 #include "runtime/log/log.hpp"
 #include "runtime/tensor/hbm.hpp"
@@ -27,7 +28,7 @@ struct ErrorCase {
   unsigned rank;
   int64_t partition[4];  // split cases
   unsigned partition_rank;
-  enum Kind { kSplit, kAssign, kChannelSplitConv } kind;
+  enum Kind { kSplit, kAssign, kUnevenConv } kind;
   int64_t assign_id;
 };
 
@@ -41,6 +42,7 @@ Status attempt(const ErrorCase& c, const Tensor& t) {
   if (!filter) return filter.status();
   rt::Conv2dOptions same;
   same.padding = rt::ConvPadding::kSame;
+  same.strides[0] = same.strides[1] = 2;
   return rt::tpu::spmd::conv2d(*x, rt::tpu::replicate_to_logical_devices(*filter), same).status();
 }
 
@@ -100,14 +102,14 @@ Status run_error_cases(unsigned cores) {
     RT_RETURN_IF_ERROR(run_case(assign_case, *whole_board, StatusCode::kInvalidArgument, text.view()));
   }
   if (n > 1) {
-    const ErrorCase conv_case{"channel-split conv2d", {1, 2, 2, n}, 4, {1, 1, 1, n}, 4, ErrorCase::kChannelSplitConv, 0};
+    const ErrorCase conv_case{"uneven conv2d output", {1, n, 4, 1}, 4, {1, n, 1, 1}, 4, ErrorCase::kUnevenConv, 0};
     text.clear();
-    format_to(text, "conv2d over logical devices: the input's channel dimension is split {} ways; only the batch, "
-              "height and width may be split", n);
+    format_to(text, "conv2d over logical devices: the output's height ({}) does not split evenly into the input's {} "
+              "pieces along it", (n + 1) / 2, n);
     RT_RETURN_IF_ERROR(run_case(conv_case, *whole_board, StatusCode::kUnimplemented, text.view()));
   }
   RT_RETURN_IF_ERROR(outside_replicate(cores));
-  rt::log_info("model-parallel error texts: split (rank, divisibility, product, in TF's order), assign, channel-split "
+  rt::log_info("model-parallel error texts: split (rank, divisibility, product, in TF's order), assign, uneven "
                "conv2d over {} logical devices, and outside replicate: ok",
                n);
   return Status::ok();

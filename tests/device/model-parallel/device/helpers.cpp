@@ -57,6 +57,51 @@ rt::Status expect_same_bits(const rt::Tensor& actual, const rt::Tensor& expected
   return rt::Status::ok();
 }
 
+namespace {
+
+// The float's position on the number line in units in the last place (monotonic, -0 == +0).
+int64_t ordinal(float value) {
+  int32_t bits = 0;
+  memcpy(&bits, &value, 4);
+  return bits < 0 ? -static_cast<int64_t>(bits & 0x7fffffff) : bits;
+}
+
+rt::Status check_floats(const rt::Tensor& actual, const rt::Tensor& expected, const char* what) {
+  if (actual.dtype != rt::DType::kF32 || expected.dtype != rt::DType::kF32 || !(actual.shape == expected.shape))
+    return rt::internal_error("{}: got {} {}, expected float32 {}", what, rt::dtype_name(actual.dtype),
+                              actual.shape.sizes(), expected.shape.sizes());
+  return rt::Status::ok();
+}
+
+}  // namespace
+
+rt::Status expect_within_ulps(const rt::Tensor& actual, const rt::Tensor& expected, uint32_t max_ulps, const char* what) {
+  RT_RETURN_IF_ERROR(check_floats(actual, expected, what));
+  const float* a = reinterpret_cast<const float*>(actual.data);
+  const float* e = reinterpret_cast<const float*>(expected.data);
+  for (size_t i = 0; i < actual.num_elements(); ++i) {
+    const int64_t distance = ordinal(a[i]) - ordinal(e[i]);
+    if (distance > static_cast<int64_t>(max_ulps) || -distance > static_cast<int64_t>(max_ulps))
+      return rt::internal_error("{}: element {} is {}, expected {} ({} ulps apart, at most {} allowed)", what, i, a[i],
+                                e[i], distance, max_ulps);
+  }
+  return rt::Status::ok();
+}
+
+rt::Status expect_within(const rt::Tensor& actual, const rt::Tensor& expected, float tolerance, const char* what) {
+  RT_RETURN_IF_ERROR(check_floats(actual, expected, what));
+  const float* a = reinterpret_cast<const float*>(actual.data);
+  const float* e = reinterpret_cast<const float*>(expected.data);
+  for (size_t i = 0; i < actual.num_elements(); ++i) {
+    const float scale = e[i] > 1.0f ? e[i] : e[i] < -1.0f ? -e[i] : 1.0f;
+    const float difference = a[i] > e[i] ? a[i] - e[i] : e[i] - a[i];
+    if (!(difference <= tolerance * scale))
+      return rt::internal_error("{}: element {} is {}, expected {} (more than {} apart)", what, i, a[i], e[i],
+                                tolerance * scale);
+  }
+  return rt::Status::ok();
+}
+
 rt::Status expect_error(const rt::Status& status, rt::StatusCode code, rt::StringView expected, const char* what) {
   if (status.is_ok()) return rt::internal_error("{}: succeeded, expected error \"{}\"", what, expected);
   if (status.code() != code || !(status.message() == expected))

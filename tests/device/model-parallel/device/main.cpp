@@ -2,7 +2,8 @@
 // program below; every other core serves the replicas' logical cores. Suites: the seed example
 // (an image split [1, 2, 4, 1] over 8 logical devices through a conv -> relu -> conv model, bit for
 // bit against the unsplit model), replicas x logical devices with cross_replica_sum, SPMD ops
-// (matmul splits, elementwise, intra-replica collectives) and the error texts. Each suite sizes
+// (matmul splits, elementwise, intra-replica collectives), reductions and softmax over split axes,
+// 2-D matmul and conv2d partitioning (channel splits, VALID / strided windows) and the error texts. Each suite sizes
 // itself by the core count and logs what it ran or why it skipped a part.
 #include "runtime/log/log.hpp"
 #include "runtime/tpu/replicate/program.hpp"
@@ -20,6 +21,8 @@ constexpr Suite kSuites[] = {
     {"seed example", run_seed_example},
     {"cross-replica", run_cross_replica_case},
     {"spmd ops", run_spmd_op_cases},
+    {"spmd reductions and softmax", run_spmd_reduce_cases},
+    {"spmd matmul and conv2d partitioning", run_spmd_partition_cases},
     {"error texts", run_error_cases},
 };
 

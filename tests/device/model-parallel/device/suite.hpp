@@ -19,6 +19,11 @@ rt::Result<rt::Tensor> small_integers(rt::Arena& arena, rt::DType dtype, rt::Spa
 
 // OK when `actual` has `expected`'s dtype and shape and the same bits (both contiguous).
 rt::Status expect_same_bits(const rt::Tensor& actual, const rt::Tensor& expected, const char* what);
+// OK when float32 `actual` and `expected` (same shape, contiguous) differ nowhere by more than
+// `max_ulps` units in the last place of the expected element (NaNs and infinities must match).
+rt::Status expect_within_ulps(const rt::Tensor& actual, const rt::Tensor& expected, uint32_t max_ulps, const char* what);
+// OK when they differ nowhere by more than `tolerance` * max(1, |expected|).
+rt::Status expect_within(const rt::Tensor& actual, const rt::Tensor& expected, float tolerance, const char* what);
 // OK when `status` failed with `code` and exactly the text `expected`.
 rt::Status expect_error(const rt::Status& status, rt::StatusCode code, rt::StringView expected, const char* what);
 
@@ -35,6 +40,8 @@ unsigned grid_rows(unsigned n);
 rt::Status run_seed_example(unsigned cores);
 rt::Status run_cross_replica_case(unsigned cores);
 rt::Status run_spmd_op_cases(unsigned cores);
+rt::Status run_spmd_reduce_cases(unsigned cores);
+rt::Status run_spmd_partition_cases(unsigned cores);
 rt::Status run_error_cases(unsigned cores);
 
 }  // namespace model_parallel_test
