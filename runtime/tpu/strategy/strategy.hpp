@@ -18,12 +18,17 @@
 //   - hosts and devices (num_hosts, worker_devices, ...: strategy_hosts.hpp), extended(),
 //     gather / experimental_local_results / experimental_distribute_values_from_function, and the
 //     contrib names (call_for_each_tower, worker_device_index, initialize, read_var, ...).
-//   - mirrored variables: create_mirrored_variable copies an initial value to every replica;
-//     update(var, fn, args) runs fn on every replica, in place on that replica's copy, with the
-//     replica's component of each argument (mirrored or plain arguments keep the copies equal).
+//   - mirrored variables (mirrored_variable.hpp): create_mirrored_variable copies an initial value to
+//     every replica; update(var, fn, args) runs fn on every replica, in place on that replica's copy,
+//     with the replica's component of each argument (mirrored or plain arguments keep the copies
+//     equal), and returns fn's results merged (Mirrored) or, with group_false, one per copy.
+//   - the other contrib elements: num_cores (strategy_num_cores.hpp), update_non_slot, map
+//     (map_output.hpp), group (strategy_group.hpp), configure (session_config.hpp), colocate_vars_with
+//     (colocation_scope.hpp), a single device as a destination (device_destination.hpp).
 //   - experimental_distribute_dataset / distribute_datasets_from_function: strategy_input.hpp.
-//   - run_steps_on_dataset(fn, iterator, context, iterations): strategy_steps.hpp; one launch runs
-//     every step on the replicas before control returns to the program.
+//   - run_steps_on_dataset(fn, iterator, context, iterations, initial_loop_values):
+//     strategy_steps.hpp; one launch runs every step on the replicas before control returns to the
+//     program.
 // Model parallelism: with a device assignment giving each replica several cores (computation_shape
 // spanning cores), every call runs the function on each logical core of each replica (SPMD, as
 // replicate does), so experimental_split_to_logical_devices and friends (spmd_tensor.hpp) and the
@@ -36,33 +41,53 @@
 // Outputs live in the replicas' arenas; a PodMemoryScope around a group of calls gives them back.
 // The strategy refers to the device assignment it was given, which must outlive it.
 #pragma once
+#include "colocation_scope.hpp"
+#include "initial_loop_values.hpp"
+#include "map_output.hpp"
+#include "mirrored_variable.hpp"
 #include "multi_step_context.hpp"
 #include "per_replica.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/tpu/replicate/replicate.hpp"
+#include "session_config.hpp"
 #include "strategy_cluster.hpp"
 #include "strategy_gather.hpp"
+#include "strategy_group.hpp"
 #include "strategy_hosts.hpp"
 #include "strategy_input.hpp"
 #include "strategy_reduce.hpp"
 #include "strategy_replica_context.hpp"
 #include "strategy_scope.hpp"
+#include "update_non_slot.hpp"
 
 namespace rt::tpu {
 
 // Where reduce_to and batch_reduce_to put a result (TF's `destinations`): the host (the program's
-// memory: a plain value), or the devices of a distributed value or mirrored variable's copies (every
+// memory: a plain value), the devices of a distributed value or mirrored variable's copies (every
 // replica's core: a Mirrored value with a copy of the result on each; a plain value's device is the
-// host). A single TPU core is not a destination yet (TF copies the result to that one device).
+// host), or one device named as TF names it (device_destination.hpp: a TPU core of this board gets a plain
+// copy in its arena, the host CPU is the host).
 class Destinations {
  public:
-  static Destinations host() { return Destinations(false); }
-  static Destinations devices_of(const DistributedValue& value) { return Destinations(value.is_distributed()); }
-  bool replicas() const { return replicas_; }
+  enum class Kind : uint8_t { kHost, kReplicas, kDevice };
+  static Destinations host() { return Destinations(Kind::kHost); }
+  static Destinations devices_of(const DistributedValue& value) {
+    return Destinations(value.is_distributed() ? Kind::kReplicas : Kind::kHost);
+  }
+  // One device: "/job:localhost/replica:0/task:0/device:TPU:1", "/device:TPU:1", ".../device:CPU:0".
+  static Destinations device(StringView name) {
+    Destinations destinations(Kind::kDevice);
+    destinations.device_ = name;
+    return destinations;
+  }
+  Kind kind() const { return kind_; }
+  bool replicas() const { return kind_ == Kind::kReplicas; }
+  StringView device_name() const { return device_; }
 
  private:
-  explicit Destinations(bool replicas) : replicas_(replicas) {}
-  bool replicas_;
+  explicit Destinations(Kind kind) : kind_(kind) {}
+  Kind kind_;
+  StringView device_;  // kDevice: the name given (it must outlive the call)
 };
 
 // How a variable's per-replica updates combine (tf.VariableAggregation; contrib's reduce and
@@ -86,6 +111,9 @@ struct StrategyOptions {
   unsigned steps_per_run = 1;
   uint64_t timeout_ns = kDefaultReplicaTimeoutNs;
   uint64_t collective_timeout_ns = kDefaultWaitTimeoutNs;
+  // contrib's num_cores: the replicas are the first num_cores TPU cores; 0 (TF's None): every core
+  // (strategy_num_cores.hpp). Not with a device_assignment.
+  unsigned num_cores = 0;
 };
 
 // The function run() calls on every replica, as the runtime calls it: its values go to `outputs`,
@@ -160,47 +188,6 @@ void add_run_argument(const A& argument, ValueRef* refs, unsigned& count) {
 }
 template <class S> struct StructuredRun { static constexpr bool value = nest::is_tuple_v<S>; };
 }  // namespace detail
-
-// A variable mirrored on every replica: copy r lives in replica r's arena.
-struct MirroredVariable {
-  DistributedValue copies;
-
-  const Tensor& copy(unsigned replica) const { return copies.component(replica); }
-  // TF's read_value() in cross-replica context: the copy on this host, i.e. this board's first
-  // replica's (replica 0's on a single board; in a pod of boards the other boards' copies live there).
-  const Tensor& read_value() const {
-    return copies.component(pod_membership().first_local_replica(copies.num_components()));
-  }
-};
-
-// update()'s function, as the runtime calls it: changes `variable` (the replica's copy) in place.
-using UpdateFunction = InplaceFunction<Status(StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args)>;
-
-namespace detail {
-// update's lambda: (StrategyReplicaContext&, const Tensor& variable, const Tensor&... args) -> Status.
-template <class F>
-struct UpdateCallable {
-  static constexpr unsigned kArity = Count<typename CallTraits<F>::Params>::value - 2;
-  template <size_t... I>
-  static Status invoke(const F& fn, StrategyReplicaContext& context, const Tensor& variable,
-                       [[maybe_unused]] ReplicaArgs args, Indices<I...>) {  // unused when fn takes no argument
-    return fn(context, variable, args[I]...);
-  }
-  static Status call(const F& fn, StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args) {
-    if (args.size() != kArity)
-      return Status::error(StatusCode::kInvalidArgument, "update: the function takes {} arguments besides the variable, "
-                           "update gave it {}", kArity, args.size());
-    return invoke(fn, context, variable, args, typename MakeIndices<kArity>::type{});
-  }
-};
-}  // namespace detail
-
-template <class F>
-UpdateFunction update_function_of(F fn) {
-  return [fn](StrategyReplicaContext& context, const Tensor& variable, ReplicaArgs args) {
-    return detail::UpdateCallable<F>::call(fn, context, variable, args);
-  };
-}
 
 // distribute_datasets_from_function's function, called once per input pipeline.
 using DatasetFunction = InplaceFunction<Result<Dataset>(const InputContext& context)>;
@@ -322,17 +309,42 @@ class TPUStrategy {
   // A value_fn returning a struct S (or Result<S>) gives a PerReplica<S>.
   template <class F>
   auto experimental_distribute_values_from_function(const F& value_fn) const;
+  // Mirrored variables (mirrored_variable.hpp): a copy of the initial value in every replica's arena.
   Status create_mirrored_variable(const Tensor& initial_value, MirroredVariable& variable);
+  // contrib's colocate_vars_with(var): inside this strategy's scope, a scope in which variables are
+  // created next to `var` (colocation_scope.hpp: TF's checks and texts; here every variable of the
+  // strategy has its copies on the strategy's replicas, so with var's by construction).
+  Result<ColocationScope> colocate_vars_with(const MirroredVariable& variable) const;
+  // update(var, fn, args): fn on every copy, in place, each on its replica (one launch).
   Status update(MirroredVariable& variable, const UpdateFunction& fn, Span<const DistributedValue> args);
   Status update(MirroredVariable& variable, const UpdateFunction& fn, Span<const ValueRef> args);
   // update(var, fn, args...) with fn a lambda (StrategyReplicaContext&, const Tensor& variable,
-  // const Tensor&... args) -> Status; arguments Tensors (plain) or DistributedValues.
+  // const Tensor&... args); arguments Tensors (plain), DistributedValues or MirroredVariables (each copy
+  // gets the other variables' copy on its replica), and group_false last for TF's group=False. A fn
+  // returning Status gives Status; one returning a Tensor (or Result<Tensor>) gives, after every copy
+  // is updated, TF's update_regroup of the results: a Mirrored value (the plain value with one
+  // replica), or with group_false the UpdateResults, one per copy in replica order.
   template <class F, class... Args>
-    requires((is_same_v<remove_cvref_t<Args>, Tensor> || is_same_v<remove_cvref_t<Args>, DistributedValue>) && ...)
-  Status update(MirroredVariable& variable, const F& fn, const Args&... args) {
-    const ValueRef refs[] = {ValueRef(args)..., ValueRef()};
-    return update(variable, update_function_of(fn), Span<const ValueRef>(refs, sizeof...(Args)));
+    requires(!is_same_v<F, UpdateFunction> && (detail::is_update_argument_v<Args> && ...))
+  auto update(MirroredVariable& variable, const F& fn, const Args&... args) {
+    constexpr unsigned kUngrouped = detail::kGroupFalseCount<Args...>;
+    static_assert(detail::group_false_is_last<Args...>(), "update: group_false comes once, after the arguments");
+    ValueRef refs[sizeof...(Args) + 1];
+    unsigned count = 0;
+    (detail::add_update_argument(args, refs, count), ...);
+    const Span<const ValueRef> arguments(refs, count);
+    if constexpr (!detail::UpdateCallable<F>::kReturnsValue) return update(variable, update_function_of(fn), arguments);
+    else if constexpr (kUngrouped == 0) return update_grouped(variable, update_body_of(fn), arguments);
+    else return update_ungrouped(variable, update_body_of(fn), arguments);
   }
+  // contrib's update_non_slot(colocate_with, fn, args...): fn(args...) once, here in the program (the
+  // host, where TF runs it), in cross-replica context; colocate_with (non_slot_devices()) is accepted
+  // and not otherwise used, as in TF. fn takes Tensors and returns Status, a Tensor or a
+  // Result<Tensor>: update_non_slot returns what fn returns (Status, or Result<Tensor>), with
+  // group_false last its result wrapped as UpdateResults of one value (TF's [result]).
+  template <class F, class... Args>
+    requires((is_same_v<remove_cvref_t<Args>, Tensor> || is_same_v<remove_cvref_t<Args>, GroupFalse>) && ...)
+  auto update_non_slot(const DeviceName& colocate_with, const F& fn, const Args&... args) const;
 
   // contrib's call_for_each_tower(fn, args...): run under its older name. worker_device_index: an
   // argument for it giving each replica the index of its worker device (worker_devices()[r]): int32
@@ -350,20 +362,51 @@ class TPUStrategy {
   Result<Tensor> read_var(const MirroredVariable& variable) const;
   // contrib's value_container(value): a TPU value is its own container, as in TF.
   const DistributedValue& value_container(const DistributedValue& value) const { return value; }
+  // contrib's group(value, name): TF's tf.group of the value's components, an op that makes a graph
+  // run every replica's part. A board runs eagerly: when run or update returns, every component has
+  // been computed, so there is nothing left to run; group checks the value belongs to this strategy's
+  // replicas and returns OK. `name` is accepted and unused (TF_BEHAVIOUR.md).
+  Status group(const DistributedValue& value, StringView name = {}) const {
+    return check_groupable(value, num_replicas_, name);
+  }
+  Status group(const RunResult& values, StringView name = {}) const {
+    for (unsigned k = 0; k < values.size(); ++k) RT_RETURN_IF_ERROR(check_groupable(values[k], num_replicas_, name));
+    return Status::ok();
+  }
+  // contrib's map(map_over, fn, args...): fn(m, args...) for each m of map_over in order, here in the
+  // program (TF runs it on the host CPU); fn returns a Tensor or a Result<Tensor>; the results
+  // (map_output.hpp) live in the program's memory.
+  template <class F, class... Args>
+    requires((is_same_v<remove_cvref_t<Args>, Tensor> && ...))
+  Result<MapOutput> map(Span<const Tensor> map_over, const F& fn, const Args&... args) const {
+    Tensor* results = RT_TRY(allocate_map_results(map_over.size()));
+    for (size_t i = 0; i < map_over.size(); ++i) results[i] = RT_TRY(Result<Tensor>(fn(map_over[i], args...)));
+    return MapOutput(results, static_cast<unsigned>(map_over.size()));
+  }
+  // contrib's configure(session_config, cluster_spec, task_type, task_id) (session_config.hpp): as
+  // TF's TPUStrategy, sets session_config's isolate_session_state and, in a pod, its cluster_def to
+  // the resolver's cluster spec; cluster_spec, task_type and task_id are accepted and ignored, as TF
+  // ignores them. A board has no session: nothing reads the SessionConfig (TF_BEHAVIOUR.md).
+  Status configure(SessionConfig* session_config = nullptr, const ClusterSpec* cluster_spec = nullptr,
+                   StringView task_type = {}, int task_id = -1) const;
+  // TF 2.x's extended._update_config_proto(config): configure's changes on a copy.
+  Result<SessionConfig> update_config_proto(const SessionConfig& config) const;
 
   Result<DistributedDataset> experimental_distribute_dataset(const Dataset& dataset) const;
   // fn: a lambda (const InputContext&) -> Result<Dataset>, called once before this returns.
   Result<DistributedDataset> distribute_datasets_from_function(const DatasetFunction& fn) const;
   // Runs `iterations` steps (0: steps_per_run) of the iterator's dataset in one launch; `context`
-  // gets the final step's outputs and the iterator moves past the steps run.
+  // gets the final step's outputs (and non-tensor outputs) and the iterator moves past the steps run.
+  // initial_loop_values: TF's loop-carried initial values (initial_loop_values.hpp): when given,
+  // their dtypes must be the last step outputs' (each list in name order), else TF's TypeError.
   Status run_steps_on_dataset(const StepFunction& fn, DistributedIterator& iterator, MultiStepContext& context,
-                              unsigned iterations = 0);
+                              unsigned iterations = 0, Span<const NamedTensor> initial_loop_values = {});
   // The same with a lambda (StepContext& step, const S& inputs) -> Status (S: Tensor or a structure).
   template <class F>
     requires(!is_same_v<F, StepFunction>)
   Status run_steps_on_dataset(const F& fn, DistributedIterator& iterator, MultiStepContext& context,
-                              unsigned iterations = 0) {
-    return run_steps_on_dataset(step_function_of("step_fn", fn), iterator, context, iterations);
+                              unsigned iterations = 0, Span<const NamedTensor> initial_loop_values = {}) {
+    return run_steps_on_dataset(step_function_of("step_fn", fn), iterator, context, iterations, initial_loop_values);
   }
 
  private:
@@ -372,8 +415,14 @@ class TPUStrategy {
   Status launch(const StrategyFunction& body, Span<const DistributedValue> args, const ReplicateResult** result);
   Status launch(const StrategyFunction& body, Span<const ValueRef> args, const ReplicateResult** result);
   Status check_arguments(Span<const ValueRef> args) const;
-  // A cross-replica result where `destinations` says: as it is (the host), or mirrored on the replicas.
+  // A cross-replica result where `destinations` says: as it is (the host), mirrored on the replicas,
+  // or copied to one core.
   Result<DistributedValue> place(const DistributedValue& value, const Destinations& destinations);
+  // update's launch; `result` points at the replicas' outputs (fn's results).
+  Status update_launch(MirroredVariable& variable, const UpdateBody& body, Span<const ValueRef> args,
+                       const ReplicateResult** result);
+  Result<DistributedValue> update_grouped(MirroredVariable& variable, const UpdateBody& body, Span<const ValueRef> args);
+  Result<UpdateResults> update_ungrouped(MirroredVariable& variable, const UpdateBody& body, Span<const ValueRef> args);
 
   TPUClusterResolver resolver_;
   StrategyOptions options_;
@@ -406,6 +455,21 @@ inline TPUExtended TPUStrategy::extended() const { return TPUExtended(*this); }
 
 // TF's _require_cross_replica_or_default_context: an error inside a strategy replica function.
 Status require_cross_replica_context();
+
+template <class F, class... Args>
+  requires((is_same_v<remove_cvref_t<Args>, Tensor> || is_same_v<remove_cvref_t<Args>, GroupFalse>) && ...)
+auto TPUStrategy::update_non_slot(const DeviceName& colocate_with, const F& fn, const Args&... args) const {
+  (void)colocate_with;  // TF: where the non-slot variables live (the host); fn runs here, on the host
+  static_assert(detail::group_false_is_last<Args...>(), "update_non_slot: group_false comes once, after the arguments");
+  using Call = detail::NonSlotCallable<F>;
+  using Out = typename Call::template Returned<detail::kGroupFalseCount<Args...> != 0>;
+  const Status context = require_cross_replica_context();
+  if (!context.is_ok()) return Out(context);
+  const Tensor* tensors[sizeof...(Args) + 1] = {};
+  unsigned count = 0;
+  (detail::add_non_slot_argument(args, tensors, count), ...);
+  return Call::template call<detail::kGroupFalseCount<Args...> != 0>(fn, Span<const Tensor* const>(tensors, count));
+}
 
 template <class F>
 auto TPUStrategy::experimental_distribute_values_from_function(const F& value_fn) const {

@@ -7,6 +7,7 @@
 #include "runtime/tpu/replicate/uses_hal/pod_program.hpp"
 #include "runtime/tensor/constant.hpp"
 #include "runtime/tensor/hbm.hpp"
+#include "runtime/tpu/strategy/strategy_num_cores.hpp"
 
 namespace rt::tpu {
 namespace {
@@ -38,7 +39,9 @@ Result<TPUStrategy> TPUStrategy::create(const TPUClusterResolver& resolver, cons
   TPUStrategy strategy;
   strategy.resolver_ = resolver;
   strategy.options_ = options;
-  strategy.num_replicas_ = strategy_num_replicas(resolver, options.device_assignment);
+  strategy.options_.device_assignment =  // num_cores: the first num_cores cores (strategy_num_cores.hpp)
+      RT_TRY(num_cores_assignment(resolver, options.num_cores, options.device_assignment));
+  strategy.num_replicas_ = strategy_num_replicas(resolver, strategy.options_.device_assignment);
   return strategy;
 }
 

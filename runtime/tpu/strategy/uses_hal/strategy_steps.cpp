@@ -1,5 +1,7 @@
-// The device-side step loop of run_steps_on_dataset and its last-step outputs.
+// The device-side step loop of run_steps_on_dataset, its last-step outputs and non-tensor outputs.
 #include "runtime/tpu/strategy/strategy_steps.hpp"
+
+#include "runtime/tpu/mesh/pod_membership.hpp"
 
 namespace rt::tpu {
 namespace {
@@ -9,6 +11,7 @@ struct StepLoop {
   DistributedDataset dataset;
   int64_t first_step = 0;
   unsigned steps = 0;
+  MultiStepContext* context = nullptr;  // the host's: non-tensor outputs go there
   StepOutputTable tables[kMaxReplicas];  // each replica's outputs of its latest step (logical core 0's)
   StepOutputTable other_cores[hal::kMaxCores];  // by core: those of the other logical cores (dropped)
 };
@@ -24,7 +27,7 @@ Status run_one_step(StrategyReplicaContext& context, StepLoop& steps, unsigned s
                                                                    : steps.other_cores[context.replica().core()];
   table.clear();
   context.merge().begin_step(step);
-  StepContext step_context(context, table, step);
+  StepContext step_context(context, table, step, steps.context);
   return steps.fn.fn(step_context, ReplicaArgs(inputs, num_inputs));
 }
 
@@ -38,7 +41,64 @@ Status step_loop(StrategyReplicaContext& context, StepLoop& steps) {
   return Status::ok();
 }
 
+// A non-tensor value as three int64s (kind, payload, text size): merge_call gathers it as a tensor.
+constexpr int64_t kNonTensorWords = 3;
+
+void encode(const NonTensor& value, int64_t* words) {
+  words[0] = static_cast<int64_t>(value.kind());
+  words[1] = value.as_int();
+  words[2] = 0;
+  if (value.kind() == NonTensor::Kind::kFloat) {
+    const double number = value.as_float();
+    __builtin_memcpy(&words[1], &number, sizeof(number));
+  } else if (value.kind() == NonTensor::Kind::kText) {
+    words[1] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(value.as_text().data()));
+    words[2] = static_cast<int64_t>(value.as_text().size());
+  }
+}
+
+NonTensor decode(const int64_t* words) {
+  switch (static_cast<NonTensor::Kind>(words[0])) {
+    case NonTensor::Kind::kInt: break;
+    case NonTensor::Kind::kFloat: {
+      double number;
+      __builtin_memcpy(&number, &words[1], sizeof(number));
+      return NonTensor(number);
+    }
+    case NonTensor::Kind::kText:
+      return NonTensor(StringView(reinterpret_cast<const char*>(static_cast<uintptr_t>(words[1])),
+                                  static_cast<size_t>(words[2])));
+  }
+  return NonTensor(words[1]);
+}
+
+// merge_fn of set_non_tensor_output: every replica's value, in replica order, into the host's context.
+Status store_non_tensor_output(MultiStepContext& host, StringView name, const DistributedValue& values) {
+  const Span<const Tensor> components = values.local_results();
+  NonTensor decoded[kMaxReplicas];
+  for (size_t r = 0; r < components.size(); ++r) decoded[r] = decode(reinterpret_cast<const int64_t*>(components[r].data));
+  return host.set_replicas_non_tensor_output(name, Span<const NonTensor>(decoded, components.size()));
+}
+
 }  // namespace
+
+Status StepContext::set_non_tensor_output(StringView name, const NonTensor& value) {
+  if (host_context_ == nullptr)
+    return internal_error("set_non_tensor_output('{}'): this step has no MultiStepContext", name);
+  if (value.kind() == NonTensor::Kind::kText && pod_membership().in_pod())
+    return invalid_argument("set_non_tensor_output('{}'): a text cannot cross the boards of a pod (only integers "
+                            "and floats can)", name);
+  const int64_t dims[] = {kNonTensorWords};
+  const Tensor encoded =
+      RT_TRY(replica_.arena().allocate_tensor(DType::kI64, *Shape::make(dims), "a non-tensor output"));
+  encode(value, reinterpret_cast<int64_t*>(encoded.data));
+  MultiStepContext* host = host_context_;
+  const MergeFn merge_fn = [host, name](TPUStrategy&, Span<const DistributedValue> args, MergeResult&) {
+    return store_non_tensor_output(*host, name, args[0]);
+  };
+  MergeOutputs none;
+  return replica_.merge_call(merge_fn, Span<const Tensor>(&encoded, 1), none);
+}
 
 Status StepContext::set_last_step_output(StringView name, const Tensor& value) {
   return outputs_.record(LastStepOutputSpec{name, false, ReduceOp::kSum}, value);
@@ -57,7 +117,8 @@ Status StepContext::set_last_step_output(StringView name, const Tensor& value, S
 }
 
 Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIterator& iterator,
-                                         MultiStepContext& context, unsigned iterations) {
+                                         MultiStepContext& context, unsigned iterations,
+                                         Span<const NamedTensor> initial_loop_values) {
   const unsigned steps = iterations != 0 ? iterations : options_.steps_per_run;
   RT_RETURN_IF_ERROR(require_cross_replica_context());
   if (iterator.dataset().num_replicas() != num_replicas_)
@@ -72,11 +133,14 @@ Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIter
   loop.dataset = iterator.dataset();
   loop.first_step = iterator.position();
   loop.steps = steps;
+  loop.context = &context;
+  context.clear_non_tensor_outputs();  // TF: a new MultiStepContext per call
   const StrategyFunction body{fn.name,
                               [](StrategyReplicaContext& replica, ReplicaArgs, ReplicaOutputs&) { return step_loop(replica, loop); },
                               Signature{0}};
   const ReplicateResult* result = nullptr;
   RT_RETURN_IF_ERROR(launch(body, Span<const ValueRef>(), &result));
+  RT_RETURN_IF_ERROR(check_initial_loop_values(initial_loop_values, loop.tables[0]));
   const StepOutputTable* tables[kMaxReplicas];
   for (unsigned r = 0; r < num_replicas_; ++r) tables[r] = &loop.tables[r];
   RT_RETURN_IF_ERROR(context.assemble(Span<const StepOutputTable* const>(tables, num_replicas_), steps));

@@ -1,9 +1,12 @@
-// TPUStrategy's mirrored values: broadcast (replica 0's value wins), reduce_to mirrored destinations,
-// mirrored variables, update and read_var,
-// each one launch in which every replica works on its own copy in its own arena.
+// TPUStrategy's mirrored values: broadcast (replica 0's value wins), reduce_to's destinations (the
+// host, the replicas, one core), mirrored variables, update (with fn's results, grouped or not) and
+// read_var, each launch one in which every replica works on its own copy in its own arena.
+#include "hal/core.hpp"
 #include "runtime/tpu/spmd/logical_devices_context.hpp"
 #include "runtime/ops/copy.hpp"
 #include "runtime/tensor/hbm.hpp"
+#include "runtime/tpu/replicate/executor.hpp"
+#include "runtime/tpu/strategy/device_destination.hpp"
 #include "runtime/tpu/strategy/strategy.hpp"
 
 namespace rt::tpu {
@@ -18,7 +21,7 @@ Status copy_to_replica(StrategyReplicaContext& context, ReplicaArgs args, Replic
 }
 
 struct UpdateCall {
-  UpdateFunction fn;  // its own copy of a stored callable: replicas read it during the launch
+  UpdateBody fn;  // its own copy of a stored callable: replicas read it during the launch
   const MirroredVariable* variable;
 };
 
@@ -27,9 +30,9 @@ UpdateCall update_call;  // read by the replicas of update's launch
 // Logical core 0 of each replica updates the replica's copy; with model parallelism the replica's
 // other logical cores run fn too (SPMD: its collectives need every core) on a private copy in their
 // arena, taken before logical core 0 starts changing the replica's.
-Status update_copy(StrategyReplicaContext& context, ReplicaArgs args, const UpdateCall& call) {
+Status update_copy(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& outputs, const UpdateCall& call) {
   const Tensor& copy_of_replica = call.variable->copy(context.replica_id_in_sync_group());
-  if (context.replica().num_logical_cores() == 1) return call.fn(context, copy_of_replica, args);
+  if (context.replica().num_logical_cores() == 1) return call.fn(context, copy_of_replica, args, outputs);
   Tensor variable = copy_of_replica;
   if (context.replica().logical_core() != 0) {
     Result<Tensor> private_copy =
@@ -39,7 +42,39 @@ Status update_copy(StrategyReplicaContext& context, ReplicaArgs args, const Upda
     variable = *private_copy;
   }
   RT_RETURN_IF_ERROR(logical_devices().barrier());
-  return call.fn(context, variable, args);
+  return call.fn(context, variable, args, outputs);
+}
+
+// TF's select_device_mirrored: an update's distributed arguments must be mirrored.
+Status require_mirrored_arguments(Span<const ValueRef> args) {
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].kind() == ValueKind::kPerReplica)
+      return Status::error(StatusCode::kInvalidArgument,
+                           "Expected value to be mirrored across replicas: PerReplica with {} components in update's "
+                           "argument {}.",
+                           args[k].num_components(), k);
+  return Status::ok();
+}
+
+// Each replica's one result of fn (replica 0 said how many: one, or none for a Status-returning fn).
+Status collect_results(const ReplicateResult& result, unsigned replicas, Tensor* results) {
+  for (unsigned r = 0; r < replicas; ++r) {
+    if (result[r].size() != 1)
+      return invalid_argument("update: replica {} returned {} values from fn, expected 1", r, result[r].size());
+    results[r] = result[r][0];
+  }
+  return Status::ok();
+}
+
+// The single TPU core `core` of this board as a destination: a copy in its arena (the core is idle
+// between launches; the calling core's own arena is the program's memory).
+Result<DistributedValue> copy_to_core(const Tensor& value, unsigned core) {
+  if (core != hal::core_id() && !core_idle(core))
+    return Status::error(StatusCode::kFailedPrecondition,
+                         "reduce_to: core {} is still running a replica of an earlier launch (it timed out)", core);
+  const Tensor placed = RT_TRY(hbm_of(core).allocate_tensor(value.dtype, value.shape, "a reduce_to result"));
+  RT_RETURN_IF_ERROR(copy(value, placed));
+  return DistributedValue::plain(placed);
 }
 
 }  // namespace
@@ -58,6 +93,7 @@ Status TPUStrategy::create_mirrored_variable(const Tensor& initial_value, Mirror
   Result<DistributedValue> copies = broadcast(DistributedValue::plain(initial_value));
   if (!copies) return copies.status();
   variable.copies = *copies;
+  variable.strategy = this;
   return Status::ok();
 }
 
@@ -70,17 +106,43 @@ Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn,
 }
 
 Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn, Span<const ValueRef> args) {
+  const UpdateFunction* status_fn = &fn;  // the launch is synchronous: fn outlives it
+  const UpdateBody body = [status_fn](StrategyReplicaContext& context, const Tensor& copy_of_replica, ReplicaArgs fn_args,
+                                      ReplicaOutputs&) { return (*status_fn)(context, copy_of_replica, fn_args); };
+  const ReplicateResult* result = nullptr;
+  return update_launch(variable, body, args, &result);
+}
+
+Status TPUStrategy::update_launch(MirroredVariable& variable, const UpdateBody& body, Span<const ValueRef> args,
+                                  const ReplicateResult** result) {
   if (variable.copies.kind() != ValueKind::kMirrored || variable.copies.num_components() != num_replicas_)
     return invalid_argument("update: the variable has {} copies of kind {}, expected a Mirrored value with {} copies",
                             variable.copies.num_components(), value_kind_name(variable.copies.kind()), num_replicas_);
-  update_call = UpdateCall{fn, &variable};
-  const StrategyFunction body{"update",
-                              [](StrategyReplicaContext& context, ReplicaArgs update_args, ReplicaOutputs&) {
-                                return update_copy(context, update_args, update_call);
-                              },
-                              Signature{0, 0, true}};
+  RT_RETURN_IF_ERROR(require_mirrored_arguments(args));
+  update_call = UpdateCall{body, &variable};
+  const StrategyFunction launched{"update",
+                                  [](StrategyReplicaContext& context, ReplicaArgs update_args, ReplicaOutputs& outputs) {
+                                    return update_copy(context, update_args, outputs, update_call);
+                                  },
+                                  Signature{0, 0, true}};
+  return launch(launched, args, result);
+}
+
+Result<DistributedValue> TPUStrategy::update_grouped(MirroredVariable& variable, const UpdateBody& body,
+                                                     Span<const ValueRef> args) {
+  const UpdateResults results = RT_TRY(update_ungrouped(variable, body, args));
+  if (results.count == 1) return DistributedValue::plain(results[0]);  // TF's regroup of one value
+  return DistributedValue::mirrored(results.span());
+}
+
+Result<UpdateResults> TPUStrategy::update_ungrouped(MirroredVariable& variable, const UpdateBody& body,
+                                                    Span<const ValueRef> args) {
   const ReplicateResult* result = nullptr;
-  return launch(body, args, &result);
+  RT_RETURN_IF_ERROR(update_launch(variable, body, args, &result));
+  UpdateResults results;
+  RT_RETURN_IF_ERROR(collect_results(*result, num_replicas_, results.values));
+  results.count = num_replicas_;
+  return results;
 }
 
 Result<DistributedValue> TPUStrategy::reduce_to(ReduceOp op, const DistributedValue& value,
@@ -89,7 +151,16 @@ Result<DistributedValue> TPUStrategy::reduce_to(ReduceOp op, const DistributedVa
 }
 
 Result<DistributedValue> TPUStrategy::place(const DistributedValue& value, const Destinations& destinations) {
-  return destinations.replicas() ? broadcast(value) : value;
+  switch (destinations.kind()) {
+    case Destinations::Kind::kHost: break;
+    case Destinations::Kind::kReplicas: return broadcast(value);
+    case Destinations::Kind::kDevice: {
+      const DeviceDestination device = RT_TRY(parse_device_destination(destinations.device_name(), resolver_));
+      if (!device.host) return copy_to_core(value.component(0), device.core);
+      break;
+    }
+  }
+  return value;
 }
 
 Result<DistributedValue> TPUStrategy::reduce_to(VariableAggregation aggregation, const DistributedValue& value,
