@@ -92,3 +92,34 @@ TEST_CASE("a host function that throws never takes tpu down", "[app_host]") {
   CHECK(outcome.code == StatusCode::kInternal);
   CHECK(outcome.message.rfind("host function 'bad_alloc' failed: ", 0) == 0);
 }
+
+TEST_CASE("declared host functions: typed arguments and results, checked calls", "[app_host]") {
+  AppFunctions app;
+  // outside-compilation's scale(x, 0.5) and count_above(x, 2.5) on x = [1, 2, 3, 4]: [0.5, 1, 1.5, 2] and 2.
+  const tpu::HostTensor x = tpu::HostTensor::of<float>({4}, {1.0f, 2.0f, 3.0f, 4.0f});
+  const tpu::HostCallOutcome half = call(app.functions, "scale", {x, tpu::HostTensor::scalar<float>(0.5f)});
+  REQUIRE(half.code == StatusCode::kOk);
+  REQUIRE(half.results.size() == 1);
+  CHECK(half.results[0].values<float>() == std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f});
+  CHECK(half.results[0].dims == std::vector<int64_t>{4});
+  const tpu::HostCallOutcome above = call(app.functions, "count_above", {x, tpu::HostTensor::scalar<float>(2.5f)});
+  REQUIRE(above.code == StatusCode::kOk);
+  CHECK(above.results[0].values<int32_t>() == std::vector<int32_t>{2});
+  CHECK(above.results[0].dims.empty());
+  const tpu::HostCallOutcome none = call(app.functions, "require_non_negative", {tpu::HostTensor::scalar<int64_t>(3)});
+  CHECK(none.code == StatusCode::kOk);
+  CHECK(none.results.empty());
+  const tpu::HostCallOutcome refused = call(app.functions, "require_non_negative", {tpu::HostTensor::scalar<int64_t>(-2)});
+  CHECK(refused.code == StatusCode::kOutOfRange);
+  CHECK(refused.message == "require_non_negative: -2 < 0");
+  // Calls that do not fit the declaration (a device built against another header).
+  const tpu::HostCallOutcome short_call = call(app.functions, "scale", {x});
+  CHECK(short_call.code == StatusCode::kInvalidArgument);
+  CHECK(short_call.message == "scale is declared with 2 arguments, the call sent 1");
+  const tpu::HostCallOutcome text_factor = call(app.functions, "scale", {x, tpu::HostTensor::scalar<int32_t>(2)});
+  CHECK(text_factor.code == StatusCode::kInvalidArgument);
+  CHECK(text_factor.message == "scale: argument 1 is int32[], expected float32");
+  const tpu::HostCallOutcome vector_factor = call(app.functions, "scale", {x, x});
+  CHECK(vector_factor.code == StatusCode::kInvalidArgument);
+  CHECK(vector_factor.message == "scale: argument 1 is declared a scalar, the call sent a tensor of 4 elements");
+}

@@ -11,6 +11,9 @@
 // errors coming back as a Status (a HostError's code and text; a C++ exception as INTERNAL).
 // Calls with a text result or several results use the named form host_function(name, text, args,
 // results); calls returning one tensor use host_function(arena, name, {x}, dtype, shape).
+// Last, the declared functions (../host_api.hpp: name and typed signature in one header both halves
+// include): scalars travel as scalars and a call that does not fit the declaration does not compile.
+#include "../host_api.hpp"
 #include "firmware/tpu_pod.hpp"
 
 namespace {
@@ -119,11 +122,41 @@ Status no_wait_calls(ReplicaContext& replica, const Tensor& x) {
   return settle_host_functions();  // nothing in flight: OK
 }
 
+// Replica r: x = (r + 1) * [1, 2, 3, 4]. scale(x, 0.5) = x / 2; count_above(x, 2.5) counts the
+// elements above 2.5 (4 - floor(2.5 / (r + 1)) of them, at most 4); require_non_negative(-r - 1)
+// comes back as the host's OUT_OF_RANGE.
+Result<Tensor> calls_declared_functions(ReplicaContext& replica, const Tensor&) {
+  Arena& arena = replica.arena();
+  const unsigned r1 = replica.replica_id() + 1;
+  const float f = static_cast<float>(r1);
+  const Tensor x = RT_TRY(constant<float>(arena, {4}, {f, 2 * f, 3 * f, 4 * f}, "x"));
+  const Tensor half = RT_TRY(outside_compilation_app::scale(arena, {DType::kF32, x.shape}, x, 0.5f));
+  for (size_t i = 0; i < 4; ++i)
+    if (half.at<float>(i) != x.at<float>(i) * 0.5f)
+      return internal_error("replica {}: scale(x, 0.5)[{}] = {}, expected {}", r1 - 1, i, half.at<float>(i),
+                            x.at<float>(i) * 0.5f);
+  const int32_t above = RT_TRY(outside_compilation_app::count_above(x, 2.5f));
+  int32_t expected = 0;
+  for (unsigned k = 1; k <= 4; ++k) expected += static_cast<float>(k * r1) > 2.5f ? 1 : 0;
+  if (above != expected)
+    return internal_error("replica {}: count_above(x, 2.5) = {}, expected {}", r1 - 1, above, expected);
+  RT_RETURN_IF_ERROR(outside_compilation_app::require_non_negative(static_cast<int64_t>(r1)));
+  const Status refused = outside_compilation_app::require_non_negative(-static_cast<int64_t>(r1));
+  FixedString<64> text;
+  format_to(text, "require_non_negative: -{} < 0", r1);
+  if (refused.code() != StatusCode::kOutOfRange || !contains(refused.message(), text.view()))
+    return internal_error("replica {}: require_non_negative(-{}) gave {} '{}', expected the host's OUT_OF_RANGE", r1 - 1,
+                          r1, status_code_name(refused.code()), refused.message());
+  return half;
+}
+
 Status check_app_host_functions(Span<const ReplicaArgs> inputs) {
   RT_TRY(replicate(calls_weighted_sum, inputs));
   RT_TRY(replicate(host_errors_arrive, inputs));
   RT_TRY(replicate(no_wait_calls, inputs));
-  log_info("outside_compilation: {} replicas called the app's host functions, errors arrived as Status", inputs.size());
+  RT_TRY(replicate(calls_declared_functions, inputs));
+  log_info("outside_compilation: {} replicas called the app's host functions, errors arrived as Status (named and "
+           "declared functions)", inputs.size());
   return Status::ok();
 }
 
