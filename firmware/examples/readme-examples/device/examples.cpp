@@ -85,12 +85,11 @@ Status split_example() {
   };
   const int32_t computation_shape[] = {1, 2, 2, 2};
   const DeviceAssignment assignment = RT_TRY(DeviceAssignment::build(RT_TRY(Topology::for_cores(8)), computation_shape, {}, 1));
-  ReplicateOptions options;
-  options.device_assignment = &assignment;
-  const Replicated output = RT_TRY(replicate(step, {{image, filter1, filter2}}, options));
+  TPUStrategy strategy = RT_TRY(TPUStrategy::for_board({.device_assignment = &assignment}));
+  const RunResult output = RT_TRY(strategy.run(step, image, filter1, filter2));
   // end
   const Tensor expected = RT_TRY(unsplit_model(image, filter1, filter2));
-  const Tensor& got = output[0][0];
+  const Tensor& got = output[0].component(0);
   if (!(got.shape == expected.shape)) return internal_error("split example: the output's shape differs from the unsplit model's");
   for (size_t i = 0; i < got.num_elements(); ++i)
     if (got.values<float>()[i] != expected.values<float>()[i])
