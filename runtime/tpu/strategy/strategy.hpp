@@ -106,6 +106,9 @@ struct ValueContext {
   unsigned num_replicas_in_sync = 1;
 };
 
+// run_steps_on_dataset's `iterations` meaning "the strategy's steps_per_run".
+inline constexpr unsigned kStepsPerRun = 0;
+
 struct StrategyOptions {
   const DeviceAssignment* device_assignment = nullptr;  // must outlive the strategy
   unsigned steps_per_run = 1;
@@ -395,17 +398,18 @@ class TPUStrategy {
   Result<DistributedDataset> experimental_distribute_dataset(const Dataset& dataset) const;
   // fn: a lambda (const InputContext&) -> Result<Dataset>, called once before this returns.
   Result<DistributedDataset> distribute_datasets_from_function(const DatasetFunction& fn) const;
-  // Runs `iterations` steps (0: steps_per_run) of the iterator's dataset in one launch; `context`
+  // Runs `iterations` steps (TF's default 1; kStepsPerRun: the strategy's steps_per_run, as TF's
+  // Keras and Estimator pass it) of the iterator's dataset in one launch; `context`
   // gets the final step's outputs (and non-tensor outputs) and the iterator moves past the steps run.
   // initial_loop_values: TF's loop-carried initial values (initial_loop_values.hpp): when given,
   // their dtypes must be the last step outputs' (each list in name order), else TF's TypeError.
   Status run_steps_on_dataset(const StepFunction& fn, DistributedIterator& iterator, MultiStepContext& context,
-                              unsigned iterations = 0, Span<const NamedTensor> initial_loop_values = {});
+                              unsigned iterations = 1, Span<const NamedTensor> initial_loop_values = {});
   // The same with a lambda (StepContext& step, const S& inputs) -> Status (S: Tensor or a structure).
   template <class F>
     requires(!is_same_v<F, StepFunction>)
   Status run_steps_on_dataset(const F& fn, DistributedIterator& iterator, MultiStepContext& context,
-                              unsigned iterations = 0, Span<const NamedTensor> initial_loop_values = {}) {
+                              unsigned iterations = 1, Span<const NamedTensor> initial_loop_values = {}) {
     return run_steps_on_dataset(step_function_of("step_fn", fn), iterator, context, iterations, initial_loop_values);
   }
 

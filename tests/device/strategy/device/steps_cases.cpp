@@ -81,23 +81,29 @@ Status run_steps_cases(unsigned cores) {
   const rt::tpu::StepFunction step = rt::tpu::step_function_of("train_step", train_step);
 
   const uint64_t launches = strategy->launches();
-  RT_RETURN_IF_ERROR(strategy->run_steps_on_dataset(step, iterator, context));
+  RT_RETURN_IF_ERROR(strategy->run_steps_on_dataset(step, iterator, context, rt::tpu::kStepsPerRun));
   if (strategy->launches() != launches + 1 || context.steps_run() != 3 || iterator.position() != 3)
     return rt::internal_error("steps_per_run 3: {} launches, {} steps, iterator at {}; expected 1, 3 and 3",
                               strategy->launches() - launches, context.steps_run(), iterator.position());
   RT_RETURN_IF_ERROR(expect_last_step(context, cores, 2, 2));
+  // TF's default: one iteration.
+  RT_RETURN_IF_ERROR(strategy->run_steps_on_dataset(step, iterator, context));
+  if (strategy->launches() != launches + 2 || context.steps_run() != 1 || iterator.position() != 4)
+    return rt::internal_error("the default iterations: {} launches in all, {} steps, iterator at {}; expected 2, 1 and 4",
+                              strategy->launches() - launches, context.steps_run(), iterator.position());
+  RT_RETURN_IF_ERROR(expect_last_step(context, cores, 3, 0));
   // The same step function as a lambda (stored with the launch, called through its own copy).
   auto step_lambda = [](StepContext& step_context, const Tensor& inputs) { return train_step(step_context, inputs); };
-  RT_RETURN_IF_ERROR(strategy->run_steps_on_dataset(step_lambda, iterator, context, 2));
-  if (strategy->launches() != launches + 2 || iterator.position() != 5)
-    return rt::internal_error("2 iterations: {} launches in all, iterator at {}; expected 2 and 5",
+  RT_RETURN_IF_ERROR(strategy->run_steps_on_dataset(step_lambda, iterator, context, 1));
+  if (strategy->launches() != launches + 3 || iterator.position() != 5)
+    return rt::internal_error("1 iteration: {} launches in all, iterator at {}; expected 3 and 5",
                               strategy->launches() - launches, iterator.position());
-  RT_RETURN_IF_ERROR(expect_last_step(context, cores, 4, 1));
+  RT_RETURN_IF_ERROR(expect_last_step(context, cores, 4, 0));
   for (unsigned r = 0; r < cores; ++r)
     if (steps_seen[r] != 5) return rt::internal_error("replica {} ran {} steps, expected 5", r, steps_seen[r]);
   RT_RETURN_IF_ERROR(expect_error(strategy->run_steps_on_dataset(step, iterator, context), rt::StatusCode::kOutOfRange,
                                   "End of sequence", "steps past the end of the dataset"));
-  if (strategy->launches() != launches + 2) return rt::internal_error("a launch ran past the end of the dataset");
+  if (strategy->launches() != launches + 3) return rt::internal_error("a launch ran past the end of the dataset");
   return Status::ok();
 }
 
