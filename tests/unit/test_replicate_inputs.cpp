@@ -99,6 +99,6 @@ TEST_CASE("replica outputs hold up to kMaxReplicaOutputs values", "[replicate][i
   rt::tpu::ReplicaOutputs outputs;
   CHECK(outputs.empty());
   for (unsigned i = 0; i < rt::tpu::kMaxReplicaOutputs; ++i) CHECK(outputs.add(tensor(rt::DType::kF32)).is_ok());
-  CHECK(message(outputs.add(tensor(rt::DType::kF32))) == "a computation can return at most 8 values per replica");
-  CHECK(outputs.size() == 8);
+  CHECK(message(outputs.add(tensor(rt::DType::kF32))) == "a computation can return at most 64 values per replica");
+  CHECK(outputs.size() == 64);
 }
