@@ -85,7 +85,7 @@ BUILD_ROOT := build
 # reads only the groups of .d files its goals can build: none for a query (print-*, help, setup).
 GOALS := $(or $(MAKECMDGOALS),all)
 QUERY_GOALS := print-% help clean setup setup-% examples-check
-HOST_TOOLS_GOALS := tpu tpu-tests app-tool unit-tests fuzz-replay $(BUILD_ROOT)/host-tools%
+HOST_TOOLS_GOALS := tpu tpu-tests app-tool app-tool-link unit-tests fuzz-replay $(BUILD_ROOT)/host-tools%
 FUZZ_GOALS := fuzz fuzz-targets $(BUILD_ROOT)/fuzz/%
 READ_BOARD_DEPS := $(filter-out $(QUERY_GOALS) $(HOST_TOOLS_GOALS) $(FUZZ_GOALS),$(GOALS))
 READ_HOST_TOOLS_DEPS := $(filter $(HOST_TOOLS_GOALS),$(GOALS))
@@ -182,7 +182,7 @@ endif
 into_place = && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 
 # ---------------------------------------------------------------- build rules
-.PHONY: all image boot-image runtime app-tool run print-run-command print-app-folders print-link-layout print-board-cores debug test freestanding-check bench \
+.PHONY: all image boot-image runtime app-tool app-tool-link device-half run print-run-command print-app-folders print-link-layout print-board-cores debug test freestanding-check bench \
   setup setup-board setup-host-tools setup-debug setup-all clean help tpu tpu-tests print-app-tool
 all: image
 image: $(APP_IMAGE) $(APP_BOOT_IMAGE)
@@ -431,16 +431,29 @@ APP_HOST_BUILD := $(if $(APP_IN_TREE),$(HOST_TOOLS_BUILD)/apps/$(APP_NAME),$(APP
 APP_HOST_OBJS := $(if $(APP_IN_TREE),$(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(APP_HOST_SRCS)),\
   $(patsubst $(APP_DIR)/%,$(APP_HOST_BUILD)/obj/%.o,$(APP_HOST_SRCS)))
 APP_TOOL := $(APP_HOST_BUILD)/tpu
-app-tool: $(APP_TOOL)
+# The tool also links the app's device half built for the host board: outside_compilation clusters
+# (captureless lambdas) of its device code run there, on the PC (runtime/tpu/replicate/outside_cluster.hpp);
+# --gc-sections keeps what their entries reach. Three steps: the device half (BOARD=host), then the tool.
+APP_TOOL_DEVICE_BUILD := $(if $(APP_IN_TREE),$(BUILD_ROOT)/host/$(APP_NAME),$(APP_DIR)/build/host)
+APP_TOOL_DEVICE_OBJS := $(patsubst $(APP_DIR)/%,$(APP_TOOL_DEVICE_BUILD)/obj/%.o,$(APP_DEVICE_SRCS)) \
+  $(foreach library,$(APP_LIBRARY_DIRS),$(patsubst $(library)/%,$(APP_TOOL_DEVICE_BUILD)/obj/lib/$(notdir $(library))/%.o,$(sort $(wildcard $(library)/*.cpp))))
+APP_TOOL_DEVICE_LIB := $(BUILD_ROOT)/host/lib/libtpu-runtime.a
+app-tool:
+	+@$(MAKE) --no-print-directory -s BOARD=host APP=$(APP) device-half
+	+@$(MAKE) --no-print-directory -s APP=$(APP) app-tool-link
+app-tool-link: $(APP_TOOL)
+# This board's runtime library and the app's objects, without linking an image.
+device-half: $(RUNTIME_LIB) $(APP_OBJS)
 ifeq ($(APP_IN_TREE),)
 $(APP_HOST_OBJS): $(APP_HOST_BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp | setup-host-tools
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
 endif
-$(APP_TOOL): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB)
+$(APP_TOOL): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) $(APP_TOOL_DEVICE_OBJS) $(APP_TOOL_DEVICE_LIB)
 	$(if $(APP_HOST_SRCS),,$(error APP $(APP) has no host half: no $(APP_DIR)/host/*.cpp))
 	@mkdir -p $(dir $@)
-	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) $(MPI_LIBS) $(into_place)
+	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -pthread -Wl,--gc-sections -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) \
+	  $(APP_TOOL_DEVICE_OBJS) -Wl,--start-group $(HOST_LIB) $(APP_TOOL_DEVICE_LIB) -Wl,--end-group $(MPI_LIBS) $(into_place)
 
 # Where `make app-tool` puts the app's tool ("" if the app has no host half).
 print-app-tool:

@@ -107,8 +107,9 @@ def prerequisites(image: Image) -> list[Image]:
         if name == "tpu":
             return []
         return [("sanitized-tool", "tpu")] if name == "fuzz-replay" else [("sanitized-tool", "tpu"), ("unit-tests", "plain")]
-    if kind == "app-tool":
-        return [("tool", "tpu"), *([("tpu-new", name)] if made_by_tpu_new(name) else [])]
+    if kind == "app-tool":  # it links the app's device half built for the host board (its outside_compilation
+        # clusters), which the app's host image builds: before, never beside it
+        return [("tool", "tpu"), *([("tpu-new", name)] if made_by_tpu_new(name) else []), ("host", name)]
     if kind == "tpu-new":
         return [("tool", "tpu")]
     if kind == "unit-tests":  # the sanitized ones link the plain ones' Catch2 main and the sanitized host library

@@ -55,6 +55,10 @@ std::string app_host_function_clash(const HostFunctions& functions) {
     const bool builtin = functions.is_builtin(name);
     bool twice = functions.has(name);
     for (size_t j = 0; j < i; ++j) twice = twice || registry()[j].name == name;
+    if (twice && name.rfind("outside_compilation ", 0) == 0)
+      return "two outside_compilation clusters are named '" + name.substr(20) +
+             "': two lambdas of one function taking the same parameters look alike to both builds; move one into "
+             "a function of its own (or give it different parameters)";
     if (builtin || twice)
       return "the app's host function '" + name + "' is already defined (" + (builtin ? "a built-in" : "twice in the app") +
              "); rename it";
@@ -75,7 +79,17 @@ std::string add_app_host_functions(HostFunctions& functions) {
 
 std::string app_host_function_names() {
   std::string names;
-  for (const Registered& entry : registry()) names += (names.empty() ? "" : ", ") + entry.name;
+  size_t clusters = 0;
+  for (const Registered& entry : registry()) {
+    if (entry.name.rfind("outside_compilation ", 0) == 0) {
+      ++clusters;  // a lambda's long type name: counted, not listed
+      continue;
+    }
+    names += (names.empty() ? "" : ", ") + entry.name;
+  }
+  if (clusters > 0)
+    names += (names.empty() ? "" : ", ") + std::to_string(clusters) + " outside_compilation cluster" +
+             (clusters == 1 ? "" : "s");
   return names;
 }
 

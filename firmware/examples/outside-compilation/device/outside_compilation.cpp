@@ -46,6 +46,72 @@ Status check_example(Span<const ReplicaArgs> inputs) {
   return Status::ok();
 }
 
+// The same example as TF writes it, the host part a lambda beside the device code: on every board it
+// runs on the PC (in this app's tool, built from these sources), once per replica.
+Status check_lambda_example(Span<const ReplicaArgs> inputs) {
+  auto computation_with_string_ops = [](ReplicaContext& replica, const Tensor& x) -> Result<Tensor> {
+    const float number = RT_TRY(outside_compilation(
+        [](const Tensor& value) -> Result<float> {
+          FixedString<32> output;
+          format_to(output, "1{}", static_cast<int32_t>(value.scalar<float>()));  // tf.strings.format('1{}', x)
+          float parsed = 0;                                                        // tf.strings.to_number
+          for (const char digit : output.view()) {
+            if (digit < '0' || digit > '9')
+              return invalid_argument("StringToNumberOp could not correctly convert string: {}", output.view());
+            parsed = parsed * 10 + static_cast<float>(digit - '0');
+          }
+          return parsed;
+        },
+        x));
+    return scalar(replica.arena(), number);
+  };
+  const Replicated output = RT_TRY(replicate(computation_with_string_ops, inputs));
+  for (unsigned r = 0; r < inputs.size(); ++r) {
+    const float got = output[r][0].scalar<float>();
+    if (got != expected_number(r))
+      return internal_error("replica {}: the lambda's to_number(format('1{{}}', {})) = {}, expected {}", r, r + 1, got,
+                            expected_number(r));
+  }
+  log_info("outside_compilation: {} replicas ran the lambda on the host and got '1<x>' back", inputs.size());
+  return Status::ok();
+}
+
+// Several clusters in one computation (lambdas with different parameters: the PC doubles x, then
+// adds the replica id), a cluster nested in a cluster (TF's error, raised on the PC), and a cluster
+// inside TPUStrategy.run. Replica r: x = r + 1, so 2(r + 1) + r back.
+Result<Tensor> several_clusters(ReplicaContext& replica, const Tensor& x) {
+  const float doubled = RT_TRY(outside_compilation([](const Tensor& value) -> Result<float> { return 2 * value.scalar<float>(); }, x));
+  const float plus_id = RT_TRY(outside_compilation([](float value, int32_t id) -> Result<float> { return value + static_cast<float>(id); },
+                                                   doubled, static_cast<int32_t>(replica.replica_id())));
+  const Status nested = outside_compilation([]() -> Status {
+    return outside_compilation([]() -> Status { return Status::ok(); });
+  });
+  if (nested.code() != StatusCode::kUnimplemented || !(nested.message() == "Cannot nest outside_compilation clusters"))
+    return internal_error("replica {}: a nested cluster gave {} '{}', expected TF's nesting error", replica.replica_id(),
+                          status_code_name(nested.code()), nested.message());
+  return scalar(replica.arena(), plus_id);
+}
+
+Status check_clusters(Span<const ReplicaArgs> inputs) {
+  const Replicated output = RT_TRY(replicate(several_clusters, inputs));
+  for (unsigned r = 0; r < inputs.size(); ++r)
+    if (output[r][0].scalar<float>() != static_cast<float>(3 * r + 2))
+      return internal_error("replica {}: two clusters gave {}, expected 2(r + 1) + r = {}", r, output[r][0].scalar<float>(),
+                            3 * r + 2);
+  TPUStrategy strategy = RT_TRY(TPUStrategy::for_board());
+  const RunResult squares = RT_TRY(strategy.run([](StrategyReplicaContext& context) -> Result<Tensor> {
+    const int32_t id = static_cast<int32_t>(context.replica_id_in_sync_group());
+    const int32_t square = RT_TRY(outside_compilation([](int32_t value) -> Result<int32_t> { return value * value; }, id));
+    return scalar(context.arena(), square);
+  }));
+  for (unsigned r = 0; r < inputs.size(); ++r)
+    if (squares[0].component(r).scalar<int32_t>() != static_cast<int32_t>(r * r))
+      return internal_error("replica {}: the cluster in strategy.run gave {}, expected {}", r,
+                            squares[0].component(r).scalar<int32_t>(), r * r);
+  log_info("outside_compilation: two clusters per computation, a nested one refused, one inside strategy.run");
+  return Status::ok();
+}
+
 Status check_unknown_function(Span<const ReplicaArgs> inputs) {
   auto calls_unknown_function = [](ReplicaContext& replica, const Tensor& x) -> Result<Tensor> {
     return host_function(replica.arena(), "no_such_host_function", {x}, DType::kF32, x.shape);
@@ -170,6 +236,8 @@ Status program(unsigned cores) {
   }
   const Span<const ReplicaArgs> replicas(inputs, cores);
   RT_RETURN_IF_ERROR(check_example(replicas));
+  RT_RETURN_IF_ERROR(check_lambda_example(replicas));
+  RT_RETURN_IF_ERROR(check_clusters(replicas));
   RT_RETURN_IF_ERROR(check_unknown_function(replicas));
   return check_app_host_functions(replicas);
 }

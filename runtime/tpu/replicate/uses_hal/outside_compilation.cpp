@@ -1,5 +1,5 @@
-// outside_compilation's routing: direct call, in-process host call (host board), or an error for a
-// callable off the host board (it cannot travel to the PC); named host functions always go over the link.
+// outside_compilation's routing: direct call, in-process host call (host board), or over the link to
+// the app's tool (off the host board, outside_cluster.hpp); named host functions always go over the link.
 #include "runtime/tpu/replicate/outside_compilation.hpp"
 
 #include "runtime/tpu/replicate/current_replica.hpp"
@@ -12,6 +12,7 @@ namespace rt::tpu {
 namespace {
 
 bool in_cluster[hal::kMaxCores];     // inside an outside_compilation call of a replicated computation
+bool cluster_on_host = false;         // the app's tool is running a cluster (one at a time per worker)
 uint64_t host_calls[hal::kMaxCores];
 
 // On the host board the program and the device share one process.
@@ -21,17 +22,16 @@ bool host_is_this_process() { return StringView(hal::board::name()) == StringVie
 
 namespace detail {
 
+ClusterOnHostScope::ClusterOnHostScope() { cluster_on_host = true; }
+ClusterOnHostScope::~ClusterOnHostScope() { cluster_on_host = false; }
+
 Result<HostCallRoute> enter_outside_compilation() {
+  if (cluster_on_host) return Status::error(StatusCode::kUnimplemented, "Cannot nest outside_compilation clusters");
   const unsigned core = hal::core_id();
   const ReplicaContext* replica = current_replica_context();
   if (replica == nullptr) return HostCallRoute::kDirect;
   if (in_cluster[core]) return Status::error(StatusCode::kUnimplemented, "Cannot nest outside_compilation clusters");
-  if (!host_is_this_process())
-    return Status::error(StatusCode::kUnimplemented,
-                         "outside_compilation: replica {} on core {} of board {} cannot run a device-side function on "
-                         "the host (only the host board is the host's own process); call a host function by name "
-                         "(host_function: tpu's built-ins or the app's host half)",
-                         replica->replica_id(), core, hal::board::name());
+  if (!host_is_this_process()) return HostCallRoute::kLink;  // host_function counts the call and marks the cluster
   in_cluster[core] = true;
   ++host_calls[core];
   return HostCallRoute::kInProcess;
@@ -39,6 +39,13 @@ Result<HostCallRoute> enter_outside_compilation() {
 
 void exit_outside_compilation(HostCallRoute route) {
   if (route == HostCallRoute::kInProcess) in_cluster[hal::core_id()] = false;
+}
+
+Status outside_cluster_refused(StringView cluster, const char* why) {
+  const ReplicaContext* replica = current_replica_context();
+  return Status::error(StatusCode::kUnimplemented,
+                       "outside_compilation: replica {} on core {} of board {} cannot run {} on the host: {}",
+                       replica != nullptr ? replica->replica_id() : 0u, hal::core_id(), hal::board::name(), cluster, why);
 }
 
 }  // namespace detail

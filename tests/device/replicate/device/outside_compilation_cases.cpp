@@ -2,9 +2,10 @@
 //   def computation_with_string_ops(x):
 //     output = tf.strings.format('1{}', x); return tf.strings.to_number(output)   # 11 for x = 1
 // Outside replicate it is a plain call on every board. Inside a replicated computation it runs on
-// the host: in-process on the host board (replica r passes r + 1, so gets "1" followed by r + 1),
-// elsewhere an error telling to call a named host function. Nesting is TF's "Cannot nest outside_compilation
-// clusters".
+// the host: in-process on the host board (replica r passes r + 1, so gets "1" followed by r + 1);
+// elsewhere only a captureless lambda crosses to the PC (the outside-compilation example runs that
+// through tpu), so this function is refused, saying why. Nesting is TF's "Cannot nest
+// outside_compilation clusters".
 #include "hal/board.hpp"
 #include "runtime/tpu/replicate/outside_compilation.hpp"
 #include "runtime/tpu/replicate/pod_memory.hpp"
@@ -68,9 +69,9 @@ Status run_outside_compilation_cases(unsigned cores) {
   if (!on_host_board()) {
     rt::FixedString<256> expected;
     rt::format_to(expected,
-                  "outside_compilation: replica 0 on core 0 of board {} cannot run a device-side function on the "
-                  "host (only the host board is the host's own process); call a host function by name "
-                  "(host_function: tpu's built-ins or the app's host half)",
+                  "outside_compilation: replica 0 on core 0 of board {} cannot run rt::Result<int>(int) on the host: "
+                  "only a lambda without captures can run on the PC (the tool makes its own; captures live on the "
+                  "board)",
                   hal::board::name());
     return expect_error(status, rt::StatusCode::kUnimplemented, expected.view(), "outside_compilation off the host board");
   }
