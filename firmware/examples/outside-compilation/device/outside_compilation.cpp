@@ -27,6 +27,18 @@ float expected_number(unsigned replica) {
   return static_cast<float>((x < 10 ? 10 : 100) + x);  // "1" followed by the digits of x
 }
 
+// Every replica r returned one value, "1" followed by the digits of r + 1.
+Status expect_numbers(const Replicated& output, size_t replicas, const char* form) {
+  for (unsigned r = 0; r < replicas; ++r) {
+    if (output[r].size() != 1) return internal_error("replica {} returned {} values, expected 1", r, output[r].size());
+    const float got = output[r][0].scalar<float>();
+    if (got != expected_number(r))
+      return internal_error("replica {} ({} form): to_number(format('1{{}}', {})) = {}, expected {}", r, form, r + 1,
+                            got, expected_number(r));
+  }
+  return Status::ok();
+}
+
 Status check_example(Span<const ReplicaArgs> inputs) {
   auto computation_with_string_ops = [](ReplicaContext& replica, const Tensor& x) -> Result<Tensor> {
     FixedString<64> output;
@@ -34,14 +46,7 @@ Status check_example(Span<const ReplicaArgs> inputs) {
     RT_RETURN_IF_ERROR(host_function("format", "1{}", Span<const Tensor>(&x, 1), as_text));
     return host_function(replica.arena(), "to_number", {}, DType::kF32, Shape(), output.view());
   };
-  const Replicated output = RT_TRY(replicate(computation_with_string_ops, inputs));
-  for (unsigned r = 0; r < inputs.size(); ++r) {
-    if (output[r].size() != 1) return internal_error("replica {} returned {} values, expected 1", r, output[r].size());
-    const float got = output[r][0].scalar<float>();
-    if (got != expected_number(r))
-      return internal_error("replica {}: to_number(format('1{{}}', {})) = {}, expected {}", r, r + 1, got,
-                            expected_number(r));
-  }
+  RT_RETURN_IF_ERROR(expect_numbers(RT_TRY(replicate(computation_with_string_ops, inputs)), inputs.size(), "named"));
   log_info("outside_compilation: {} replicas each got '1<x>' back from the host", inputs.size());
   return Status::ok();
 }
@@ -65,13 +70,7 @@ Status check_lambda_example(Span<const ReplicaArgs> inputs) {
         x));
     return scalar(replica.arena(), number);
   };
-  const Replicated output = RT_TRY(replicate(computation_with_string_ops, inputs));
-  for (unsigned r = 0; r < inputs.size(); ++r) {
-    const float got = output[r][0].scalar<float>();
-    if (got != expected_number(r))
-      return internal_error("replica {}: the lambda's to_number(format('1{{}}', {})) = {}, expected {}", r, r + 1, got,
-                            expected_number(r));
-  }
+  RT_RETURN_IF_ERROR(expect_numbers(RT_TRY(replicate(computation_with_string_ops, inputs)), inputs.size(), "lambda"));
   log_info("outside_compilation: {} replicas ran the lambda on the host and got '1<x>' back", inputs.size());
   return Status::ok();
 }
