@@ -353,8 +353,11 @@ HOST_TOOLS_BUILD := $(BUILD_ROOT)/host-tools$(if $(HOST_SANITIZE),-$(subst $(com
 HOST_SANITIZER_FLAGS := $(if $(HOST_SANITIZE),-fsanitize=$(HOST_SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 HOST_TOOLS_BASE_FLAGS := $(CXXSTD) $(WARNINGS) -ffp-contract=off -I$(CURDIR) -I$(CURDIR)/hal/include -MMD -MP
 HOST_TOOLS_CXXFLAGS := $(HOST_TOOLS_BASE_FLAGS) $(if $(HOST_SANITIZE),-Og -g1,-O2 -g) $(HOST_SANITIZER_FLAGS)
+# The board's reduction kernels too: a reduction across boards done by tpu (host-tools/lib/pod) runs
+# the very code, order and rounding one board runs.
 HOST_LIB_SRCS := $(wildcard hal/support/*.cpp runtime/dtype/*.cpp runtime/link/*/*.cpp) \
-  runtime/tensor/shape.cpp runtime/tensor/tensor.cpp runtime/tensor/npy.cpp $(wildcard host-tools/lib/*/*.cpp)
+  runtime/tensor/shape.cpp runtime/tensor/tensor.cpp runtime/tensor/npy.cpp \
+  runtime/collectives/reduce.cpp runtime/collectives/cross_board.cpp $(wildcard host-tools/lib/*/*.cpp)
 HOST_LIB_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(HOST_LIB_SRCS))
 HOST_LIB := $(HOST_TOOLS_BUILD)/libtpu-host.a
 TPU_OBJS := $(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(wildcard host-tools/tpu/*.cpp))

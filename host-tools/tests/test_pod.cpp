@@ -205,8 +205,9 @@ TEST_CASE("a pod's request is read from its text: the group's tasks, each board'
   CHECK(rows.row_bytes(2) == 9);
   CHECK(rows.result_bytes() == 14);
   std::string error;
-  CHECK(!tpu::parse_pod_request("all_to_all op=sum", error));
-  CHECK(error == "the pod's collectives are all_reduce, all_gather, broadcast, barrier and rows, not 'all_to_all'");
+  CHECK(!tpu::parse_pod_request("gather op=sum", error));
+  CHECK(error == "the pod's collectives are all_reduce, all_gather, broadcast, barrier, reduce_scatter, all_to_all, "
+                 "collective_permute and rows, not 'gather'");
   CHECK(!tpu::parse_pod_request("all_reduce op=mean type=float32 count=1 members=0,1 source=0 seq=1 first=0", error));
   CHECK(!tpu::parse_pod_request("all_reduce op=sum type=bfloat16 count=1 members=0,1 source=0 seq=1 first=0", error));
   CHECK(!tpu::parse_pod_request("all_reduce op=sum type=float32 count=1 members=0,0 source=0 seq=1 first=0", error));

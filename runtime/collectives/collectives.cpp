@@ -42,18 +42,19 @@ ReplicaSet ReplicaSet::one_per_core(unsigned cores) {
   return set;
 }
 
-Result<Group> Collectives::enter(const CollectiveOptions& options, const char* name, bool across_boards) {
+Result<Group> Collectives::enter(const CollectiveOptions& options, const char* name) {
   ++sequence_;
   if (replica_ >= replicas_.count)
     return invalid_argument("{}: replica {} is outside the {} replicas", name, replica_, replicas_.count);
   RT_RETURN_IF_ERROR(validate_groups(options.groups, replicas_.count));
-  const Group group = group_of(options.groups, replicas_.count, replica_);
-  if (!across_boards && spans_boards(group))
-    return Status::error(StatusCode::kUnimplemented,
-                         "{} across the boards of a pod (replica {}'s group has members on other boards) is not "
-                         "implemented yet (issue 22, stage 3); a group inside one board works",
-                         name, replica_);
-  return group;
+  return group_of(options.groups, replicas_.count, replica_);
+}
+
+// Whether some pair's source and target run on different boards (every member sees the same pairs).
+bool Collectives::crosses_boards(Span<const int64_t> pairs) const {
+  for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+    if (replicas_.task_of[pairs[i]] != replicas_.task_of[pairs[i + 1]]) return true;
+  return false;
 }
 
 bool Collectives::spans_boards(const Group& group) const {
@@ -182,7 +183,7 @@ Status Collectives::signal_group(CollectiveKind kind, const Group& group, const 
 Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* out, size_t count,
                                const CollectiveOptions& options) {
   RT_TRACE_SCOPE("all_reduce", trace::Category::kCollective);
-  Result<Group> group = enter(options, "cross_replica_sum", true);
+  Result<Group> group = enter(options, "cross_replica_sum");
   if (!group) return group.status();
   if (!reducible(type)) return unsupported_dtype("cross_replica_sum", type);
   const auto* source = static_cast<const uint8_t*>(in);
@@ -260,16 +261,39 @@ Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffer
   return Status::ok();
 }
 
+// A call by the members' own buffers (cross_board.hpp): every member here hands its input; the host
+// writes every member's output, or only the leader's (`every_output` false: the others copy it).
+CrossBoardCall Collectives::members_call(CrossBoardKind kind, DType type, size_t count, const SharedBuffers* peers,
+                                         const Group& local, bool every_output) {
+  CrossBoardCall call;
+  call.kind = kind;
+  call.type = type;
+  call.count = count;
+  call.by_members = true;
+  call.inputs_here = local.size;
+  call.outputs_here = every_output ? local.size : 1;
+  for (unsigned j = 0; j < local.size; ++j) {
+    call.member_in[j] = peers[j].in;
+    call.member_out[j] = peers[j].out;
+  }
+  return call;
+}
+
+// sum, max and min of the 32- and 64-bit types go by the boards' partials (exact, the cheapest);
+// mean and the 16-bit floats by every member's input, reduced on the host exactly as one board does.
 Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                              const Group& group, const CollectiveOptions& options) {
-  if (!reducible_across_boards(op, type))
-    return Status::error(StatusCode::kUnimplemented,
-                         "cross_replica_sum across the boards of a pod supports sum, max and min of float32, float64, "
-                         "int32 and uint32 so far (issue 22, stage 3); this one is {} of {}",
-                         reduce_op_name(op), dtype_name(type));
+  const bool by_partials = reducible_by_partials(op, type);
   const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
   return fan_out_across_boards(group, mine, count * dtype_size(type), options,
                                [&](const SharedBuffers* peers, const Group& local) {
+                                 if (!by_partials) {
+                                   CrossBoardCall call = members_call(CrossBoardKind::kAllReduce, type, count, peers,
+                                                                      local, false);
+                                   call.op = op;
+                                   call.out_elements = count;
+                                   return call;
+                                 }
                                  const uint8_t* inputs[hal::kMaxCores];
                                  for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
                                  reduce_many(op, type, inputs, local.size, &out, 1, count);  // the partial, group order
@@ -281,6 +305,44 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
                                  call.row = call.out = out;
                                  return call;
                                });
+}
+
+Status Collectives::reduce_scatter_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                                 const Group& group, const CollectiveOptions& options) {
+  const SharedBuffers mine{in, out, count, CollectiveKind::kReduceScatter, type, op, Algorithm::kAuto, group.size};
+  return fan_out_across_boards(group, mine, 0, options, [&](const SharedBuffers* peers, const Group& local) {
+    CrossBoardCall call = members_call(CrossBoardKind::kReduceScatter, type, count, peers, local, true);
+    call.op = op;
+    call.out_elements = count / group.size;
+    return call;
+  });
+}
+
+Status Collectives::all_to_all_across_boards(DType type, const uint8_t* in, uint8_t* out, const BlockGeometry& blocks,
+                                             const Group& group, const CollectiveOptions& options) {
+  const size_t count = blocks.split_rows * blocks.split_row_bytes * group.size / dtype_size(type);
+  const SharedBuffers mine{in, out, count, CollectiveKind::kAllToAll, type, ReduceOp::kSum, Algorithm::kAuto,
+                           group.size};
+  return fan_out_across_boards(group, mine, 0, options, [&](const SharedBuffers* peers, const Group& local) {
+    CrossBoardCall call = members_call(CrossBoardKind::kAllToAll, type, count, peers, local, true);
+    call.out_elements = count;
+    call.blocks = blocks;
+    return call;
+  });
+}
+
+// The group is every replica (pairs name replica ids): every member takes part, targets or not.
+Status Collectives::collective_permute_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                                     Span<const int64_t> pairs, const CollectiveOptions& options) {
+  const Group group = group_of(GroupAssignment{}, replicas_.count, replica_);
+  const SharedBuffers mine{in, out, count, CollectiveKind::kCollectivePermute, type, ReduceOp::kSum, Algorithm::kAuto,
+                           group.size};
+  return fan_out_across_boards(group, mine, 0, options, [&](const SharedBuffers* peers, const Group& local) {
+    CrossBoardCall call = members_call(CrossBoardKind::kCollectivePermute, type, count, peers, local, true);
+    call.out_elements = count;
+    call.pairs = pairs;
+    return call;
+  });
 }
 
 Status Collectives::all_gather_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count,
@@ -347,6 +409,9 @@ Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void
                             group->size);
   if (overlapping(in, count * dtype_size(type), out, count / group->size * dtype_size(type)))
     return overlap_error("reduce_scatter");
+  if (spans_boards(*group))
+    return reduce_scatter_across_boards(op, type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count,
+                                        *group, options);
   SharedBuffers peers[hal::kMaxCores];
   const SharedBuffers mine{static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count,
                            CollectiveKind::kReduceScatter, type, op, Algorithm::kAuto, group->size};
@@ -359,7 +424,7 @@ Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void
 
 Status Collectives::all_gather(DType type, const void* in, void* out, size_t count, const CollectiveOptions& options) {
   RT_TRACE_SCOPE("all_gather", trace::Category::kCollective);
-  Result<Group> group = enter(options, "all_gather", true);
+  Result<Group> group = enter(options, "all_gather");
   if (!group) return group.status();
   const size_t bytes = count * dtype_size(type);
   if (overlapping(in, bytes, out, bytes * group->size)) return overlap_error("all_gather");
@@ -385,7 +450,7 @@ Status Collectives::all_gather(DType type, const void* in, void* out, size_t cou
 Status Collectives::broadcast(unsigned source_replica, DType type, void* data, size_t count,
                               const CollectiveOptions& options) {
   RT_TRACE_SCOPE("broadcast", trace::Category::kCollective);
-  Result<Group> group = enter(options, "broadcast", true);
+  Result<Group> group = enter(options, "broadcast");
   if (!group) return group.status();
   unsigned source_position = group->size;
   for (unsigned j = 0; j < group->size; ++j)
@@ -408,7 +473,7 @@ Status Collectives::broadcast(unsigned source_replica, DType type, void* data, s
 
 Status Collectives::barrier(const CollectiveOptions& options) {
   RT_TRACE_SCOPE("barrier", trace::Category::kCollective);
-  Result<Group> group = enter(options, "barrier", true);
+  Result<Group> group = enter(options, "barrier");
   if (!group) return group.status();
   if (spans_boards(*group)) return barrier_across_boards(*group, options);
   return signal_group(CollectiveKind::kBarrier, *group, options);
@@ -455,6 +520,10 @@ Status Collectives::all_to_all(DType type, const void* in, void* out, Span<const
   const size_t concat_stride = concat_row_bytes * static_cast<size_t>(split_count);
   const size_t block_bytes = split_rows * split_row_bytes;
   if (overlapping(in, block_bytes * group->size, out, block_bytes * group->size)) return overlap_error("all_to_all");
+  if (spans_boards(*group))
+    return all_to_all_across_boards(type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out),
+                                    BlockGeometry{split_rows, split_row_bytes, concat_rows, concat_row_bytes}, *group,
+                                    options);
 
   Exchange exchange(CollectiveKind::kAllToAll, sequence_);
   StridedBytes destinations[hal::kMaxCores];
@@ -508,6 +577,9 @@ Status Collectives::collective_permute(DType type, const void* in, void* out, si
   }
   const size_t bytes = count * dtype_size(type);
   if (overlapping(in, bytes, out, bytes)) return overlap_error("collective_permute");
+  if (crosses_boards(pairs))
+    return collective_permute_across_boards(type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count,
+                                            pairs, options);
   Exchange exchange(CollectiveKind::kCollectivePermute, sequence_);
   StridedBytes destination = StridedBytes::contiguous(out, bytes);
   const Sink sink{&destination};

@@ -136,6 +136,18 @@ class Collectives {
                                const CollectiveOptions& options, LeaderCall leader_call);
   Status all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                   const Group& group, const CollectiveOptions& options);
+  // By the members' own buffers (cross_board.hpp): the host writes every member's output here, in
+  // one board's order and rounding. collective_permute's group is every replica; it goes across
+  // boards when some pair crosses them (crosses_boards).
+  static CrossBoardCall members_call(CrossBoardKind kind, DType type, size_t count, const SharedBuffers* peers,
+                                    const Group& local, bool every_output);
+  Status reduce_scatter_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                      const Group& group, const CollectiveOptions& options);
+  Status all_to_all_across_boards(DType type, const uint8_t* in, uint8_t* out, const BlockGeometry& blocks,
+                                  const Group& group, const CollectiveOptions& options);
+  Status collective_permute_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count,
+                                          Span<const int64_t> pairs, const CollectiveOptions& options);
+  bool crosses_boards(Span<const int64_t> pairs) const;
   Status all_gather_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count, const Group& group,
                                   const CollectiveOptions& options);
   Status broadcast_across_boards(unsigned source_position, DType type, uint8_t* data, size_t count, const Group& group,
@@ -144,9 +156,8 @@ class Collectives {
   bool spans_boards(const Group& group) const;
   // signal_group, but a failure is fatal (see fail_after_sharing).
   void signal_after_sharing(CollectiveKind kind, const Group& group, const CollectiveOptions& options);
-  // Counts the call and finds the caller's group; a group with members on other boards is refused
-  // (UNIMPLEMENTED) unless `across_boards` (the collective handles it).
-  Result<Group> enter(const CollectiveOptions& options, const char* name, bool across_boards = false);
+  // Counts the call and finds the caller's group.
+  Result<Group> enter(const CollectiveOptions& options, const char* name);
   unsigned core_of(uint32_t replica) const { return replicas_.core_of[replica]; }
 
   ReplicaSet replicas_;

@@ -35,8 +35,9 @@ def device_coordinates(cores: int, task: int, device: int) -> tuple[int, int, in
             device // (chip_cores * x_size * y_size) + task * z_size, device % chip_cores)
 
 
-def expected_pod_lines(boards: int, cores: int, task: int) -> list[str]:
-    """What core 0 of task `task` prints (firmware/examples/pod), in order."""
+def expected_pod_lines(boards: int, cores: int, task: int, across_hash: str) -> list[str]:
+    """What core 0 of task `task` prints (firmware/examples/pod), in order; `across_hash` is the hash of
+    the collectives across boards that one board of as many cores prints (one_board_hash)."""
     x_size, y_size, z_size, chip_cores = BOARD_MESH[cores]
     # The cluster spec without TF_CONFIG: this machine's name and port 8470 + the local rank.
     workers = ", ".join(f"{socket.gethostname()}:{8470 + t}" for t in range(boards))
@@ -55,6 +56,11 @@ def expected_pod_lines(boards: int, cores: int, task: int) -> list[str]:
     n = boards * cores
     lines.append(f"POD sums over {n} replicas on {boards} boards: all {n * (n + 1) // 2}, columns of {boards}, "
                  f"max id {n - 1}, broadcast, all_gather, barrier: checked on all {n} replicas' outputs")
+    # Mean and 16-bit all_reduce, reduce_scatter, all_to_all and collective_permute across the boards:
+    # every board checks every output against one board's computation and values worked out by hand
+    # (firmware/examples/pod/device/across_boards.cpp), and the hash of them all is one board's.
+    lines.append("POD across boards: all_reduce mean float32, sum bfloat16, mean float16, reduce_scatter, all_to_all, "
+                 f"collective_permute on {n} replicas: every output checked, hash {across_hash}")
     # distribute_datasets_from_function: one pipeline per board, (3 + t) R rows on board t, 3 steps agreed.
     lines.append(f"POD input: {boards} pipelines for {n} replicas, 3 steps agreed, every value checked")
     # experimental_distribute_dataset: global batches of 2N rows split over the pod's replicas.
@@ -66,13 +72,30 @@ def pod_lines(output: str, task: int) -> list[str]:
     return re.findall(rf"^\[task {task}\] \[c0 I\] (POD .*)$", output, re.M)
 
 
+ACROSS_HASH = re.compile(r"^(?:\[task \d+\] )?\[c0 I\] POD across boards: .* hash ([0-9a-f]{8})$", re.M)
+
+
+def one_board_hash(board: str, cores: int) -> tuple[str | None, str]:
+    """The hash of the collectives across boards (firmware/examples/pod) on one board of `cores` cores,
+    where the same collectives stay on the board: a pod of as many cores must print the same bits.
+    (None and the log if the board did not print it.)"""
+    command = [TPU_BINARY, "run", "--board", board, "--cores", str(cores), "--timeout", "90", "pod"]
+    result = run_image(command, TPU_TIMEOUT_S)
+    found = ACROSS_HASH.search(result.output)
+    return (found.group(1) if found and result.exit_code == 0 else None), f"$ {shlex.join(command)}\n{result.output}"
+
+
 def check_pod_knowledge(board: str, boards: int, cores: int, extra: tuple[str, ...] = ()) -> Outcome:
     """Every board of the pod prints its task, the pod's topology and TPUStrategy's hosts and devices,
-    each line as computed above, runs its replicas of a pod-wide replicate whose sums cross the boards,
-    and passes."""
+    each line as computed above, runs its replicas of a pod-wide replicate whose sums and other
+    collectives cross the boards (the latter with the bits of one board of as many cores of the first
+    kind), and passes."""
     missing = tpu_not_built()
     if missing:
         return missing
+    across_hash, one_board_log = one_board_hash(board.split(",")[0], boards * cores)
+    if across_hash is None:
+        return Outcome(False, f"one board of {boards * cores} cores did not print its hash", one_board_log)
     command = [TPU_BINARY, "run", "--boards", str(boards), "--board", board, "--cores", str(cores), "--timeout", "90",
                *extra, "pod"]
     result = run_image(command, TPU_TIMEOUT_S)
@@ -80,7 +103,7 @@ def check_pod_knowledge(board: str, boards: int, cores: int, extra: tuple[str, .
     if result.timed_out or result.exit_code != 0:
         return Outcome(False, f"the pod exited {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
     for task in range(boards):
-        expected, got = expected_pod_lines(boards, cores, task), pod_lines(result.output, task)
+        expected, got = expected_pod_lines(boards, cores, task, across_hash), pod_lines(result.output, task)
         if got != expected:
             first = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
             return Outcome(False, f"task {task}'s POD line {first} differs: expected "

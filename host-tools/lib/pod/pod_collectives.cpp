@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "hal/core.hpp"
+#include "pod_members.hpp"
 
 namespace tpu {
 namespace {
@@ -14,7 +15,8 @@ constexpr auto kCallDeadline = std::chrono::seconds(60);  // the board's own col
 constexpr int kTagSpace = 32768;                          // MPI guarantees tags up to 32767
 
 std::optional<rt::DType> dtype_named(const std::string& name) {
-  for (rt::DType type : {rt::DType::kF32, rt::DType::kF64, rt::DType::kI32, rt::DType::kU32, rt::DType::kI8})
+  for (rt::DType type : {rt::DType::kF32, rt::DType::kF64, rt::DType::kBF16, rt::DType::kF16, rt::DType::kI8,
+                         rt::DType::kI32, rt::DType::kU32, rt::DType::kI64, rt::DType::kBool, rt::DType::kC64})
     if (name == rt::dtype_name(type)) return type;
   return std::nullopt;
 }
@@ -70,6 +72,79 @@ void fold_op(const std::string& op, std::vector<uint8_t>& into, const std::vecto
     fold<T>(into, rows, count, minimum<T>);
 }
 
+bool known_kind(const std::string& kind) {
+  for (const char* name : {"all_reduce", "all_gather", "broadcast", "barrier", "reduce_scatter", "all_to_all",
+                           "collective_permute", "rows"})
+    if (kind == name) return true;
+  return false;
+}
+
+// Which op, dtype and form each kind takes: all_reduce by partials sum, max and min of the 32- and
+// 64-bit types (pod_collectives.hpp), by members also mean and the 16-bit floats; reduce_scatter,
+// all_to_all and collective_permute only by members.
+bool form_fits(const PodRequest& request) {
+  const bool reduction = request.kind == "all_reduce" || request.kind == "reduce_scatter";
+  const bool member_kind = request.kind == "reduce_scatter" || request.kind == "all_to_all" ||
+                           request.kind == "collective_permute";
+  if (member_kind && !request.by_members) return false;
+  if (request.by_members && !member_kind && request.kind != "all_reduce") return false;
+  if (!reduction) return true;
+  const std::string& op = request.op;
+  if (op != "sum" && op != "max" && op != "min" && op != "mean") return false;
+  if (request.by_members) return rt::reducible(request.type);
+  return op != "mean" && rt::reducible_by_partials(rt::ReduceOp::kSum, request.type);
+}
+
+// "1:2" -> (1, 2); nullopt if malformed.
+std::optional<std::pair<unsigned, unsigned>> pair_of(const std::string& text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const std::optional<unsigned long> source = number(text.substr(0, colon)), target = number(text.substr(colon + 1));
+  if (!source || !target) return std::nullopt;
+  return std::make_pair(static_cast<unsigned>(*source), static_cast<unsigned>(*target));
+}
+
+// all_to_all's "blocks=a,b,c,d" and collective_permute's "pairs=s:t,...".
+bool read_member_fields(std::map<std::string, std::string>& fields, PodRequest& request) {
+  if (request.kind == "all_to_all") {
+    const std::optional<std::vector<unsigned long>> blocks = numbers(fields["blocks"]);
+    if (!blocks || blocks->size() != 4) return false;
+    request.blocks = rt::BlockGeometry{(*blocks)[0], (*blocks)[1], (*blocks)[2], (*blocks)[3]};
+  }
+  if (request.kind == "collective_permute") {
+    std::istringstream entries(fields["pairs"]);
+    for (std::string entry; std::getline(entries, entry, ',');) {
+      const std::optional<std::pair<unsigned, unsigned>> pair = pair_of(entry);
+      if (!pair) return false;
+      request.pairs.push_back(*pair);
+    }
+  }
+  return true;
+}
+
+// A by-members request whose sizes do not add up ("" if they do).
+std::string check_member_layout(const PodRequest& request) {
+  const size_t n = request.member_tasks.size();
+  const size_t input = request.count * rt::dtype_size(request.type);
+  if (request.kind == "reduce_scatter" && request.count % n != 0)
+    return "reduce_scatter of " + std::to_string(request.count) + " elements does not split over a group of " +
+           std::to_string(n);
+  const rt::BlockGeometry& g = request.blocks;
+  if (request.kind == "all_to_all" &&
+      (g.split_rows * g.split_row_bytes != g.concat_rows * g.concat_row_bytes || g.split_rows * g.split_row_bytes * n != input))
+    return "all_to_all's blocks " + std::to_string(g.split_rows) + "x" + std::to_string(g.split_row_bytes) + " and " +
+           std::to_string(g.concat_rows) + "x" + std::to_string(g.concat_row_bytes) + " do not make inputs of " +
+           std::to_string(input) + " bytes over a group of " + std::to_string(n);
+  std::vector<bool> source(n, false), target(n, false);
+  for (const auto& [from, to] : request.pairs) {
+    if (from >= n || to >= n || source[from] || target[to])
+      return "collective_permute's pair " + std::to_string(from) + ":" + std::to_string(to) +
+             " is outside the " + std::to_string(n) + " replicas or repeats a source or target";
+    source[from] = target[to] = true;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<unsigned> PodRequest::tasks() const {
@@ -79,8 +154,16 @@ std::vector<unsigned> PodRequest::tasks() const {
   return order;
 }
 
+std::vector<unsigned> PodRequest::members_on(unsigned task) const {
+  std::vector<unsigned> positions;
+  for (unsigned j = 0; j < member_tasks.size(); ++j)
+    if (member_tasks[j] == task) positions.push_back(j);
+  return positions;
+}
+
 size_t PodRequest::row_bytes(unsigned task) const {
   const size_t block = count * rt::dtype_size(type);
+  if (by_members) return row_pieces(*this, task).size() * piece_bytes(*this);
   if (kind == "rows") return task < sizes.size() ? sizes[task] : 0;
   if (kind == "all_reduce") return block;
   if (kind == "all_gather") return block * static_cast<size_t>(std::count(member_tasks.begin(), member_tasks.end(), task));
@@ -96,6 +179,7 @@ size_t PodRequest::result_bytes() const {
     return total;
   }
   if (kind == "all_gather") return block * member_tasks.size();
+  if (kind == "reduce_scatter") return block / member_tasks.size();
   return kind == "barrier" ? 0 : block;
 }
 
@@ -103,9 +187,9 @@ std::optional<PodRequest> parse_pod_request(const std::string& text, std::string
   std::istringstream words(text);
   PodRequest request;
   words >> request.kind;
-  if (request.kind != "all_reduce" && request.kind != "all_gather" && request.kind != "broadcast" &&
-      request.kind != "barrier" && request.kind != "rows") {
-    error = "the pod's collectives are all_reduce, all_gather, broadcast, barrier and rows, not '" + request.kind + "'";
+  if (!known_kind(request.kind)) {
+    error = "the pod's collectives are all_reduce, all_gather, broadcast, barrier, reduce_scatter, all_to_all, "
+            "collective_permute and rows, not '" + request.kind + "'";
     return std::nullopt;
   }
   std::map<std::string, std::string> fields;
@@ -121,13 +205,13 @@ std::optional<PodRequest> parse_pod_request(const std::string& text, std::string
   const std::optional<rt::DType> type = dtype_named(fields["type"]);
   const std::optional<unsigned long> count = number(fields["count"]), sequence = number(fields["seq"]),
                                      first = number(fields["first"]), source = number(fields["source"]);
-  const bool reduction = request.kind == "all_reduce";
-  if ((reduction && request.op != "sum" && request.op != "max" && request.op != "min") ||
-      (request.kind != "barrier" && !type) || !count || !sequence || !first || !source) {
+  request.by_members = fields["by"] == "members";
+  request.type = type.value_or(rt::DType::kF32);
+  if (!form_fits(request) || (request.kind != "barrier" && !type) || !count || !sequence || !first || !source ||
+      !read_member_fields(fields, request)) {
     error = "malformed request '" + text + "'";
     return std::nullopt;
   }
-  request.type = type.value_or(rt::DType::kF32);
   request.count = *count;
   request.sequence = static_cast<uint32_t>(*sequence);
   request.first_member = static_cast<uint32_t>(*first);
@@ -152,6 +236,8 @@ std::optional<PodRequest> parse_pod_request(const std::string& text, std::string
             std::to_string(request.member_tasks.size());
     return std::nullopt;
   }
+  error = check_member_layout(request);
+  if (!error.empty()) return std::nullopt;
   return request;
 }
 
@@ -201,27 +287,71 @@ void PodCollectives::serve(HostFunctions& functions) {
   });
 }
 
+std::string PodCollectives::check_part(const PodRequest& request, const HostCallRequest& call) const {
+  const unsigned me = exchange_.my_rank();
+  const std::vector<unsigned>& members = request.member_tasks;
+  if (std::find(members.begin(), members.end(), me) == members.end()) return "this board's task is not in '" + call.text + "'";
+  std::string given;
+  for (const HostTensor& tensor : call.tensors) given += (given.empty() ? "" : ", ") + tensor.describe();
+  if (given.empty()) given = "nothing";
+  if (request.by_members) {  // one input per member here
+    const size_t here = request.members_on(me).size(), input = request.count * rt::dtype_size(request.type);
+    bool fits = call.tensors.size() == here;
+    for (const HostTensor& tensor : call.tensors) fits = fits && tensor.bytes.size() == input && tensor.dtype == request.type;
+    if (fits) return "";
+    return "this board's part of '" + call.text + "' should be " + std::to_string(here) + " inputs of " +
+           std::to_string(input) + " bytes of " + rt::dtype_name(request.type) + " (one per member here), it is " + given;
+  }
+  const size_t expected = request.row_bytes(me);
+  const size_t bytes = call.tensors.empty() ? 0 : call.tensors[0].bytes.size();
+  if (call.tensors.size() <= 1 && bytes == expected && (call.tensors.empty() || call.tensors[0].dtype == request.type))
+    return "";
+  return "this board's part of '" + call.text + "' should be " + std::to_string(expected) + " bytes of " +
+         rt::dtype_name(request.type) + ", it is " + given;
+}
+
 void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
   std::string error;
   std::optional<PodRequest> request = parse_pod_request(call.text, error);
-  if (request) {
-    const std::vector<unsigned>& members = request->member_tasks;
-    const size_t expected = request->row_bytes(exchange_.my_rank());
-    const size_t given = call.tensors.empty() ? 0 : call.tensors[0].bytes.size();
-    if (std::find(members.begin(), members.end(), exchange_.my_rank()) == members.end())
-      error = "this board's task is not in '" + call.text + "'";
-    else if (call.tensors.size() > 1 || given != expected || (!call.tensors.empty() && call.tensors[0].dtype != request->type))
-      error = "this board's part of '" + call.text + "' should be " + std::to_string(expected) + " bytes of " +
-              rt::dtype_name(request->type) + ", it is " +
-              (call.tensors.empty() ? std::string("nothing") : call.tensors[0].describe());
-  }
+  if (request) error = check_part(*request, call);
   if (!request || !error.empty()) return reply(HostCallOutcome::error(rt::StatusCode::kInvalidArgument, error));
   std::vector<size_t> sizes;
   for (unsigned task : request->tasks()) sizes.push_back(request->row_bytes(task));
-  std::vector<uint8_t> mine = call.tensors.empty() ? std::vector<uint8_t>() : std::move(call.tensors[0].bytes);
+  std::vector<std::vector<uint8_t>> inputs_here;
+  std::vector<uint8_t> mine;
+  if (request->by_members) {
+    for (HostTensor& tensor : call.tensors) inputs_here.push_back(std::move(tensor.bytes));
+    mine = pack_member_row(*request, exchange_.my_rank(), inputs_here);
+  } else if (!call.tensors.empty()) {
+    mine = std::move(call.tensors[0].bytes);
+  }
   const int id = exchange_.start_exchange(request->tasks(), pod_tag(*request), std::move(mine), sizes);
   const auto now = std::chrono::steady_clock::now();
-  pending_.emplace(id, Pending{std::move(*request), std::move(reply), now + kCallDeadline, now});
+  pending_.emplace(id, Pending{std::move(*request), std::move(inputs_here), std::move(reply), now + kCallDeadline, now});
+}
+
+// The call's results from every board's row: the group's result, or (by members) every member's here.
+void PodCollectives::answer(Pending& call, std::vector<std::vector<uint8_t>> rows) {
+  if (call.request.kind == "barrier") return call.reply(HostCallOutcome::ok());
+  std::vector<std::vector<uint8_t>> outputs;
+  if (call.request.by_members) {
+    std::string error;
+    outputs = member_outputs(call.request, exchange_.my_rank(), call.inputs_here, rows, error);
+    if (!error.empty())
+      return call.reply(HostCallOutcome::error(rt::StatusCode::kInternal,
+                                               "the boards' parts of a " + call.request.kind + " disagree: " + error));
+  } else {
+    outputs.push_back(combine_rows(call.request, rows));
+  }
+  std::vector<HostTensor> results;
+  for (std::vector<uint8_t>& bytes : outputs) {
+    HostTensor result;
+    result.dtype = call.request.type;
+    result.dims = {static_cast<int64_t>(bytes.size() / rt::dtype_size(call.request.type))};
+    result.bytes = std::move(bytes);
+    results.push_back(std::move(result));
+  }
+  call.reply(HostCallOutcome::ok(std::move(results)));
 }
 
 std::chrono::milliseconds PodCollectives::poll_interval() const {
@@ -250,15 +380,8 @@ void PodCollectives::pump() {
       call.reply(HostCallOutcome::error(rt::StatusCode::kDeadlineExceeded,
                                         "the boards of tasks " + tasks + " did not all send their partial within " +
                                             std::to_string(kCallDeadline.count()) + " s"));
-    } else if (call.request.kind == "barrier") {
-      exchange_.take_rows(it->first);
-      call.reply(HostCallOutcome::ok());
     } else {
-      HostTensor result;
-      result.dtype = call.request.type;
-      result.bytes = combine_rows(call.request, exchange_.take_rows(it->first));
-      result.dims = {static_cast<int64_t>(result.bytes.size() / rt::dtype_size(call.request.type))};
-      call.reply(HostCallOutcome::ok({std::move(result)}));
+      answer(call, exchange_.take_rows(it->first));
     }
     it = pending_.erase(it);
   }

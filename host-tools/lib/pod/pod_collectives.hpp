@@ -11,6 +11,9 @@
 //   barrier     nothing, once every board of the group arrived
 //   rows        every board's row (of the size `sizes` says), concatenated in task order: the program's
 //               exchanges between the boards (each board's replicas' outputs after replicate)
+// Calls "by=members" (all_reduce of mean or 16-bit floats, reduce_scatter, all_to_all,
+// collective_permute) bring every member's input and get every member's output, computed as one
+// board computes it (pod_members.hpp).
 // Calls are deferred: several groups may be in flight at once (boards may see them in different
 // orders), and the run loop calls pump() to progress them.
 #pragma once
@@ -21,25 +24,31 @@
 
 #include "host-tools/lib/functions/host_functions.hpp"
 #include "row_exchange.hpp"
+#include "runtime/collectives/cross_board.hpp"
 
 namespace tpu {
 
 struct PodRequest {
-  std::string kind;  // all_reduce, all_gather, broadcast, barrier, rows
-  std::string op;    // all_reduce: sum, max, min
+  std::string kind;  // all_reduce, all_gather, broadcast, barrier, reduce_scatter, all_to_all, collective_permute, rows
+  std::string op;    // all_reduce: sum, max, min (by members also mean); reduce_scatter: the same four
   rt::DType type = rt::DType::kF32;
-  size_t count = 0;                     // elements per member
+  size_t count = 0;                     // elements per member (by members: of each member's input)
   std::vector<unsigned> member_tasks;   // the task of every group position
   unsigned source = 0;                  // broadcast: the source's group position
   std::vector<size_t> sizes;            // rows: the bytes of every task's row (tasks 0, 1, ...)
   uint32_t sequence = 0;
   uint32_t first_member = 0;
+  bool by_members = false;              // every member's own input and output (pod_members.hpp)
+  rt::BlockGeometry blocks;             // all_to_all
+  std::vector<std::pair<unsigned, unsigned>> pairs;  // collective_permute: (source, target) replicas
 
   // The group's tasks in order of first appearance (the order of the rows and of the fold).
   std::vector<unsigned> tasks() const;
-  // The bytes task `task` contributes, and the bytes of the result.
+  // The bytes task `task` contributes, and the bytes of the result (by members: of each member's).
   size_t row_bytes(unsigned task) const;
   size_t result_bytes() const;
+  // The group positions on task `task`, in group order.
+  std::vector<unsigned> members_on(unsigned task) const;
 };
 
 // Parses the call's text ("all_reduce op=sum type=float32 count=4 members=0,0,1,1 source=0 seq=3
@@ -72,11 +81,15 @@ class PodCollectives {
  private:
   struct Pending {
     PodRequest request;
+    std::vector<std::vector<uint8_t>> inputs_here;  // by members: this board's members' inputs
     HostFunctions::Reply reply;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::steady_clock::time_point started;
   };
   void start(HostCallRequest call, HostFunctions::Reply reply);
+  // What is wrong with this board's part of `request` ("" if nothing).
+  std::string check_part(const PodRequest& request, const HostCallRequest& call) const;
+  void answer(Pending& call, std::vector<std::vector<uint8_t>> rows);
 
   RowExchange& exchange_;
   std::map<int, Pending> pending_;  // by exchange id

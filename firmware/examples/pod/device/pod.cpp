@@ -14,6 +14,10 @@
 //   POD input: K pipelines for N replicas ...  distribute_datasets_from_function, one pipeline per
 //                                          board, steps agreed across the pod, every value checked
 //   POD global batches: ...                 experimental_distribute_dataset over the pod's replicas
+//   POD across boards: ... hash H           mean and 16-bit all_reduce, reduce_scatter, all_to_all and
+//                                          collective_permute across the boards, every output checked
+//                                          against one board's computation (across_boards.hpp)
+#include "across_boards.hpp"
 #include "firmware/tpu_pod.hpp"
 
 namespace {
@@ -197,6 +201,7 @@ Status program() {
   RT_RETURN_IF_ERROR(print_topology(RT_TRY(resolver.initialize_tpu_system())));
   RT_RETURN_IF_ERROR(print_strategy(strategy));
   RT_RETURN_IF_ERROR(check_sums(pod, strategy, resolver.num_accelerators()));
+  RT_RETURN_IF_ERROR(pod_app::check_collectives_across_boards(pod, resolver.num_accelerators()));
   RT_RETURN_IF_ERROR(check_per_host_input(strategy));
   return check_global_batches(strategy);
 }

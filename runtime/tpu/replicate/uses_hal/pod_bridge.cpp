@@ -13,23 +13,58 @@ Result<Tensor> vector_view(DType type, const void* data, size_t elements) {
   return Tensor::contiguous(type, shape, const_cast<void*>(data));
 }
 
-}  // namespace
+using CallText = FixedString<448>;
 
-Status exchange_across_boards(const CrossBoardCall& call) {
-  FixedString<256> text;
+void describe(const CrossBoardCall& call, CallText& text) {
   format_to(text, "{} op={} type={} count={} members=", cross_board_kind_name(call.kind), reduce_op_name(call.op),
             dtype_name(call.type), call.count);
   for (unsigned j = 0; j < call.group_size; ++j) format_to(text, "{}{}", j == 0 ? "" : ",", call.member_tasks[j]);
   format_to(text, " source={} seq={} first={}", call.source_position, call.sequence, call.first_member);
-  Tensor row, out;
-  const bool has_row = call.row != nullptr, has_out = call.kind != CrossBoardKind::kBarrier;
-  if (has_row) row = RT_TRY(vector_view(call.type, call.row, call.row_elements));
-  if (has_out) out = RT_TRY(vector_view(call.type, call.out, call.out_elements));
-  const link::HostResult into[] = {link::HostResult::tensor(out)};
-  const Status status =
-      link::host_call(kPodFunction, text.view(), Span<const Tensor>(&row, has_row ? 1 : 0),
-                      Span<const link::HostResult>(into, has_out ? 1 : 0), call.timeout_ns,
-                      static_cast<uint16_t>(call.first_member));
+  if (!call.by_members) return;
+  text.append(" by=members");
+  if (call.kind == CrossBoardKind::kAllToAll)
+    format_to(text, " blocks={},{},{},{}", call.blocks.split_rows, call.blocks.split_row_bytes, call.blocks.concat_rows,
+              call.blocks.concat_row_bytes);
+  if (call.kind == CrossBoardKind::kCollectivePermute) {
+    text.append(" pairs=");
+    for (size_t i = 0; i + 1 < call.pairs.size(); i += 2)
+      format_to(text, "{}{}:{}", i == 0 ? "" : ",", call.pairs[i], call.pairs[i + 1]);
+  }
+}
+
+// The call's tensors and result slots, by the board's part or by its members' buffers.
+struct CallBuffers {
+  Tensor arguments[hal::kMaxCores];
+  link::HostResult results[hal::kMaxCores];
+  unsigned argument_count = 0, result_count = 0;
+};
+
+Status fill_buffers(const CrossBoardCall& call, CallBuffers& buffers) {
+  if (call.by_members) {
+    for (unsigned j = 0; j < call.inputs_here; ++j)
+      buffers.arguments[buffers.argument_count++] = RT_TRY(vector_view(call.type, call.member_in[j], call.count));
+    for (unsigned j = 0; j < call.outputs_here; ++j)
+      buffers.results[buffers.result_count++] =
+          link::HostResult::tensor(RT_TRY(vector_view(call.type, call.member_out[j], call.out_elements)));
+    return Status::ok();
+  }
+  if (call.row != nullptr) buffers.arguments[buffers.argument_count++] = RT_TRY(vector_view(call.type, call.row, call.row_elements));
+  if (call.kind != CrossBoardKind::kBarrier)
+    buffers.results[buffers.result_count++] = link::HostResult::tensor(RT_TRY(vector_view(call.type, call.out, call.out_elements)));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status exchange_across_boards(const CrossBoardCall& call) {
+  CallText text;
+  describe(call, text);
+  CallBuffers buffers;
+  Status status = fill_buffers(call, buffers);
+  if (status.is_ok())
+    status = link::host_call(kPodFunction, text.view(), Span<const Tensor>(buffers.arguments, buffers.argument_count),
+                             Span<const link::HostResult>(buffers.results, buffers.result_count), call.timeout_ns,
+                             static_cast<uint16_t>(call.first_member));
   if (status.is_ok()) return status;
   return Status::error(status.code(), "{} across boards ({}): {}", cross_board_kind_name(call.kind), text.view(),
                        status.message());
