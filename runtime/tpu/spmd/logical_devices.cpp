@@ -1,6 +1,8 @@
 // Sharding annotations: TF's checks, the row-major device layout and shard views.
 #include "logical_devices.hpp"
 
+#include "runtime/ops/dynamic_shape.hpp"
+
 namespace rt::tpu {
 namespace {
 
@@ -13,8 +15,10 @@ ProductText product_text(Span<const int64_t> values, int64_t product) {
   return text;
 }
 
+// TF checks the known dimensions only (`if dim_size is None: continue`): a padded one is unknown.
 Status check_divisible(const Shape& shape, Span<const int64_t> partition_dimensions) {
   for (unsigned d = 0; d < shape.rank; ++d) {
+    if (is_padded(shape, d)) continue;
     const int64_t split = partition_dimensions[d];
     if (split == 0)
       return invalid_argument("`partition_dimensions[{}]` is 0: a dimension cannot be split into 0 pieces (Python "
@@ -150,12 +154,33 @@ Sharding replicated_sharding(unsigned num_logical_devices) {
   return sharding;
 }
 
+int64_t shard_size(const Shape& full, const Sharding& sharding, unsigned dim) {
+  const int64_t pieces = sharding.partitions_of(dim);
+  return (full.dims[dim] + pieces - 1) / pieces;
+}
+
+bool has_uneven_shards(const Shape& full, const Sharding& sharding) {
+  for (unsigned d = 0; d < full.rank; ++d)
+    if (full.dims[d] % sharding.partitions_of(d) != 0) return true;
+  return false;
+}
+
+int64_t piece_real_size(const Shape& full, unsigned dim, int64_t offset, int64_t size) {
+  if (!is_padded(full, dim)) return size;
+  const int64_t rest = full.real[dim] - offset;
+  return rest < 0 ? 0 : rest < size ? rest : size;
+}
+
 Shape shard_shape(const Shape& full, const Sharding& sharding) {
   Shape shape = full;
-  for (unsigned d = 0; d < shape.rank; ++d) {
-    shape.dims[d] = full.dims[d] / sharding.partitions_of(d);
-    shape.real[d] = shape.dims[d];
-  }
+  for (unsigned d = 0; d < shape.rank; ++d) shape.dims[d] = shape.real[d] = shard_size(full, sharding, d);
+  return shape;
+}
+
+Shape shard_shape(const Shape& full, const Sharding& sharding, unsigned logical_device) {
+  Shape shape = shard_shape(full, sharding);
+  for (unsigned d = 0; d < shape.rank; ++d)
+    shape.real[d] = piece_real_size(full, d, shard_offset(full, sharding, logical_device, d), shape.dims[d]);
   return shape;
 }
 
@@ -163,7 +188,7 @@ int64_t shard_offset(const Shape& full, const Sharding& sharding, unsigned logic
   if (sharding.kind != ShardingKind::kTiled) return 0;
   int64_t tile[kMaxRank];
   sharding.tile_of(logical_device, tile);
-  return tile[dim] * (full.dims[dim] / sharding.partitions[dim]);
+  return tile[dim] * shard_size(full, sharding, dim);
 }
 
 Result<Tensor> shard_view(const Tensor& full, const Sharding& sharding, unsigned logical_device) {
@@ -175,12 +200,16 @@ Result<Tensor> shard_view(const Tensor& full, const Sharding& sharding, unsigned
     return invalid_argument("a sharding of rank {} does not fit a tensor of shape {}", sharding.rank,
                             full.shape.sizes());
   Tensor view = full;
-  const Shape piece = shard_shape(full.shape, sharding);
+  const Shape piece = shard_shape(full.shape, sharding, logical_device);
   for (unsigned d = 0; d < full.shape.rank; ++d) {
-    const int64_t begin = shard_offset(full.shape, sharding, logical_device, d);
-    Result<Tensor> sliced = view.slice(d, begin, begin + piece.dims[d]);
+    const int64_t size = full.shape.dims[d];
+    const int64_t offset = shard_offset(full.shape, sharding, logical_device, d);
+    const int64_t begin = offset < size ? offset : size;
+    const int64_t end = offset + piece.dims[d] < size ? offset + piece.dims[d] : size;
+    Result<Tensor> sliced = view.slice(d, begin, end);
     if (!sliced) return sliced;
     view = *sliced;
+    view.shape.real[d] = piece.real[d] < end - begin ? piece.real[d] : end - begin;
   }
   return view;
 }

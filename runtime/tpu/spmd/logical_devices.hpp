@@ -57,10 +57,12 @@ struct Sharding {
 
 // TF's experimental_split_to_logical_devices checks, in its order:
 //   1. "Length of `partition_dimensions` must equal to the rank of `tensor.shape` ({rank}). Received len(partition_dimensions)={n}."
-//   2. per dimension: "Tensor shape at `partition_dimensions[{i}]` must be divisible by corresponding value specified by `partition_dimensions` ({p}). Received: {size}."
+//   2. per known dimension: "Tensor shape at `partition_dimensions[{i}]` must be divisible by corresponding value specified by `partition_dimensions` ({p}). Received: {size}."
 //   3. "The product of `partition_dimensions` should be the same as the number of logical devices (={n}). Received `partition_dimensions`={dims},and their product is {product}."
 // A zero entry (Python's ZeroDivisionError in step 2) and negative entries (numpy's reshape error
-// after step 3) are errors with the runtime's own texts.
+// after step 3) are errors with the runtime's own texts. Step 2 skips an unknown dimension (TF's
+// None): here one that replicate padded to its maximum_shapes (Shape::real[d] < dims[d], a dynamic
+// size); such a dimension may split unevenly (uneven shards, below).
 Result<Sharding> tile_sharding(const Shape& shape, Span<const int64_t> partition_dimensions,
                                unsigned num_logical_devices);
 // TF's experimental_assign_to_logical_device check: "`logical_core_id` to assign must be lower then
@@ -69,11 +71,32 @@ Result<Sharding> tile_sharding(const Shape& shape, Span<const int64_t> partition
 Result<Sharding> maximal_sharding(int64_t logical_device_id, unsigned num_logical_devices);
 Sharding replicated_sharding(unsigned num_logical_devices);
 
-// The shape of `logical_device`'s piece of a tensor shaped `full` (full itself unless tiled).
+// Pieces, even and uneven. A dimension of size D tiled into p pieces gives every piece
+// c = ceil(D / p) elements, as XLA's SPMD partitioner pads the dimension to p c: piece t covers
+// [t c, (t + 1) c), and its elements past D are padding (zeros where split_to_logical_devices
+// made them). Each piece carries its real sizes (Shape::real): along a padded dimension of real
+// size R, piece t holds min(c, max(0, R - t c)) real elements (the last pieces fewer, possibly
+// none); along an unpadded one all c. Only padded dimensions split unevenly (tile_sharding's check
+// 2), so a piece's elements past D are always padding.
+
+// c: the elements every piece has along `dim` (all of them unless tiled along it).
+int64_t shard_size(const Shape& full, const Sharding& sharding, unsigned dim);
+// Whether a tiled dimension of `full` does not divide evenly into its pieces.
+bool has_uneven_shards(const Shape& full, const Sharding& sharding);
+// The real elements of a piece of `size` elements starting at `offset` along `dim` of `full`:
+// min(size, max(0, real - offset)) if `full` is padded there, else size.
+int64_t piece_real_size(const Shape& full, unsigned dim, int64_t offset, int64_t size);
+
+// The sizes every piece of a tensor shaped `full` has (full's own unless tiled), real sizes equal
+// to the sizes.
 Shape shard_shape(const Shape& full, const Sharding& sharding);
-// Where that piece starts along `dim` (0 unless tiled).
+// The shape of `logical_device`'s piece: shard_shape with that piece's real sizes.
+Shape shard_shape(const Shape& full, const Sharding& sharding, unsigned logical_device);
+// Where that piece starts along `dim` (0 unless tiled): its tile index times shard_size.
 int64_t shard_offset(const Shape& full, const Sharding& sharding, unsigned logical_device, unsigned dim);
-// The view of `full` that `logical_device` holds; an error for a device a kMaximal sharding leaves out.
+// The part of `full` that `logical_device`'s piece covers: the piece's sizes, cut where an uneven
+// dimension ends (the last pieces' views are shorter, possibly empty), with the piece's real sizes;
+// an error for a device a kMaximal sharding leaves out.
 Result<Tensor> shard_view(const Tensor& full, const Sharding& sharding, unsigned logical_device);
 
 // "tiled [1, 2, 4, 1] over 8 logical devices", "maximal on logical device 3 of 8", "replicated over 8

@@ -16,7 +16,10 @@
 //   - input replicated, filter tiled [1, 1, 1, po] (output channels): each device convolves the
 //     whole input with its filters; the output is tiled [1, 1, 1, po];
 //   - input and filter replicated: every device runs the whole convolution.
-// A tensor assigned to one logical device (maximal) is an UNIMPLEMENTED error.
+// A tensor assigned to one logical device (maximal) is an UNIMPLEMENTED error, and so is an input or
+// filter with uneven shards (a padded dimension split unevenly, logical_devices.hpp): "conv2d over
+// logical devices: the input of shape [1, 5, 4, 1] is tiled [1, 2, 1, 1] over 2 logical devices with
+// uneven shards (dimension 1 of size 5 in 2 pieces of 3); ...".
 // Numerics: without a channel split every output element's tap chain is computed whole on one core
 // in the unsplit order (padding taps as zeros), so the pieces equal the unsplit convolution bit for
 // bit. A channel split sums per-device partial chains: integer (int8) results are exact, float32

@@ -15,6 +15,10 @@
 //       over B's grid): replicated x [1, n] -> [1, n];
 //   both replicated: every device computes all of C.
 // A maximal operand is an UNIMPLEMENTED error naming both shardings.
+// Padded dimensions (uneven shards included): every piece and block carries its real sizes (a block
+// past the operand's end is zero-filled), each device contracts over the real part of its K tile
+// only (runtime/mxu/core_mxu.hpp's matmul), and C's real sizes are A's real rows and B's real
+// columns: the unsplit matmul's.
 // Numerics: the MXU's (runtime/mxu): without a K split every element's chain is the unsplit one, bit
 // for bit; a K split sums partial products in ascending K-tile order (float32: ((p0 + p1) + p2) ...),
 // a reassociation of the unsplit chain (int8 results, and float32 ones whose partial sums are all

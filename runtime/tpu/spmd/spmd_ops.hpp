@@ -9,6 +9,11 @@
 //                       device / replicated. Piece-local, no communication.
 // matmul is in spmd_matmul.hpp, reductions in spmd_reduce.hpp, softmax in spmd_softmax.hpp (all
 // included here).
+// Padded (dynamic) dimensions, uneven shards included (logical_devices.hpp): pieces carry their
+// real sizes and the ops treat padding as the unsplit ops do (runtime/ops/dynamic_shape.hpp): the
+// elementwise ops compute it and it stays inert (results take the real sizes of the broadcast rule,
+// checked on the whole shapes first, so an "Incompatible shapes" error is every device's); a
+// replicated operand's part for an uneven piece is zero-filled past its end.
 // Numerics are the ops' own (runtime/ops): piece-local results equal the unsplit op's bit for bit.
 #pragma once
 #include "runtime/ops/elementwise.hpp"

@@ -10,6 +10,9 @@
 //     XLA's partially replicated sharding), and a result with no split axis left is replicated.
 // keepdims keeps the reduced axes with size 1. Axis errors are TF's (reduced_shape). A tensor
 // assigned to one logical device is reduced by that device alone.
+// Padded axes (uneven shards included): each piece reduces only its real elements (a piece with none
+// gives the identity: sum 0, prod 1, max -inf, min +inf) and mean divides by the whole tensor's
+// number of real elements; kept axes keep their real sizes, as the unsplit op.
 // Numerics: reducing only unsplit axes is piece-local: the same bits as the unsplit op. Over a split
 // axis, max and min are the same bits too (NaN propagates; among equal values of opposite zero signs
 // the sign may differ), while sum / mean / prod combine per-tile partial results in ascending tile

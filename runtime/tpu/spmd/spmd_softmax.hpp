@@ -14,7 +14,9 @@
 // y_i differs from the unsplit result by at most about 2 L units in the last place (log_softmax: by
 // at most 2 L u absolutely, through log(s)). bfloat16 / float16 inputs split along the axis are an
 // UNIMPLEMENTED error (the unsplit op rounds once from float32; cast to float32 first). Axis and
-// dtype errors are the unsplit op's. Every logical core must call it (SPMD).
+// dtype errors are the unsplit op's. A padded axis (uneven shards included): the max and the sum take
+// each piece's real elements only, and the padded positions along the axis are written 0, as the
+// unsplit op. Every logical core must call it (SPMD).
 #pragma once
 #include "spmd_tensor.hpp"
 

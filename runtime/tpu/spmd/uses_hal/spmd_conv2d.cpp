@@ -24,6 +24,27 @@ Status unsupported(const ShardedTensor& input, const ShardedTensor& filter) {
                        sharding_text(input.sharding).view(), sharding_text(filter.sharding).view());
 }
 
+// The first dimension of `x` that splits unevenly, or -1.
+int uneven_dimension(const ShardedTensor& x) {
+  for (unsigned d = 0; d < x.shape.rank; ++d)
+    if (x.shape.dims[d] % x.sharding.partitions_of(d) != 0) return static_cast<int>(d);
+  return -1;
+}
+
+// Uneven shards (a padded dimension split unevenly, logical_devices.hpp) are not partitioned here:
+// the runtime's conv2d does not read real sizes, and the halo plan needs equal tiles.
+Status check_even(const char* what, const ShardedTensor& x) {
+  const int d = uneven_dimension(x);
+  if (d < 0) return Status::ok();
+  const unsigned dim = static_cast<unsigned>(d);
+  return Status::error(StatusCode::kUnimplemented,
+                       "conv2d over logical devices: the {} of shape {} is {} with uneven shards (dimension {} of "
+                       "size {} in {} pieces of {}); uneven shards are supported by the elementwise ops, reductions, "
+                       "softmax and matmul, not by conv2d: split a dimension that divides evenly",
+                       what, x.shape.sizes(), sharding_text(x.sharding).view(), dim, x.shape.dims[dim],
+                       x.sharding.partitions_of(dim), shard_size(x.shape, x.sharding, dim));
+}
+
 // A filter tiled along its output channels only.
 bool output_channel_split(const ShardedTensor& filter) {
   const Sharding& s = filter.sharding;
@@ -132,6 +153,8 @@ Result<ShardedTensor> conv2d(const ShardedTensor& input, const ShardedTensor& fi
   if (!full) return full.status();
   if (input.sharding.kind == ShardingKind::kMaximal || filter.sharding.kind == ShardingKind::kMaximal)
     return unsupported(input, filter);
+  RT_RETURN_IF_ERROR(check_even("input", input));
+  RT_RETURN_IF_ERROR(check_even("filter", filter));
   if (input.sharding.kind == ShardingKind::kReplicated && output_channel_split(filter))
     return filter_driven(input, filter, options, *full);
   return input_driven(input, filter, options, *full);

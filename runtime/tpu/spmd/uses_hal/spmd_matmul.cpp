@@ -21,20 +21,17 @@ Result<Shape> matmul_shape(const ShardedTensor& a, const ShardedTensor& b) {
   if (a.shape.rank != 2 || b.shape.rank != 2 || a.shape.dims[1] != b.shape.dims[0])
     return invalid_argument("spmd matmul: shapes {} and {} are not [M, K] x [K, N]", a.shape.sizes(), b.shape.sizes());
   Shape shape = a.shape;
-  shape.dims[1] = shape.real[1] = b.shape.dims[1];
+  shape.dims[1] = b.shape.dims[1];
+  shape.real[0] = a.shape.real[0];
+  shape.real[1] = b.shape.real[1];
   return shape;
 }
 
-// Local product of two pieces: C = A x B in the arena, on this core's MXU.
-Result<Tensor> local_matmul(const Tensor& a, const Tensor& b) {
-  Shape shape = a.shape;
-  shape.dims[1] = shape.real[1] = b.shape.dims[1];
-  Result<Tensor> c = logical_devices().arena().allocate_tensor(a.dtype == DType::kI8 ? DType::kI32 : DType::kF32, shape,
-                                                               "an spmd matmul result");
-  if (!c) return c;
-  RT_RETURN_IF_ERROR(rt::matmul(core_mxu(), a, b, *c));
-  return c;
-}
+// Local product of two pieces: C = A x B in the arena, on this core's MXU. The pieces carry their
+// real sizes: the product sums the real part of K only (padding, and the zeros past an uneven
+// piece's end, contribute nothing) and C's real sizes are A's real rows and B's real columns
+// (dynamic_shape.hpp, core_mxu.hpp).
+Result<Tensor> local_matmul(const Tensor& a, const Tensor& b) { return rt::matmul(logical_devices().arena(), a, b); }
 
 // The driver's contracting dimension: A's 1, B's 0; its non-contracting one is the other.
 struct Roles {

@@ -1,6 +1,7 @@
 // Piece-local elementwise ops.
 #include "runtime/tpu/spmd/spmd_ops.hpp"
 
+#include "runtime/tpu/spmd/spmd_reshard.hpp"
 
 namespace rt::tpu::spmd {
 namespace {
@@ -23,20 +24,19 @@ ShardedTensor without_local(DType dtype, const Shape& shape, const Sharding& sha
 }
 
 // The part of replicated `r` that lines up with tiled `t`'s piece: r broadcasts into t's shape
-// (aligned on the right); a dimension of r as large as t's split one is sliced like t's.
+// (aligned on the right); a dimension of r as large as t's split one is cut like t's (zeros past
+// r's end where t's piece is uneven).
 Result<Tensor> matching_piece(const ShardedTensor& r, const ShardedTensor& t) {
-  Tensor view = r.local;
+  Block block;
   const unsigned offset = t.shape.rank - r.shape.rank;
   for (unsigned d = 0; d < r.shape.rank; ++d) {
     const unsigned td = d + offset;
+    block.end[d] = r.shape.dims[d];
     if (t.sharding.partitions_of(td) == 1 || r.shape.dims[d] == 1) continue;
-    const int64_t size = t.shape.dims[td] / t.sharding.partitions_of(td);
-    const int64_t begin = shard_offset(t.shape, t.sharding, t.logical_device, td);
-    Result<Tensor> sliced = view.slice(d, begin, begin + size);
-    if (!sliced) return sliced;
-    view = *sliced;
+    block.begin[d] = shard_offset(t.shape, t.sharding, t.logical_device, td);
+    block.end[d] = block.begin[d] + shard_size(t.shape, t.sharding, td);
   }
-  return view;
+  return slice_block(r.local, block);
 }
 
 Result<ShardedTensor> local_binary(BinaryOp op, const Tensor& a, const Tensor& b, const ShardedTensor& like,
@@ -94,7 +94,9 @@ Result<ShardedTensor> binary(BinaryOp op, const ShardedTensor& a, const ShardedT
   }
   if (ka == ShardingKind::kTiled && kb == ShardingKind::kTiled) {
     if (!(a.sharding == b.sharding) || !(a.shape == b.shape)) return unsupported(binary_op_name(op), a, b);
-    return local_binary(op, a.local, b.local, a, a.shape);
+    Result<Shape> full = broadcast_shape(a.shape, b.shape);  // the real sizes, or TF's error on every device
+    if (!full) return full.status();
+    return local_binary(op, a.local, b.local, a, *full);
   }
   return tiled_with_replicated(op, a, b);
 }

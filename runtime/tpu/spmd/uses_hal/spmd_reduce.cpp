@@ -71,6 +71,19 @@ Result<Tensor> all_multiply(const Tensor& partial, const GridGroups& groups) {
   return product;
 }
 
+// The mean's division of the combined sum by the number of real elements reduced (padding is not
+// counted: dynamic_shape.hpp). An integer mean of no elements stays 0 (the sum's identity), as the
+// unsplit op; a float one is 0 / 0, NaN.
+Status divide_by_count(const Tensor& sum, const Shape& full, const Axes& reduced) {
+  int64_t count = 1;
+  for (unsigned d = 0; d < full.rank; ++d)
+    if (reduced.reduced[d]) count *= full.real[d];
+  if (count == 0 && (sum.dtype == DType::kI32 || sum.dtype == DType::kU32)) return Status::ok();
+  Result<Tensor> divisor = count_scalar(sum.dtype, count);
+  if (!divisor) return divisor.status();
+  return rt::binary(BinaryOp::kDiv, sum, *divisor, sum);
+}
+
 ReduceOp collective_op(ReduceAxesOp op) {
   switch (op) {
     case ReduceAxesOp::kMax: return ReduceOp::kMax;
@@ -95,14 +108,7 @@ Result<Tensor> split_reduce(ReduceAxesOp op, const ShardedTensor& x, Span<const 
                                 ? all_multiply(*partial, groups)
                                 : logical_devices().all_reduce(collective_op(op), *partial, groups.assignment());
   if (!combined) return combined;
-  if (op == ReduceAxesOp::kMean) {
-    int64_t count = 1;
-    for (unsigned d = 0; d < x.shape.rank; ++d)
-      if (reduced.reduced[d]) count *= x.shape.dims[d];
-    Result<Tensor> divisor = count_scalar(work, count);
-    if (!divisor) return divisor;
-    RT_RETURN_IF_ERROR(rt::binary(BinaryOp::kDiv, *combined, *divisor, *combined));
-  }
+  if (op == ReduceAxesOp::kMean) RT_RETURN_IF_ERROR(divide_by_count(*combined, x.shape, reduced));
   return cast_to(*combined, x.dtype);
 }
 

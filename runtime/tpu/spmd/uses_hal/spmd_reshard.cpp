@@ -1,6 +1,8 @@
 // Getting the block of an operand a device needs: its piece, a slice of it, or a slice of the whole.
 #include "runtime/tpu/spmd/spmd_reshard.hpp"
 
+#include "runtime/tpu/spmd/padded_piece.hpp"
+
 namespace rt::tpu::spmd {
 namespace {
 
@@ -17,10 +19,26 @@ bool pieces_are_blocks(const ShardedTensor& x, BlockOf block) {
   return true;
 }
 
-Result<Tensor> slice_block(const Tensor& whole, const Block& block) {
+// The block's sizes with their real sizes in `whole` (piece_real_size).
+Shape block_shape(const Tensor& whole, const Block& block) {
+  Shape shape = whole.shape;
+  for (unsigned d = 0; d < shape.rank; ++d) {
+    shape.dims[d] = block.end[d] - block.begin[d];
+    shape.real[d] = piece_real_size(whole.shape, d, block.begin[d], shape.dims[d]);
+  }
+  return shape;
+}
+
+// The part of the block inside `whole` (a view), and whether that is all of it.
+Result<Tensor> existing_part(const Tensor& whole, const Block& block, bool& whole_block) {
   Tensor view = whole;
+  whole_block = true;
   for (unsigned d = 0; d < whole.shape.rank; ++d) {
-    Result<Tensor> sliced = view.slice(d, block.begin[d], block.end[d]);
+    const int64_t size = whole.shape.dims[d];
+    const int64_t begin = block.begin[d] < size ? block.begin[d] : size;
+    const int64_t end = block.end[d] < size ? block.end[d] : size;
+    whole_block = whole_block && end == block.end[d];
+    Result<Tensor> sliced = view.slice(d, begin, end);
     if (!sliced) return sliced;
     view = *sliced;
   }
@@ -28,6 +46,21 @@ Result<Tensor> slice_block(const Tensor& whole, const Block& block) {
 }
 
 }  // namespace
+
+Result<Tensor> slice_block(const Tensor& whole, const Block& block) {
+  const Shape shape = block_shape(whole, block);
+  bool whole_block = true;
+  Result<Tensor> part = existing_part(whole, block, whole_block);
+  if (!part) return part;
+  if (whole_block) {
+    part->shape = shape;
+    return part;
+  }
+  Result<Tensor> padded = logical_devices().arena().allocate_tensor(whole.dtype, shape, "a padded block");
+  if (!padded) return padded;
+  RT_RETURN_IF_ERROR(copy_into_corner(*part, *padded));
+  return padded;
+}
 
 Block piece_block(const ShardedTensor& x, unsigned logical_device) {
   Block block;

@@ -2,10 +2,12 @@
 // across the devices along the split axis.
 #include "runtime/tpu/spmd/spmd_softmax.hpp"
 
+#include "runtime/ops/dynamic_shape.hpp"
 #include "runtime/ops/elementwise.hpp"
 #include "runtime/ops/reduce_axes.hpp"
 #include "runtime/ops/softmax.hpp"
 #include "runtime/ops/unary.hpp"
+#include "runtime/tpu/spmd/padded_piece.hpp"
 #include "runtime/tpu/spmd/sharding_algebra.hpp"
 
 namespace rt::tpu::spmd {
@@ -47,6 +49,18 @@ Result<Tensor> row_reduce(ReduceAxesOp op, ReduceOp across, const Tensor& x, uns
   return logical_devices().all_reduce(across, *local, groups.assignment());
 }
 
+// Zeros at the padded positions of `axis` in `out` (a piece whose real size there is below its
+// size), as the unsplit op writes them (dynamic_shape.hpp); `out` is returned.
+Result<Tensor> zero_axis_padding(const Tensor& out, unsigned axis) {
+  if (!is_padded(out.shape, axis)) return out;
+  Result<Tensor> padding = out.slice(axis, out.shape.real[axis], out.shape.dims[axis]);
+  if (!padding) return padding;
+  RT_RETURN_IF_ERROR(zero_fill(*padding));
+  return out;
+}
+
+// The row max and sum of exponentials over the real elements of each piece (reduce_axes skips
+// padding; a piece with none gives the identities -inf and 0), all-reduced across the axis.
 Result<Tensor> split_softmax(Kind kind, const ShardedTensor& logits, unsigned axis) {
   bool along[kMaxRank] = {};
   along[axis] = true;
@@ -63,11 +77,11 @@ Result<Tensor> split_softmax(Kind kind, const ShardedTensor& logits, unsigned ax
   if (!sum) return sum;
   if (kind == Kind::kSoftmax) {
     RT_RETURN_IF_ERROR(rt::binary(BinaryOp::kDiv, *exps, *sum, *exps));
-    return exps;
+    return zero_axis_padding(*exps, axis);
   }
   RT_RETURN_IF_ERROR(rt::unary(UnaryOp::kLog, *sum, *sum));
   RT_RETURN_IF_ERROR(rt::binary(BinaryOp::kSub, *shifted, *sum, *shifted));
-  return shifted;
+  return zero_axis_padding(*shifted, axis);
 }
 
 Result<ShardedTensor> softmax_of_kind(Kind kind, const ShardedTensor& logits, int axis) {

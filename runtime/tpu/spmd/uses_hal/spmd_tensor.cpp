@@ -2,9 +2,22 @@
 #include "runtime/tpu/spmd/spmd_tensor.hpp"
 
 #include "runtime/ops/copy.hpp"
+#include "runtime/tpu/spmd/padded_piece.hpp"
 
 namespace rt::tpu {
 namespace {
+
+// `tile` cut to the sizes of `destination` (its leading corner: an uneven piece's elements past the
+// tensor's end are padding and are dropped).
+Result<Tensor> leading_corner(const Tensor& tile, const Tensor& destination) {
+  Tensor corner = tile;
+  for (unsigned d = 0; d < tile.shape.rank; ++d) {
+    Result<Tensor> sliced = corner.slice(d, 0, destination.shape.dims[d]);
+    if (!sliced) return sliced;
+    corner = *sliced;
+  }
+  return corner;
+}
 
 // The tiles of an all_gather result (device order, each contiguous) copied into place in `whole`.
 Status place_tiles(const Tensor& gathered, const ShardedTensor& x, const Tensor& whole) {
@@ -14,7 +27,9 @@ Status place_tiles(const Tensor& gathered, const ShardedTensor& x, const Tensor&
     const Tensor tile = Tensor::contiguous(x.dtype, piece, gathered.data + device * piece_bytes);
     Result<Tensor> destination = shard_view(whole, x.sharding, device);
     if (!destination) return destination.status();
-    RT_RETURN_IF_ERROR(copy(tile, *destination));
+    Result<Tensor> source = leading_corner(tile, *destination);
+    if (!source) return source.status();
+    RT_RETURN_IF_ERROR(copy(*source, *destination));
   }
   return Status::ok();
 }
@@ -56,9 +71,10 @@ Result<ShardedTensor> split_to_logical_devices(const Tensor& t, Span<const int64
   if (!sharding) return sharding.status();
   Result<Tensor> view = shard_view(t, *sharding, devices.logical_core());
   if (!view) return view.status();
-  Result<Tensor> local = devices.arena().allocate_tensor(t.dtype, view->shape, "a logical device's shard");
+  const Shape piece = shard_shape(t.shape, *sharding, devices.logical_core());
+  Result<Tensor> local = devices.arena().allocate_tensor(t.dtype, piece, "a logical device's shard");
   if (!local) return local.status();
-  RT_RETURN_IF_ERROR(copy(*view, *local));
+  RT_RETURN_IF_ERROR(copy_into_corner(*view, *local));
   return make_sharded(t.dtype, t.shape, *sharding, *local);
 }
 

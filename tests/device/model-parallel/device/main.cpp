@@ -3,7 +3,8 @@
 // (an image split [1, 2, 4, 1] over 8 logical devices through a conv -> relu -> conv model, bit for
 // bit against the unsplit model), replicas x logical devices with cross_replica_sum, SPMD ops
 // (matmul splits, elementwise, intra-replica collectives), reductions and softmax over split axes,
-// 2-D matmul and conv2d partitioning (channel splits, VALID / strided windows) and the error texts. Each suite sizes
+// 2-D matmul and conv2d partitioning (channel splits, VALID / strided windows), uneven shards of padded
+// (dynamic) dimensions against the unsplit ops on the real data, and the error texts. Each suite sizes
 // itself by the core count and logs what it ran or why it skipped a part.
 #include "runtime/log/log.hpp"
 #include "runtime/tpu/replicate/program.hpp"
@@ -23,6 +24,8 @@ constexpr Suite kSuites[] = {
     {"spmd ops", run_spmd_op_cases},
     {"spmd reductions and softmax", run_spmd_reduce_cases},
     {"spmd matmul and conv2d partitioning", run_spmd_partition_cases},
+    {"uneven shards", run_uneven_cases},
+    {"uneven shards of replicate-padded inputs", run_uneven_replicate_case},
     {"error texts", run_error_cases},
 };
 

@@ -42,6 +42,8 @@ rt::Status run_cross_replica_case(unsigned cores);
 rt::Status run_spmd_op_cases(unsigned cores);
 rt::Status run_spmd_reduce_cases(unsigned cores);
 rt::Status run_spmd_partition_cases(unsigned cores);
+rt::Status run_uneven_cases(unsigned cores);
+rt::Status run_uneven_replicate_case(unsigned cores);
 rt::Status run_error_cases(unsigned cores);
 
 }  // namespace model_parallel_test
