@@ -267,6 +267,20 @@ TEST_CASE("rule 3: padded copies hold the input, zeros at the end, and the real 
     REQUIRE(full.is_ok());
     CHECK(full->shape.real[0] == 4);
   }
+  SECTION("xla_options.enable_xla_dynamic_padder=False: the same copy, without real sizes") {
+    Input x({2, 3}), y({4, 3});
+    for (int i = 0; i < 6; ++i) x.storage[i] = static_cast<float>(i + 1);
+    const Inputs inputs({{&x}, {&y}});
+    rt::Result<PaddingPlan> result = plan(inputs, {shape_of({kNone, 3})});
+    REQUIRE(result.is_ok());
+    result->inputs[0].record_real_sizes = false;
+    rt::Result<rt::Tensor> padded = rt::tpu::pad_input(x.tensor, result->inputs[0], arena);
+    REQUIRE(padded.is_ok());
+    CHECK(padded->shape.dims[0] == 4);
+    CHECK(padded->shape.real[0] == 4);  // the zeros are data
+    const float* values = reinterpret_cast<const float*>(padded->data);
+    CHECK(std::vector<float>(values, values + 12) == std::vector<float>{1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0});
+  }
   SECTION("int32 [2, 2] padded to [2, 4] along dimension 1 (POWER_OF_TWO of 3)") {
     Input x({2, 2}, {}, rt::DType::kI32), y({2, 3}, {}, rt::DType::kI32);
     const int32_t values_in[] = {1, 2, 3, 4};

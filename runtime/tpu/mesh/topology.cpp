@@ -187,6 +187,52 @@ Result<Topology> Topology::create(Span<const int32_t> mesh_shape, Span<const int
   return create(mesh_shape, 1, int(device_coordinates.size() / kMeshRank), device_coordinates);
 }
 
+// ---------------------------------------------------------------- TopologyProto
+
+namespace {
+
+// TF's _parse_topology checks, in its order and with its texts (they differ from the constructor's).
+Status check_parsed_topology(const TopologyProtoFields& proto) {
+  const Span<const int32_t> mesh(proto.mesh_shape, proto.mesh_shape_size < kMaxProtoMeshShape ? proto.mesh_shape_size
+                                                                                               : kMaxProtoMeshShape);
+  bool positive = true;
+  for (int32_t size : mesh) positive = positive && size >= 1;
+  if (proto.mesh_shape_size != size_t(kMeshRank) || !positive)
+    return invalid_argument("`mesh_shape` must be a vector of size 4 with positive entries; got {}",
+                            numpy_array_text(mesh));
+  if (proto.num_tasks < 0) return invalid_argument("`num_tasks` must be >= 0; got {}", proto.num_tasks);
+  if (proto.num_tpu_devices_per_task < 0)
+    return invalid_argument("`num_tpu_devices_per_task` must be >= 0; got {}", proto.num_tpu_devices_per_task);
+  const int64_t expected = int64_t{proto.num_tasks} * proto.num_tpu_devices_per_task * kMeshRank;
+  if (int64_t(proto.device_coordinates_size) != expected)  // TF prints the mesh shape (a list) for its length
+    return invalid_argument("`device_coordinates` must have shape num_tasks ({}) * num_tpu_devices_per_task ({}) * "
+                            "len(mesh_shape) ({}); got shape {}",
+                            proto.num_tasks, proto.num_tpu_devices_per_task, mesh, proto.device_coordinates_size);
+  if (proto.device_coordinates_size > kMaxProtoCoordinates)
+    return invalid_argument("a Topology holds at most {} TPU devices (the runtime's core limit); got {}",
+                            kMaxTpuDevices, expected / kMeshRank);
+  for (size_t i = 0; i < proto.device_coordinates_size; ++i)
+    if (proto.device_coordinates[i] < 0) return invalid_argument("`device_coordinates` must be >= 0");
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Topology> Topology::from_serialized(Span<const uint8_t> serialized) {
+  const TopologyProtoFields proto = RT_TRY(parse_topology_proto(serialized));
+  RT_RETURN_IF_ERROR(check_parsed_topology(proto));
+  return create(Span<const int32_t>(proto.mesh_shape, kMeshRank), proto.num_tasks, proto.num_tpu_devices_per_task,
+                Span<const int32_t>(proto.device_coordinates, proto.device_coordinates_size));
+}
+
+TopologyProtoBytes Topology::serialized() const {
+  int32_t coordinates[kMaxTpuDevices * kMeshRank];
+  for (int device = 0; device < num_devices(); ++device)
+    for (int axis = 0; axis < kMeshRank; ++axis) coordinates[device * kMeshRank + axis] = device_coordinates_[device][axis];
+  return serialize_topology_proto(mesh_shape(), num_tasks_, num_tpus_per_task_,
+                                  Span<const int32_t>(coordinates, size_t(num_devices()) * kMeshRank));
+}
+
 // TF's _invert_topology: mesh cell -> (task, device). Coordinates outside the mesh fail with numpy's
 // IndexError text (what TF raises there; negative ones were rejected before); a cell claimed twice is
 // rejected (TF keeps the last).

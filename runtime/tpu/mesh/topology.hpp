@@ -28,6 +28,7 @@
 #include "hal/core.hpp"
 #include "hal/support/array.hpp"
 #include "hal/support/result.hpp"
+#include "topology_proto.hpp"
 
 namespace rt::tpu {
 
@@ -60,6 +61,15 @@ class Topology {
                                  Span<const int32_t> device_coordinates);
   // One task; its device count is device_coordinates.size() / 4.
   static Result<Topology> create(Span<const int32_t> mesh_shape, Span<const int32_t> device_coordinates);
+  // TF's Topology(serialized=...): a serialized TopologyProto (topology_proto.hpp), checked with TF's
+  // _parse_topology texts (mesh_shape, num_tasks, num_tpu_devices_per_task, the coordinates' count and
+  // sign), then as create() checks it.
+  static Result<Topology> from_serialized(Span<const uint8_t> serialized);
+  // TF's topology.serialized(): the TopologyProto of this topology's mesh_shape, num_tasks,
+  // num_tpus_per_task and device_coordinates, as TF's serializer writes it. (TF hands back the bytes a
+  // topology was parsed from; here they are written again, the same bytes unless the given ones used
+  // another encoding of the same values or carried other fields.)
+  TopologyProtoBytes serialized() const;
 
   Span<const int32_t> mesh_shape() const { return mesh_shape_.span(); }
   int mesh_rank() const { return kMeshRank; }

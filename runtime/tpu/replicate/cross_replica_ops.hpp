@@ -8,6 +8,12 @@
 namespace rt::tpu {
 
 Result<Tensor> cross_replica_sum(const Tensor& x, const GroupAssignment& groups = {});
+// TF's cross_replica_sum(x, group_assignment, name): `name` names the op in TF's graph; a board builds no
+// graph, so it is accepted and unused (TF_BEHAVIOUR.md section 2).
+inline Result<Tensor> cross_replica_sum(const Tensor& x, const GroupAssignment& groups, StringView name) {
+  (void)name;
+  return cross_replica_sum(x, groups);
+}
 Result<Tensor> all_reduce(ReduceOp op, const Tensor& x, const GroupAssignment& groups = {});
 Result<Tensor> all_gather(const Tensor& x, const GroupAssignment& groups = {});
 Result<Tensor> all_to_all(const Tensor& x, int64_t concat_dimension, int64_t split_dimension, int64_t split_count,

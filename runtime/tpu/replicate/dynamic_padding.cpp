@@ -171,6 +171,7 @@ Result<Tensor> pad_input(const Tensor& input, const InputPadding& padding, Arena
     destination = *narrowed_destination;
   }
   RT_RETURN_IF_ERROR(copy(source, destination));
+  if (!padding.record_real_sizes) return padded;
   for (unsigned d = 0; d < padding.rank; ++d) RT_RETURN_IF_ERROR(padded->shape.set_real_size(d, input.shape.real[d]));
   return padded;
 }

@@ -56,6 +56,9 @@ struct InputPadding {
   uint8_t rank = 0;
   bool dynamic[kMaxRank] = {};   // dimensions that need padding (their real size is recorded)
   int64_t target[kMaxRank] = {}; // every dimension's size after padding (valid when padded)
+  // The padded copy records the input's real sizes (XLA's dynamic padder, the default); false
+  // (replicate's xla_options.enable_xla_dynamic_padder=False) leaves it a plain tensor of the padded size.
+  bool record_real_sizes = true;
 };
 
 struct PaddingPlan {

@@ -32,6 +32,7 @@
 #include "computation.hpp"
 #include "dynamic_padding.hpp"
 #include "runtime/tpu/infeed/infeed_hook.hpp"
+#include "xla_options.hpp"
 #include "runtime/tpu/mesh/device_assignment.hpp"
 #include "hal/support/initializer_list.hpp"
 #include "runtime/sync/wait.hpp"
@@ -50,6 +51,11 @@ struct ReplicateOptions {
   // (counted once core 0 has run its own replica, if it has one).
   uint64_t timeout_ns = kDefaultReplicaTimeoutNs;
   uint64_t collective_timeout_ns = kDefaultWaitTimeoutNs;
+  // TF's xla_options (xla_options.hpp): SPMD partitioning and the dynamic padder, both on by default;
+  // use_spmd_for_xla_partitioning=False with several cores per replica is UNIMPLEMENTED.
+  XLAOptions xla_options;
+  // TF's `name` ("(Deprecated) Does nothing."): accepted and unused, as in TF.
+  StringView name;
 };
 
 // Per replica, the computation's outputs (an empty ReplicaOutputs for a computation returning

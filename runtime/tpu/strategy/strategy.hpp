@@ -25,7 +25,12 @@
 //   - the other contrib elements: num_cores (strategy_num_cores.hpp), update_non_slot, map
 //     (map_output.hpp), group (strategy_group.hpp), configure (session_config.hpp), colocate_vars_with
 //     (colocation_scope.hpp), a single device as a destination (device_destination.hpp).
-//   - experimental_distribute_dataset / distribute_datasets_from_function: strategy_input.hpp.
+//   - experimental_distribute_dataset / distribute_datasets_from_function: strategy_input.hpp, with
+//     InputOptions (input_options.hpp); run with RunOptions (run_options.hpp).
+//   - the r1.13 / v1 names of the same things (num_towers, experimental_initialize / finalize,
+//     experimental_run, make_dataset_iterator, make_input_fn_iterator, distribute_dataset,
+//     experimental_distribute_datasets_from_function, experimental_make_numpy_dataset): thin members
+//     calling the ones above (strategy_v1_names.cpp for those that keep a dataset).
 //   - run_steps_on_dataset(fn, iterator, context, iterations, initial_loop_values):
 //     strategy_steps.hpp; one launch runs every step on the replicas before control returns to the
 //     program.
@@ -43,12 +48,14 @@
 #pragma once
 #include "colocation_scope.hpp"
 #include "initial_loop_values.hpp"
+#include "input_options.hpp"
 #include "map_output.hpp"
 #include "mirrored_variable.hpp"
 #include "multi_step_context.hpp"
 #include "per_replica.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/tpu/replicate/replicate.hpp"
+#include "run_options.hpp"
 #include "session_config.hpp"
 #include "strategy_cluster.hpp"
 #include "strategy_gather.hpp"
@@ -194,6 +201,8 @@ template <class S> struct StructuredRun { static constexpr bool value = nest::is
 
 // distribute_datasets_from_function's function, called once per input pipeline.
 using DatasetFunction = InplaceFunction<Result<Dataset>(const InputContext& context)>;
+// r1.12's distribute_dataset(dataset_fn): dataset_fn takes nothing.
+using DatasetFactory = InplaceFunction<Result<Dataset>()>;
 
 class StepContext;  // strategy_steps.hpp
 // run_steps_on_dataset's function: one step on one replica, with the replica's element of the step
@@ -228,6 +237,7 @@ class TPUStrategy {
   static Result<TPUStrategy> for_board(const StrategyOptions& options = {});
 
   unsigned num_replicas_in_sync() const { return num_replicas_; }
+  unsigned num_towers() const { return num_replicas_; }  // contrib r1.12's name
   // with strategy.scope(): this strategy is the calling core's current one while the scope lives
   // (strategy_scope.hpp: TF's nesting rules and texts).
   Result<StrategyScope> scope() const { return enter_strategy_scope(*this); }
@@ -281,6 +291,18 @@ class TPUStrategy {
       return outputs;
     }
   }
+  // strategy.run(fn, args, options=RunOptions(...)) (run_options.hpp): the options first here; fn a lambda.
+  template <class F, class... Args>
+    requires(requires { &F::operator(); } && (is_run_argument_v<Args> && ...))
+  auto run(const RunOptions& options, const F& fn, const Args&... args) {
+    using Out = decltype(run(fn, args...));
+    ValueRef refs[(size_t{0} + ... + detail::run_argument_leaves<Args>()) + 1];
+    unsigned count = 0;
+    (detail::add_run_argument(args, refs, count), ...);
+    const Status allowed = check_run_options(options, Span<const ValueRef>(refs, count));
+    if (!allowed.is_ok()) return Out(allowed);
+    return run(fn, args...);
+  }
   Result<Tensor> reduce(ReduceOp op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
   Result<Tensor> reduce(StringView op, const DistributedValue& value, ReduceAxis axis = ReduceAxis::none()) const;
   // TF's reduce of a nested structure: every leaf reduced as above, the structure kept.
@@ -289,6 +311,15 @@ class TPUStrategy {
     return nest::try_build<S>([&](size_t leaf) { return reduce(op, value.leaf(leaf), axis); });
   }
   Result<DistributedValue> broadcast(const DistributedValue& value);
+  // contrib's broadcast(tensor, destinations) and TF 2.x's extended.broadcast_to(tensor, destinations):
+  // replica 0's value (the value itself if plain) placed as reduce_to places a result: the host (the
+  // value as it is), the replicas of a distributed value or variable (a Mirrored copy on each) or one
+  // device (a plain copy there). TF's TPUStrategy hands back the tensor itself outside a replica,
+  // whatever the destinations, and lets its runtime copy it where it is used; the values are the same.
+  Result<DistributedValue> broadcast(const DistributedValue& value, const Destinations& destinations);
+  Result<DistributedValue> broadcast_to(const DistributedValue& value, const Destinations& destinations) {
+    return broadcast(value, destinations);
+  }
   // TF's extended.reduce_to(op, value, destinations) (contrib: reduce(aggregation, value,
   // destinations)): reduce() across replicas, then the result where `destinations` says, as TF 2.x
   // places it. batch_reduce_to (contrib: batch_reduce): one reduce_to per pair, in order, into
@@ -299,6 +330,20 @@ class TPUStrategy {
   // takes replica 0's value (placed at `destinations`); NONE is TF's conversion error.
   Result<DistributedValue> reduce_to(VariableAggregation aggregation, const DistributedValue& value,
                                      const Destinations& destinations);
+  // contrib's batch_reduce(aggregation, value_destination_pairs): one reduce_to(aggregation, ...) per
+  // pair, in order, as above (ONLY_FIRST_TOWER: replica 0's value of each pair). NONE is refused before
+  // any pair is reduced (TF asserts SUM, MEAN or ONLY_FIRST_TOWER, without a text; the runtime's text).
+  Status batch_reduce_to(VariableAggregation aggregation, Span<const ValueDestination> pairs,
+                         Span<DistributedValue> results);
+  // contrib's names for the two: reduce(aggregation, value, destinations), batch_reduce(aggregation, pairs).
+  Result<DistributedValue> reduce(VariableAggregation aggregation, const DistributedValue& value,
+                                  const Destinations& destinations) {
+    return reduce_to(aggregation, value, destinations);
+  }
+  Status batch_reduce(VariableAggregation aggregation, Span<const ValueDestination> pairs,
+                      Span<DistributedValue> results) {
+    return batch_reduce_to(aggregation, pairs, results);
+  }
   // strategy.gather(value, axis): the replicas' values concatenated along `axis` in replica order, in
   // the program's memory (a plain value as it is). Cross-replica context only (strategy_gather.hpp).
   Result<Tensor> gather(const DistributedValue& value, int64_t axis) const;
@@ -358,9 +403,12 @@ class TPUStrategy {
   }
   Result<DistributedValue> worker_device_index() const;
   // contrib's initialize / finalize: a board's TPU system is up once its firmware runs, so initialize
-  // returns the topology initialize_tpu_system gives, and finalize has nothing to shut down.
+  // returns the topology initialize_tpu_system gives, and finalize has nothing to shut down. r1.13
+  // names them experimental_initialize / experimental_finalize.
   Result<Topology> initialize() const { return resolver_.initialize_tpu_system(); }
   Status finalize() const { return Status::ok(); }
+  Result<Topology> experimental_initialize() const { return initialize(); }
+  Status experimental_finalize() const { return finalize(); }
   // contrib's read_var(v): the variable's value (replica 0's copy) copied into the program's memory.
   Result<Tensor> read_var(const MirroredVariable& variable) const;
   // contrib's value_container(value): a TPU value is its own container, as in TF.
@@ -398,6 +446,49 @@ class TPUStrategy {
   Result<DistributedDataset> experimental_distribute_dataset(const Dataset& dataset) const;
   // fn: a lambda (const InputContext&) -> Result<Dataset>, called once before this returns.
   Result<DistributedDataset> distribute_datasets_from_function(const DatasetFunction& fn) const;
+  // The same with TF's `options` (input_options.hpp: PER_REPLICA refused with TF's texts).
+  Result<DistributedDataset> experimental_distribute_dataset(const Dataset& dataset, const InputOptions& options) const {
+    RT_RETURN_IF_ERROR(check_distribute_dataset_options(options));
+    return experimental_distribute_dataset(dataset);
+  }
+  Result<DistributedDataset> distribute_datasets_from_function(const DatasetFunction& fn,
+                                                               const InputOptions& options) const {
+    RT_RETURN_IF_ERROR(check_datasets_from_function_options(options));
+    return distribute_datasets_from_function(fn);
+  }
+  // v1's name for it in r1.15 - r2.3.
+  Result<DistributedDataset> experimental_distribute_datasets_from_function(const DatasetFunction& fn,
+                                                                            const InputOptions& options = {}) const {
+    return distribute_datasets_from_function(fn, options);
+  }
+  // r1.12's distribute_dataset(dataset_fn): dataset_fn() once; its elements are per-replica batches,
+  // consecutive elements to consecutive replicas (what r1.12's run_steps_on_dataset fed each tower),
+  // i.e. distribute_datasets_from_function with the context unused.
+  Result<DistributedDataset> distribute_dataset(const DatasetFactory& dataset_fn) const;
+  // v1's make_dataset_iterator(dataset): an iterator over experimental_distribute_dataset(dataset)
+  // (global batches split over the replicas); make_input_fn_iterator(input_fn, replication_mode): over
+  // distribute_datasets_from_function(input_fn), PER_WORKER only (else TF's ValueError text). The
+  // distributed dataset is kept in pod memory (the calling core's arena), so the iterator stands alone.
+  Result<DistributedIterator> make_dataset_iterator(const Dataset& dataset) const;
+  Result<DistributedIterator> make_input_fn_iterator(
+      const DatasetFunction& input_fn, InputReplicationMode replication_mode = InputReplicationMode::kPerWorker) const;
+  // v1's experimental_make_numpy_dataset(numpy_input): a Dataset of numpy_input's rows
+  // (from_tensor_slices) over a copy of it in the program's memory, as TF copies the array into a host
+  // variable. `session` has no meaning on a board (no session) and is not taken.
+  Result<Dataset> experimental_make_numpy_dataset(const Tensor& numpy_input) const;
+  // v1's experimental_run(fn, input_iterator): run(fn, input_iterator.get_next()); without an
+  // iterator, run(fn).
+  template <class F>
+  auto experimental_run(const F& fn, DistributedIterator& input_iterator) {
+    using Out = decltype(run(fn, DistributedValue()));
+    Result<DistributedValue> inputs = input_iterator.get_next();
+    if (!inputs) return Out(inputs.status());
+    return run(fn, *inputs);
+  }
+  template <class F>
+  auto experimental_run(const F& fn) {
+    return run(fn);
+  }
   // Runs `iterations` steps (TF's default 1; kStepsPerRun: the strategy's steps_per_run, as TF's
   // Keras and Estimator pass it) of the iterator's dataset in one launch; `context`
   // gets the final step's outputs (and non-tensor outputs) and the iterator moves past the steps run.

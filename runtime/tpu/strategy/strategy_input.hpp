@@ -154,6 +154,12 @@ class DistributedIterator {
   Status get_next_into(Span<DistributedValue> leaves, StringView structure);
   // Consumes `steps` steps (run_steps_on_dataset ran them on the device); "End of sequence" if fewer remain.
   Status advance(int64_t steps);
+  // v1's InputIterator.initialize(): back to the first step (TF re-initializes the iterator: eagerly
+  // it resets it). Nothing to run afterwards: OK.
+  Status initialize() {
+    position_ = 0;
+    return Status::ok();
+  }
   int64_t position() const { return position_; }
   const DistributedDataset& dataset() const { return *dataset_; }
 

@@ -151,11 +151,14 @@ Status replicate(const Computation& computation, Span<const ReplicaArgs> inputs,
   Result<PaddingPlan> plan =
       plan_padding(inputs, options.maximum_shapes, options.padding_spec, computation.signature.arg_names);
   if (!plan) return plan.status();
+  if (!options.xla_options.enable_xla_dynamic_padder)  // xla_options.hpp: padded inputs without real sizes
+    for (InputPadding& input : plan->inputs) input.record_real_sizes = false;
   result.padding = *plan;
   const PodMembership& pod = pod_membership();
   Result<PodPlacement> placement =
       place_computation(num_replicas, options.device_assignment, hal::core_count(), PodShape{pod.task, pod.num_tasks});
   if (!placement) return placement.status();
+  RT_RETURN_IF_ERROR(check_xla_options(options.xla_options, placement->cores_per_replica));
   if (has_infeed && !options.infeed_queue->dequeue)
     return Status::error(StatusCode::kUnimplemented,
                          "replicate: the infeed binding has no dequeue function (bind an InfeedQueue's dequeue); "

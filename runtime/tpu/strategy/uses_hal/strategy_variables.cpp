@@ -178,18 +178,43 @@ Result<DistributedValue> TPUStrategy::reduce_to(VariableAggregation aggregation,
                           "`tf.distribute.ReduceOp` type");
 }
 
-Status TPUStrategy::batch_reduce_to(ReduceOp op, Span<const ValueDestination> pairs, Span<DistributedValue> results) {
+namespace {
+
+// batch_reduce_to's loop: reduce_one(pair) per pair, in order, into `results`; if a pair fails, every
+// result is reset (nothing half written).
+template <class ReduceOne>
+Status reduce_pairs(Span<const ValueDestination> pairs, Span<DistributedValue> results, const ReduceOne& reduce_one) {
   if (results.size() != pairs.size())
     return invalid_argument("batch_reduce_to: {} results for {} (value, destinations) pairs", results.size(), pairs.size());
   for (size_t i = 0; i < pairs.size(); ++i) {
-    Result<DistributedValue> reduced = reduce_to(op, pairs[i].value, pairs[i].destinations);
+    Result<DistributedValue> reduced = reduce_one(pairs[i]);
     if (!reduced) {
-      for (DistributedValue& result : results) result = DistributedValue();  // nothing half written
+      for (DistributedValue& result : results) result = DistributedValue();
       return reduced.status();
     }
     results[i] = *reduced;
   }
   return Status::ok();
+}
+
+}  // namespace
+
+Status TPUStrategy::batch_reduce_to(ReduceOp op, Span<const ValueDestination> pairs, Span<DistributedValue> results) {
+  return reduce_pairs(pairs, results,
+                      [&](const ValueDestination& pair) { return reduce_to(op, pair.value, pair.destinations); });
+}
+
+Status TPUStrategy::batch_reduce_to(VariableAggregation aggregation, Span<const ValueDestination> pairs,
+                                    Span<DistributedValue> results) {
+  if (aggregation == VariableAggregation::kNone)
+    return invalid_argument("batch_reduce: aggregation VariableAggregation.NONE is not SUM, MEAN or ONLY_FIRST_TOWER");
+  return reduce_pairs(pairs, results, [&](const ValueDestination& pair) {
+    return reduce_to(aggregation, pair.value, pair.destinations);
+  });
+}
+
+Result<DistributedValue> TPUStrategy::broadcast(const DistributedValue& value, const Destinations& destinations) {
+  return place(DistributedValue::plain(value.component(0)), destinations);
 }
 
 Result<Tensor> TPUStrategy::read_var(const MirroredVariable& variable) const {

@@ -1,8 +1,9 @@
 // strategy: TPUStrategy on every core. Core 0 runs the program below
 // (runtime/tpu/TF_BEHAVIOUR.md section 6: construction, run, merge_call with TF's seed example,
 // reduce, broadcast and mirrored variables, distributed datasets, steps_per_run loops, model
-// parallelism, hosts and devices, gather, scope, structures, the contrib elements), each check
-// against hand-computed numbers; every other core serves the replicas core 0 launches. Each core's verdict is its run_program status.
+// parallelism, hosts and devices, gather, scope, structures, the contrib elements, the other names
+// and the options), each check against hand-computed numbers; every other core serves the replicas
+// core 0 launches. Each core's verdict is its run_program status.
 #include "runtime/log/log.hpp"
 #include "runtime/tpu/replicate/pod_memory.hpp"
 #include "runtime/tpu/replicate/program.hpp"
@@ -30,6 +31,7 @@ constexpr Suite kSuites[] = {
     {"scope", run_scope_cases},
     {"structures", run_structure_cases},
     {"contrib", run_contrib_cases},
+    {"names and options", run_names_cases},
 };
 
 Status program(unsigned cores) {
@@ -52,6 +54,6 @@ Status run(const firmware::CoreContext& context) {
 const firmware::App firmware::kApp = {
     "strategy",
     "TPUStrategy on every core: run, merge_call, reduce, broadcast, mirrored variables, datasets, steps_per_run, "
-    "model parallelism, hosts and devices, gather, structures, contrib elements",
+    "model parallelism, hosts and devices, gather, structures, contrib elements, names and options",
     strategy_test::run,
 };

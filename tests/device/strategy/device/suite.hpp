@@ -52,5 +52,6 @@ Status run_scope_cases(unsigned cores);
 Status run_gather_cases(unsigned cores);
 Status run_structure_cases(unsigned cores);
 Status run_contrib_cases(unsigned cores);
+Status run_names_cases(unsigned cores);
 
 }  // namespace strategy_test
