@@ -44,6 +44,7 @@
 
 // Collectives (runtime/collectives/README.md).
 #include "runtime/collectives/collectives.hpp"
+#include "runtime/collectives/reduce.hpp"
 #include "runtime/tpu/replicate/cross_replica_ops.hpp"
 
 // The TPU programming model.

@@ -52,6 +52,10 @@ class ReplicaContext {
   Result<Tensor> cross_replica_sum(const Tensor& x, const GroupAssignment& groups = {});
   Result<Tensor> all_reduce(ReduceOp op, const Tensor& x, const GroupAssignment& groups = {});
   Result<Tensor> all_gather(const Tensor& x, const GroupAssignment& groups = {});
+  // XLA's reduce-scatter along dimension 0: the group's x reduced with `op`, and member p of the
+  // group keeps rows [p * rows / n, (p + 1) * rows / n) of the result (n: the group's size, which
+  // dimension 0 must divide).
+  Result<Tensor> reduce_scatter(ReduceOp op, const Tensor& x, const GroupAssignment& groups = {});
   Result<Tensor> all_to_all(const Tensor& x, int64_t concat_dimension, int64_t split_dimension, int64_t split_count,
                             const GroupAssignment& groups = {});
   // source_target_pairs = [[source, target], ...] flattened; replicas that are no target get zeros.

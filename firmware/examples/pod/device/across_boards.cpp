@@ -13,8 +13,6 @@
 
 #include <string.h>
 
-#include "runtime/collectives/reduce.hpp"
-#include "runtime/tpu/replicate/uses_hal/pod_bridge.hpp"
 
 namespace pod_app {
 namespace {
@@ -87,21 +85,6 @@ Result<Tensor> vector(Arena& arena, DType type, int64_t elements, StringView wha
   return arena.allocate_tensor(type, RT_TRY(Shape::make(Span<const int64_t>(&elements, 1))), what);
 }
 
-// reduce_scatter has no Tensor surface: the raw collective over the pod's replicas, task-major.
-Status reduce_scatter_across(ReplicaContext& replica, const float* in, float* out) {
-  const PodMembership& pod = pod_membership();
-  ReplicaSet set;
-  set.count = replica.num_replicas();
-  for (unsigned r = 0; r < set.count; ++r) {
-    set.core_of[r] = static_cast<uint8_t>(r % cores_per_board);
-    set.task_of[r] = static_cast<uint8_t>(r / cores_per_board);
-  }
-  set.local_task = static_cast<uint8_t>(pod.task);
-  if (pod.in_pod()) set.cross_board = exchange_across_boards;
-  Collectives collectives(set, replica.replica_id());
-  return collectives.reduce_scatter(ReduceOp::kSum, DType::kF32, in, out, 2 * set.count);
-}
-
 Result<Tensor> collectives_across_boards(ReplicaContext& replica) {
   Arena& arena = replica.arena();
   const unsigned n = replica.num_replicas(), r = replica.replica_id();
@@ -112,7 +95,6 @@ Result<Tensor> collectives_across_boards(ReplicaContext& replica) {
   const Tensor bf16_x = RT_TRY(vector(arena, DType::kBF16, 3, "bfloat16 input"));
   const Tensor f16_x = RT_TRY(vector(arena, DType::kF16, 2, "float16 input"));
   const Tensor scatter_x = RT_TRY(vector(arena, DType::kF32, 2 * n, "reduce_scatter input"));
-  const Tensor scattered = RT_TRY(vector(arena, DType::kF32, 2, "reduce_scatter output"));
   const int64_t to_all_shape[] = {2, n};
   const Tensor to_all_x = RT_TRY(arena.allocate_tensor(DType::kI32, RT_TRY(Shape::make(to_all_shape)), "all_to_all input"));
   const Tensor permute_x = RT_TRY(vector(arena, DType::kF32, 2, "permute input"));
@@ -126,8 +108,7 @@ Result<Tensor> collectives_across_boards(ReplicaContext& replica) {
   const Tensor mean = RT_TRY(replica.all_reduce(ReduceOp::kMean, mean_x));
   const Tensor bf16 = RT_TRY(replica.all_reduce(ReduceOp::kSum, bf16_x));
   const Tensor f16 = RT_TRY(replica.all_reduce(ReduceOp::kMean, f16_x));
-  RT_RETURN_IF_ERROR(reduce_scatter_across(replica, reinterpret_cast<const float*>(scatter_x.data),
-                                           reinterpret_cast<float*>(scattered.data)));
+  const Tensor scattered = RT_TRY(replica.reduce_scatter(ReduceOp::kSum, scatter_x));
   const Tensor to_all = RT_TRY(replica.all_to_all(to_all_x, 0, 1, n));
   const Tensor permuted = RT_TRY(replica.collective_permute(permute_x, pairs_for(n)));
 

@@ -94,6 +94,22 @@ Result<Tensor> ReplicaContext::all_gather(const Tensor& x, const GroupAssignment
   return out;
 }
 
+Result<Tensor> ReplicaContext::reduce_scatter(ReduceOp op, const Tensor& x, const GroupAssignment& groups) {
+  const unsigned members = group_size(groups);
+  if (x.shape.rank == 0 || x.shape.dims[0] % members != 0)
+    return invalid_argument("reduce_scatter: dimension 0 of x (shape {}) must divide by the group's {} members",
+                            x.shape.sizes(), members);
+  Result<Tensor> in = contiguous(x, "a reduce_scatter input");
+  if (!in) return in;
+  Shape shape = x.shape;
+  shape.dims[0] /= members;
+  for (unsigned d = 0; d < shape.rank; ++d) shape.real[d] = shape.dims[d];
+  Result<Tensor> out = allocate(x.dtype, shape, "a reduce_scatter output");
+  if (!out) return out;
+  RT_RETURN_IF_ERROR(collectives_.reduce_scatter(op, x.dtype, in->data, out->data, x.num_elements(), options(groups)));
+  return out;
+}
+
 Result<Tensor> ReplicaContext::all_to_all(const Tensor& x, int64_t concat_dimension, int64_t split_dimension,
                                           int64_t split_count, const GroupAssignment& groups) {
   Result<Tensor> in = contiguous(x, "an all_to_all input");
