@@ -53,6 +53,19 @@ class TPUClusterResolver {
   unsigned num_tasks_ = 1;
 };
 
+// tf.tpu.experimental.initialize_tpu_system(resolver) / shutdown_tpu_system(resolver) as free
+// functions (TF 2.x), and compat.v1's tpu.initialize_system() / shutdown_system(), whose op yields the
+// serialized TopologyProto: a board's TPU system is up once its firmware runs, so initialising gives
+// its (or the pod's) topology and shutting down has nothing to stop.
+inline Result<Topology> initialize_tpu_system(const TPUClusterResolver& resolver) {
+  return resolver.initialize_tpu_system();
+}
+inline Status shutdown_tpu_system(const TPUClusterResolver&) { return Status::ok(); }
+inline Result<TopologyProtoBytes> initialize_system(const TPUClusterResolver& resolver) {
+  return RT_TRY(resolver.initialize_tpu_system()).serialized();
+}
+inline Status shutdown_system(const TPUClusterResolver&) { return Status::ok(); }
+
 // num_replicas_in_sync of a TPUStrategy on `resolver` with `assignment` (null: none).
 unsigned strategy_num_replicas(const TPUClusterResolver& resolver, const DeviceAssignment* assignment);
 

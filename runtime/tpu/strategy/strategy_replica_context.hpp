@@ -17,6 +17,7 @@
 #pragma once
 #include "merge_callable.hpp"
 #include "per_replica.hpp"
+#include "strategy_hosts.hpp"
 #include "replica_context_merge.hpp"
 #include "runtime/collectives/reduce.hpp"
 #include "runtime/tpu/nest/nest.hpp"
@@ -30,12 +31,17 @@ inline constexpr size_t kMaxAllReduceValues = 32;
 class StrategyReplicaContext {
  public:
   StrategyReplicaContext(ReplicaContext& replica, MergeRendezvous& rendezvous)
-      : replica_(replica), merge_(replica, rendezvous) {}
+      : replica_(replica), rendezvous_(rendezvous), merge_(replica, rendezvous) {}
   StrategyReplicaContext(const StrategyReplicaContext&) = delete;
   StrategyReplicaContext& operator=(const StrategyReplicaContext&) = delete;
 
   unsigned replica_id_in_sync_group() const { return replica_.replica_id(); }
   unsigned num_replicas_in_sync() const { return replica_.num_replicas(); }
+  // TF's ReplicaContext.strategy: the strategy running this function.
+  const TPUStrategy& strategy() const { return *rendezvous_.strategy; }
+  // TF's ReplicaContext.devices: the devices this replica runs on, as TF's TPU context gives them for
+  // a known replica id: its worker device (worker_devices()[replica_id_in_sync_group]).
+  WorkerDevices devices() const;
   // The replicate context underneath: collectives with groups, core, arena.
   ReplicaContext& replica() const { return replica_; }
   Arena& arena() const { return replica_.arena(); }
@@ -83,6 +89,7 @@ class StrategyReplicaContext {
   Status all_reduce_group(ReduceOp op, Span<const Tensor* const> values, Span<Tensor* const> results);
 
   ReplicaContext& replica_;
+  MergeRendezvous& rendezvous_;
   MergeParticipant merge_;
 };
 

@@ -4,6 +4,7 @@
 #include "hal/core.hpp"
 #include "runtime/ops/arena_ops.hpp"
 #include "runtime/ops/copy.hpp"
+#include "runtime/tpu/strategy/strategy.hpp"
 #include "runtime/tpu/strategy/strategy_reduce.hpp"
 
 namespace rt::tpu {
@@ -130,6 +131,14 @@ Result<Tensor> StrategyReplicaContext::all_gather(const Tensor& value, int64_t a
   const int64_t rows = value.shape.dims[0];
   for (unsigned r = 0; r < replicas; ++r) blocks[r] = RT_TRY(gathered.slice(0, r * rows, (r + 1) * rows));
   return concat(arena(), Span<const Tensor>(blocks, replicas), dim);
+}
+
+WorkerDevices StrategyReplicaContext::devices() const {
+  const WorkerDevices all = strategy().worker_devices();
+  WorkerDevices mine;
+  mine.names[0] = all.names[replica_id_in_sync_group()];
+  mine.count = 1;
+  return mine;
 }
 
 MergeOutputs& merge_outputs_of_core() {

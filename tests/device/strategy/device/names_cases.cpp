@@ -292,6 +292,31 @@ Status replicate_option_cases(unsigned n) {
 
 }  // namespace
 
+// TF 2.x's ReplicaContext.strategy and .devices (replica r's worker device, "/job:localhost/replica:0/
+// task:0/device:TPU:r" on a board), and the free initialize / shutdown functions: initialize_system's
+// bytes are the board's topology serialized, and they parse back to the same mesh.
+Status context_and_system_cases(TPUStrategy& strategy, unsigned n) {
+  const rt::tpu::RunResult same = RT_TRY(strategy.run([&strategy](StrategyReplicaContext& context) -> Result<Tensor> {
+    const rt::tpu::WorkerDevices devices = context.devices();
+    rt::FixedString<96> expected;
+    rt::format_to(expected, "/job:localhost/replica:0/task:0/device:TPU:{}", context.replica_id_in_sync_group());
+    const bool ok = &context.strategy() == &strategy && devices.count == 1 && devices.names[0].view() == expected.view();
+    return rt::scalar(context.arena(), static_cast<int32_t>(ok ? 1 : 0));
+  }));
+  for (unsigned r = 0; r < n; ++r)
+    if (same[0].component(r).scalar<int32_t>() != 1)
+      return rt::internal_error("replica {}: ReplicaContext.strategy or .devices is not the running strategy's", r);
+  const rt::tpu::TPUClusterResolver& resolver = strategy.cluster_resolver();
+  const rt::tpu::Topology topology = RT_TRY(rt::tpu::initialize_tpu_system(resolver));
+  const rt::tpu::TopologyProtoBytes bytes = RT_TRY(rt::tpu::initialize_system(resolver));
+  const rt::tpu::Topology parsed = RT_TRY(rt::tpu::Topology::from_serialized(bytes.span()));
+  if (parsed.num_tasks() != topology.num_tasks() || parsed.num_devices() != topology.num_devices() ||
+      parsed.num_devices() != static_cast<int>(n))
+    return rt::internal_error("initialize_system's topology has {} devices, expected {}", parsed.num_devices(), n);
+  RT_RETURN_IF_ERROR(rt::tpu::shutdown_tpu_system(resolver));
+  return rt::tpu::shutdown_system(resolver);
+}
+
 Status run_names_cases(unsigned cores) {
   TPUStrategy strategy = RT_TRY(TPUStrategy::for_board());
   RT_RETURN_IF_ERROR(batch_reduce_cases(strategy, cores));
@@ -299,6 +324,7 @@ Status run_names_cases(unsigned cores) {
   RT_RETURN_IF_ERROR(name_cases(strategy, cores));
   RT_RETURN_IF_ERROR(input_option_cases(strategy, cores));
   RT_RETURN_IF_ERROR(run_option_cases(strategy, cores));
+  RT_RETURN_IF_ERROR(context_and_system_cases(strategy, cores));
   return replicate_option_cases(cores);
 }
 
