@@ -31,6 +31,12 @@ bool contiguous_rows(const Tensor& t, DType dtype) {
   return t.dtype == dtype && t.strides[1] == 1 && reinterpret_cast<uintptr_t>(t.data) % t.element_size() == 0;
 }
 
+// Float32 matrix whose columns are contiguous (and rows are not): a transposed view.
+bool contiguous_columns(const Tensor& t) {
+  return t.dtype == DType::kF32 && t.strides[0] == 1 && t.strides[1] != 1 &&
+         reinterpret_cast<uintptr_t>(t.data) % t.element_size() == 0;
+}
+
 // The activations a block kernel (FloatKernel::run_block) reads where they lie: float32 aligned
 // (any strides), and bfloat16 rows with unit k stride through its bfloat16 entry.
 bool float32_in_place(const Tensor& activations) {
@@ -310,6 +316,25 @@ void Mxu::pack_biased_weights(const Tensor& weights) {
   }
 }
 
+// Float32 weights whose columns are contiguous (a transposed view, matmul's transpose_b): each
+// column is read in one run into its place of its panel (the same panel layout as below).
+void Mxu::pack_float_weight_columns(const Tensor& weights) {
+  const unsigned width = kernel_->columns;
+  const unsigned k_rows = static_cast<unsigned>(weights.shape.dims[0]);
+  const unsigned n_cols = static_cast<unsigned>(weights.shape.dims[1]);
+  const float* in = reinterpret_cast<const float*>(weights.data);
+  float* panel = float_panels_;
+  for (unsigned n0 = 0; n0 < n_cols; n0 += width, panel += int64_t{k_rows} * width) {
+    const unsigned valid = n_cols - n0 < width ? n_cols - n0 : width;
+    for (unsigned j = 0; j < valid; ++j) {
+      const float* column = in + (n0 + j) * weights.strides[1];
+      for (unsigned k = 0; k < k_rows; ++k) panel[k * width + j] = column[k];
+    }
+    for (unsigned k = 0; k < k_rows; ++k)
+      for (unsigned j = valid; j < width; ++j) panel[k * width + j] = 0.0f;
+  }
+}
+
 // Panel p holds columns [p * w, p * w + w) k-major (w = the kernel's width), zero past the
 // weights' last column; their shape gives the rows and columns (a tile, or one deep panel).
 // Rows of float32 (or bfloat16) weights with unit column stride are copied (widened) a weight row
@@ -319,6 +344,7 @@ void Mxu::pack_float_weights(const Tensor& weights) {
   const unsigned k_rows = static_cast<unsigned>(weights.shape.dims[0]);
   const unsigned n_cols = static_cast<unsigned>(weights.shape.dims[1]);
   const int64_t panel_size = int64_t{k_rows} * width;
+  if (contiguous_columns(weights)) return pack_float_weight_columns(weights);
   const bool rows_contiguous = contiguous_rows(weights, DType::kF32);
   const bool bf16_rows_contiguous = contiguous_rows(weights, DType::kBF16);
   for (unsigned k = 0; k < k_rows; ++k) {
@@ -451,7 +477,9 @@ Status Mxu::stream(const Tensor& activations, const Tensor& accumulators, MxuMod
 }
 
 // One block of activation rows through every weight panel. Full blocks of a float32 accumulator
-// with unit column stride are updated in place; edges go through a small buffer.
+// with unit column stride are updated in place; edges go through a small buffer: the kernel
+// overwrites it (or, accumulating, adds to the block's values copied in; the lanes past the block
+// and width hold zeros and are never copied back).
 void Mxu::stream_float_block(const Tensor& activations, int64_t m0, unsigned block, const Tensor& accumulators,
                              MxuMode mode) {
   const FloatKernel& kernel = *kernel_;
@@ -467,6 +495,7 @@ void Mxu::stream_float_block(const Tensor& activations, int64_t m0, unsigned blo
     a_k_stride = stride;
   }
   const bool accumulate = mode == MxuMode::kAccumulate;
+  if (accumulate) __builtin_memset(edge, 0, sizeof edge);
   float* c_rows = reinterpret_cast<float*>(accumulators.data) + m0 * accumulators.strides[0];
   const int64_t c_row_stride = accumulators.strides[0], c_column_stride = accumulators.strides[1];
   const bool accumulators_aligned = reinterpret_cast<uintptr_t>(accumulators.data) % alignof(float) == 0;
@@ -478,11 +507,11 @@ void Mxu::stream_float_block(const Tensor& activations, int64_t m0, unsigned blo
       kernel.run(a, a_row_stride, a_k_stride, panel, k_rows_, c, c_row_stride, accumulate);
       continue;
     }
-    for (unsigned r = 0; r < kernel.rows; ++r)
-      for (unsigned j = 0; j < kernel.columns; ++j)
-        edge[r * kernel.columns + j] =
-            accumulate && r < block && j < width ? load_unaligned<float>(c + r * c_row_stride + j * c_column_stride) : 0.0f;
-    kernel.run(a, a_row_stride, a_k_stride, panel, k_rows_, edge, kernel.columns, true);
+    if (accumulate)
+      for (unsigned r = 0; r < block; ++r)
+        for (unsigned j = 0; j < width; ++j)
+          edge[r * kernel.columns + j] = load_unaligned<float>(c + r * c_row_stride + j * c_column_stride);
+    kernel.run(a, a_row_stride, a_k_stride, panel, k_rows_, edge, kernel.columns, accumulate);
     for (unsigned r = 0; r < block; ++r)
       for (unsigned j = 0; j < width; ++j) store_unaligned(c + r * c_row_stride + j * c_column_stride, edge[r * kernel.columns + j]);
   }

@@ -66,6 +66,7 @@ class Mxu {
   // matmul's deep-panel path (see above); a, b, c already checked by matmul and by deep_panels_fit.
   void matmul_deep_panels(const Tensor& a, const Tensor& b, const Tensor& c);
   void pack_float_weights(const Tensor& weights);
+  void pack_float_weight_columns(const Tensor& weights);
   void stream_float_block(const Tensor& activations, int64_t m0, unsigned block, const Tensor& accumulators,
                           MxuMode mode);
   void pack_int_weights(const Tensor& weights);
