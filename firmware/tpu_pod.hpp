@@ -38,6 +38,7 @@
 #include "runtime/ops/reduce_axes.hpp"
 #include "runtime/ops/reshape.hpp"
 #include "runtime/ops/softmax.hpp"
+#include "runtime/ops/softmax_cross_entropy.hpp"
 #include "runtime/ops/unary.hpp"
 #include "runtime/mxu/core_mxu.hpp"
 #include "runtime/mxu/mxu.hpp"

@@ -21,6 +21,7 @@
 
 #include "runtime/ops/float_math.hpp"
 #include "runtime/ops/softmax.hpp"
+#include "runtime/ops/softmax_cross_entropy.hpp"
 #include "runtime/tensor/npy.hpp"
 
 namespace {
@@ -229,4 +230,43 @@ TEST_CASE("softmax errors use TF's texts", "[softmax]") {
   CHECK(message(rt::log_softmax(m, rt::Tensor::contiguous(rt::DType::kF64, shape_of({2, 3}), wide))) ==
         "log_softmax: input dtype float32 and output dtype float64 differ");
   CHECK(rt::softmax(m, m, -2).is_ok());
+}
+
+TEST_CASE("sparse_softmax_cross_entropy_with_logits: the same bits as log_softmax and softmax apart", "[softmax]") {
+  std::vector<uint8_t> memory(1 << 16);
+  rt::Arena arena(0, memory.data(), memory.size());
+  const float values[] = {1.0f, 2.0f, 3.0f, -1.0f, 0.5f, 0.25f, 1e4f, -1e4f, 7.0f};
+  const int32_t label_values[] = {2, 0, 1};
+  rt::Tensor logits = *arena.allocate_tensor(rt::DType::kF32, test_helpers::shape_of({3, 3}), "logits");
+  std::memcpy(logits.data, values, sizeof values);
+  rt::Tensor labels = *arena.allocate_tensor(rt::DType::kI32, test_helpers::shape_of({3}), "labels");
+  std::memcpy(labels.data, label_values, sizeof label_values);
+  const rt::SoftmaxCrossEntropy xent = *rt::sparse_softmax_cross_entropy_with_logits(arena, labels, logits);
+  rt::Tensor log_p = *arena.allocate_tensor(rt::DType::kF32, logits.shape, "log_p");
+  rt::Tensor p = *arena.allocate_tensor(rt::DType::kF32, logits.shape, "p");
+  REQUIRE(rt::log_softmax(logits, log_p).is_ok());
+  REQUIRE(rt::softmax(logits, p).is_ok());
+  for (int64_t i = 0; i < 3; ++i) {
+    CHECK(xent.loss.at<float>(i) == -log_p.at<float>(i, label_values[i]));
+    for (int64_t c = 0; c < 3; ++c)
+      CHECK(xent.backprop.at<float>(i, c) == p.at<float>(i, c) - (c == label_values[i] ? 1.0f : 0.0f));
+  }
+  // Row 2 by hand: logit 1e4 dominates, the label (1) has probability 0: loss 2e4, backprop [1, -1, 0].
+  CHECK(xent.loss.at<float>(2) == 2e4f);
+  CHECK(xent.backprop.at<float>(2, 0) == 1.0f);
+  CHECK(xent.backprop.at<float>(2, 1) == -1.0f);
+}
+
+TEST_CASE("sparse_softmax_cross_entropy_with_logits refuses a label outside the classes with TF's text", "[softmax]") {
+  std::vector<uint8_t> memory(1 << 16);
+  rt::Arena arena(0, memory.data(), memory.size());
+  rt::Tensor logits = *arena.allocate_tensor(rt::DType::kF32, test_helpers::shape_of({3, 10}), "logits");
+  std::memset(logits.data, 0, 30 * sizeof(float));
+  const int32_t label_values[] = {1, 10, 3};
+  rt::Tensor labels = *arena.allocate_tensor(rt::DType::kI32, test_helpers::shape_of({3}), "labels");
+  std::memcpy(labels.data, label_values, sizeof label_values);
+  const auto refused = rt::sparse_softmax_cross_entropy_with_logits(arena, labels, logits);
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(test_helpers::message(refused.status()) ==
+        "Received a label value of 10 which is outside the valid range of [0, 10).  Label values: 1 10 3");
 }

@@ -24,19 +24,16 @@ void relu_backward(const Tensor& grad, const Tensor& pre) {
 }
 
 Result<Tensor> softmax_cross_entropy(Arena& arena, const Tensor& logits, const Tensor& labels, Gradients& gradients) {
-  const Tensor log_p = RT_TRY(log_softmax(arena, logits));
-  const Tensor dlogits = RT_TRY(softmax(arena, logits));
+  // tf.nn.sparse_softmax_cross_entropy_with_logits: the rows' losses and softmax - one_hot in one pass.
+  const SoftmaxCrossEntropy xent = RT_TRY(sparse_softmax_cross_entropy_with_logits(arena, labels, logits));
   for (int64_t i = 0; i < logits.shape.dims[0]; ++i) {
-    const int32_t label = labels.at<int32_t>(i);
-    if (label < 0 || label >= kClasses) return invalid_argument("train-digits: label {} of row {} is not a digit", label, i);
-    gradients.loss_sum -= log_p.at<float>(i, label);
+    gradients.loss_sum += xent.loss.at<float>(i);
     int64_t best = 0;
     for (int64_t c = 1; c < kClasses; ++c)
       if (logits.at<float>(i, c) > logits.at<float>(i, best)) best = c;
-    gradients.correct += best == label ? 1.0f : 0.0f;
-    dlogits.at<float>(i, label) -= 1.0f;
+    gradients.correct += best == labels.at<int32_t>(i) ? 1.0f : 0.0f;
   }
-  return mul(arena, dlogits, 1.0f / static_cast<float>(kBatch));
+  return mul(arena, xent.backprop, 1.0f / static_cast<float>(kBatch));
 }
 
 }  // namespace train_digits

@@ -55,7 +55,7 @@ rt::Result<Gradients> cnn_gradients(rt::Arena& arena, const Params& weights, con
 void relu_backward(const rt::Tensor& grad, const rt::Tensor& pre);
 
 // The logits' gradient (softmax - one_hot(labels)) / kBatch and the shard's loss sum and correct
-// count, written into `gradients`; a label outside 0..9 is an error naming it.
+// count, written into `gradients`; a label outside 0..9 is TF's error naming it.
 rt::Result<rt::Tensor> softmax_cross_entropy(rt::Arena& arena, const rt::Tensor& logits, const rt::Tensor& labels,
                                              Gradients& gradients);
 

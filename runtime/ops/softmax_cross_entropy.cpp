@@ -1,0 +1,67 @@
+// sparse_softmax_cross_entropy_with_logits (softmax_cross_entropy.hpp): TF's checks and texts, then
+// one pass of exponentials per row written into the backprop row.
+#include "softmax_cross_entropy.hpp"
+
+#include "float_math.hpp"
+#include "hal/support/format.hpp"
+
+namespace rt {
+namespace {
+
+Status check_operands(const Tensor& labels, const Tensor& logits) {
+  if (logits.shape.rank != 2)
+    return invalid_argument("logits must be 2-D, but got shape {}", logits.shape.sizes());
+  if (labels.shape.rank != 1 || labels.shape.dims[0] != logits.shape.dims[0])
+    return invalid_argument("logits and labels must have the same first dimension, got logits shape {} and labels "
+                            "shape {}",
+                            logits.shape.sizes(), labels.shape.sizes());
+  if (logits.dtype != DType::kF32) return invalid_argument("logits must be float32, got {}", dtype_name(logits.dtype));
+  if (labels.dtype != DType::kI32) return invalid_argument("labels must be int32, got {}", dtype_name(labels.dtype));
+  const int64_t classes = logits.shape.dims[1];
+  for (int64_t i = 0; i < labels.shape.dims[0]; ++i) {
+    const int32_t label = labels.at<int32_t>(i);
+    if (label < 0 || label >= classes) {
+      FixedString<256> values;
+      for (int64_t j = 0; j < labels.shape.dims[0]; ++j) format_to(values, "{}{}", j == 0 ? "" : " ", labels.at<int32_t>(j));
+      return invalid_argument("Received a label value of {} which is outside the valid range of [0, {}).  Label values: {}",
+                              label, classes, values.view());
+    }
+  }
+  return Status::ok();
+}
+
+// One row: its max, its exponentials into `backprop`, their sum; softmax and the label's loss.
+void row_cross_entropy(const Tensor& logits, int64_t i, int32_t label, float* backprop, float& loss) {
+  const int64_t classes = logits.shape.dims[1];
+  const auto x = [&](int64_t j) { return logits.at<float>(i, j); };
+  float max = x(0);
+  for (int64_t j = 1; j < classes; ++j) {
+    const float value = x(j);
+    max = (max > value || max != max) ? max : value;
+  }
+  for (int64_t j = 0; j < classes; ++j) backprop[j] = exp_f32(x(j) - max);
+  float sum = backprop[0];
+  for (int64_t j = 1; j < classes; ++j) sum = sum + backprop[j];
+  for (int64_t j = 0; j < classes; ++j) backprop[j] = canonical_nan_if_nan(backprop[j] / sum);
+  loss = -canonical_nan_if_nan((x(label) - max) - log_f32(sum));
+  backprop[label] -= 1.0f;
+}
+
+}  // namespace
+
+Result<SoftmaxCrossEntropy> sparse_softmax_cross_entropy_with_logits(Arena& arena, const Tensor& labels,
+                                                                     const Tensor& logits) {
+  RT_RETURN_IF_ERROR(check_operands(labels, logits));
+  const int64_t batch = logits.shape.dims[0], classes = logits.shape.dims[1];
+  const int64_t loss_dims[] = {batch}, grad_dims[] = {batch, classes};
+  SoftmaxCrossEntropy out{RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(loss_dims)), "the loss")),
+                          RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(grad_dims)), "the backprop"))};
+  if (classes == 0) return out;
+  float* loss = out.loss.values<float>().data();
+  float* backprop = out.backprop.values<float>().data();
+  for (int64_t i = 0; i < batch; ++i)
+    row_cross_entropy(logits, i, labels.at<int32_t>(i), backprop + i * classes, loss[i]);
+  return out;
+}
+
+}  // namespace rt
