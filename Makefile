@@ -434,6 +434,9 @@ APP_HOST_BUILD := $(if $(APP_IN_TREE),$(HOST_TOOLS_BUILD)/apps/$(APP_NAME),$(APP
 APP_HOST_OBJS := $(if $(APP_IN_TREE),$(patsubst %,$(HOST_TOOLS_BUILD)/obj/%.o,$(APP_HOST_SRCS)),\
   $(patsubst $(APP_DIR)/%,$(APP_HOST_BUILD)/obj/%.o,$(APP_HOST_SRCS)))
 APP_TOOL := $(APP_HOST_BUILD)/tpu
+# An app has its own tool when it has a host half or its device code has outside_compilation
+# clusters (lambdas that run on the PC: the tool holds them).
+APP_NEEDS_TOOL := $(or $(APP_HOST_SRCS),$(shell grep -lw outside_compilation $(APP_DEVICE_SRCS) 2>/dev/null))
 # The tool also links the app's device half built for the host board: outside_compilation clusters
 # (captureless lambdas) of its device code run there, on the PC (runtime/tpu/replicate/outside_cluster.hpp);
 # --gc-sections keeps what their entries reach. Three steps: the device half (BOARD=host), then the tool.
@@ -453,14 +456,14 @@ $(APP_HOST_OBJS): $(APP_HOST_BUILD)/obj/%.cpp.o: $(APP_DIR)/%.cpp | setup-host-t
 	$(call say,CXX,$<)g++ $(HOST_TOOLS_CXXFLAGS) -c $< -o $@
 endif
 $(APP_TOOL): $(TPU_OBJS) $(APP_HOST_OBJS) $(HOST_LIB) $(APP_TOOL_DEVICE_OBJS) $(APP_TOOL_DEVICE_LIB)
-	$(if $(APP_HOST_SRCS),,$(error APP $(APP) has no host half: no $(APP_DIR)/host/*.cpp))
+	$(if $(APP_NEEDS_TOOL),,$(error APP $(APP) needs no tool of its own: no $(APP_DIR)/host/*.cpp and no outside_compilation in its device code))
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)g++ $(HOST_SANITIZER_FLAGS) -pthread -Wl,--gc-sections -o $@.$$$$ $(TPU_OBJS) $(APP_HOST_OBJS) \
 	  $(APP_TOOL_DEVICE_OBJS) -Wl,--start-group $(HOST_LIB) $(APP_TOOL_DEVICE_LIB) -Wl,--end-group $(MPI_LIBS) $(into_place)
 
-# Where `make app-tool` puts the app's tool ("" if the app has no host half).
+# Where `make app-tool` puts the app's tool ("" if the app needs none).
 print-app-tool:
-	@echo $(if $(APP_HOST_SRCS),$(APP_TOOL))
+	@echo $(if $(APP_NEEDS_TOOL),$(APP_TOOL))
 
 # The fuzz targets without libFuzzer (tests/fuzz/replay/main.cpp feeds each its seed corpus and
 # deterministic mutants of it): compiled with the host tools' compiler and flags and linked with the
