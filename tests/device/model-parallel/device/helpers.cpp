@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "firmware/splitmix.hpp"
+#include "runtime/mxu/core_mxu.hpp"
+#include "runtime/tensor/hbm.hpp"
 #include "suite.hpp"
 
 namespace model_parallel_test {
@@ -18,6 +20,24 @@ rt::Result<rt::Tensor> allocate(rt::Arena& arena, rt::DType dtype, rt::Span<cons
 }  // namespace
 
 rt::tpu::ReplicateResult& result() { return the_result; }
+
+rt::Result<rt::Tensor> reference_matmul(const rt::Tensor& a, const rt::Tensor& b) {
+  rt::Shape shape = a.shape;
+  shape.dims[1] = shape.real[1] = b.shape.dims[1];
+  rt::Result<rt::Tensor> c =
+      rt::hbm().allocate_tensor(a.dtype == rt::DType::kI8 ? rt::DType::kI32 : rt::DType::kF32, shape, "reference");
+  if (!c) return c;
+  RT_RETURN_IF_ERROR(rt::matmul(rt::core_mxu(), a, b, *c));
+  return c;
+}
+
+rt::Status add_outputs(rt::tpu::ReplicaOutputs& outputs, rt::Span<const rt::Result<rt::Tensor>> values) {
+  for (const rt::Result<rt::Tensor>& value : values) {
+    if (!value) return value.status();
+    RT_RETURN_IF_ERROR(outputs.add(*value));
+  }
+  return rt::Status::ok();
+}
 
 rt::Result<rt::Tensor> random_f32(rt::Arena& arena, rt::Span<const int64_t> dims, uint64_t seed) {
   rt::Result<rt::Tensor> tensor = allocate(arena, rt::DType::kF32, dims);

@@ -89,10 +89,7 @@ Status spmd_tour(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outp
       split_matmul(args[kRowsA], args[kRowsB], n, 1, 1, 1),  split_matmul(args[kColsA], args[kColsB], 1, 1, 1, n),
       split_matmul(args[kInnerA], args[kInnerB], 1, n, n, 1), split_matmul(args[kInt8A], args[kInt8B], 1, n, n, 1),
       elementwise(args, n),                                   assigned_relu(args, n)};
-  for (const Result<Tensor>& value : results) {
-    if (!value) return value.status();
-    RT_RETURN_IF_ERROR(outputs.add(*value));
-  }
+  RT_RETURN_IF_ERROR(add_outputs(outputs, results));
   return intra_replica_collectives(outputs);
 }
 
@@ -112,16 +109,6 @@ Result<Inputs> make_inputs(unsigned n) {
     in.args[a] = *t;
   }
   return in;
-}
-
-Result<Tensor> reference_matmul(const Tensor& a, const Tensor& b) {
-  rt::Shape shape = a.shape;
-  shape.dims[1] = shape.real[1] = b.shape.dims[1];
-  Result<Tensor> c =
-      rt::hbm().allocate_tensor(a.dtype == rt::DType::kI8 ? rt::DType::kI32 : rt::DType::kF32, shape, "reference");
-  if (!c) return c;
-  RT_RETURN_IF_ERROR(rt::matmul(rt::core_mxu(), a, b, *c));
-  return c;
 }
 
 Result<Tensor> reference_elementwise(const Inputs& in) {

@@ -108,11 +108,7 @@ Status tour(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs) 
       split_conv(args[kValid], valid, args[kFilter2], none, kConvs[2]),
       split_conv(args[kStrided], none, args[kWide], out_channels, kConvs[0]),
   };
-  for (const Result<Tensor>& value : results) {
-    if (!value) return value.status();
-    RT_RETURN_IF_ERROR(outputs.add(*value));
-  }
-  return Status::ok();
+  return add_outputs(outputs, results);
 }
 
 struct Inputs {
@@ -137,16 +133,6 @@ Result<Inputs> make_inputs(unsigned n) {
     in.args[a] = *t;
   }
   return in;
-}
-
-Result<Tensor> reference_matmul(const Tensor& a, const Tensor& b) {
-  rt::Shape shape = a.shape;
-  shape.dims[1] = shape.real[1] = b.shape.dims[1];
-  Result<Tensor> c =
-      rt::hbm().allocate_tensor(a.dtype == rt::DType::kI8 ? rt::DType::kI32 : rt::DType::kF32, shape, "reference");
-  if (!c) return c;
-  RT_RETURN_IF_ERROR(rt::matmul(rt::core_mxu(), a, b, *c));
-  return c;
 }
 
 Result<Tensor> reference_conv(const Tensor& image, const Tensor& filter, const rt::Conv2dOptions& options) {

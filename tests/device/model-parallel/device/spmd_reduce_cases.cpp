@@ -93,11 +93,7 @@ Status tour(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs& outputs) 
   const Result<Tensor> softmaxes[] = {split_softmax(args[kRandom], false, false, n),
                                       split_softmax(args[kRandom], false, true, n),
                                       split_softmax(args[kRows], true, false, n)};
-  for (const Result<Tensor>& value : softmaxes) {
-    if (!value) return value.status();
-    RT_RETURN_IF_ERROR(outputs.add(*value));
-  }
-  return Status::ok();
+  return add_outputs(outputs, softmaxes);
 }
 
 struct Inputs {

@@ -17,6 +17,11 @@ rt::tpu::ReplicateResult& result();
 rt::Result<rt::Tensor> random_f32(rt::Arena& arena, rt::Span<const int64_t> dims, uint64_t seed);
 rt::Result<rt::Tensor> small_integers(rt::Arena& arena, rt::DType dtype, rt::Span<const int64_t> dims, uint64_t seed);
 
+// The unsplit matmul on the calling core's MXU, into pod memory: the reference a split one must equal.
+rt::Result<rt::Tensor> reference_matmul(const rt::Tensor& a, const rt::Tensor& b);
+// Every value appended to `outputs` in order, or the first value's error.
+rt::Status add_outputs(rt::tpu::ReplicaOutputs& outputs, rt::Span<const rt::Result<rt::Tensor>> values);
+
 // OK when `actual` has `expected`'s dtype and shape and the same bits (both contiguous).
 rt::Status expect_same_bits(const rt::Tensor& actual, const rt::Tensor& expected, const char* what);
 // OK when float32 `actual` and `expected` (same shape, contiguous) differ nowhere by more than
