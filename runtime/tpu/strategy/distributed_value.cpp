@@ -51,6 +51,14 @@ Status check_same_component_shapes(Span<const Tensor> components, StringView ope
   return Status::ok();
 }
 
+Result<ValueRefList> value_refs(Span<const DistributedValue> values, StringView call) {
+  if (values.size() > kMaxReplicaInputs)
+    return invalid_argument("{} at most {} arguments, got {}", call, kMaxReplicaInputs, values.size());
+  ValueRefList list;
+  for (const DistributedValue& value : values) list.refs[list.count++] = value;
+  return list;
+}
+
 const char* value_kind_name(ValueKind kind) {
   switch (kind) {
     case ValueKind::kPlain: return "Tensor";

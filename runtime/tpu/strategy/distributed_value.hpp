@@ -62,6 +62,15 @@ class ValueRef {
   const Tensor* plain_ = nullptr;
 };
 
+// A span of distributed values as refs, for the strategy's calls: at most kMaxReplicaInputs of them,
+// else INVALID_ARGUMENT "<call> at most {} arguments, got {}".
+struct ValueRefList {
+  ValueRef refs[kMaxReplicaInputs];
+  size_t count = 0;
+  Span<const ValueRef> span() const { return Span<const ValueRef>(refs, count); }
+};
+Result<ValueRefList> value_refs(Span<const DistributedValue> values, StringView call);
+
 // "PerReplica", "Mirrored" or "Tensor", for messages.
 const char* value_kind_name(ValueKind kind);
 

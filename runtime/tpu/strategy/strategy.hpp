@@ -507,7 +507,6 @@ class TPUStrategy {
  private:
   TPUStrategy() = default;
   // One replicate launch of `body` (merge_call enabled); `result` points at the replicas' outputs.
-  Status launch(const StrategyFunction& body, Span<const DistributedValue> args, const ReplicateResult** result);
   Status launch(const StrategyFunction& body, Span<const ValueRef> args, const ReplicateResult** result);
   Status check_arguments(Span<const ValueRef> args) const;
   // A cross-replica result where `destinations` says: as it is (the host), mirrored on the replicas,

@@ -54,8 +54,9 @@ Result<TPUStrategy> TPUStrategy::for_board(const StrategyOptions& options) {
 
 Status TPUStrategy::run(const StrategyFunction& fn, Span<const DistributedValue> args, RunOutputs& outputs) {
   outputs.count = 0;
+  const ValueRefList refs = RT_TRY(value_refs(args, "a strategy function takes"));
   const ReplicateResult* result = nullptr;
-  RT_RETURN_IF_ERROR(launch(fn, args, &result));
+  RT_RETURN_IF_ERROR(launch(fn, refs.span(), &result));
   const unsigned count = (*result)[0].size();
   RT_RETURN_IF_ERROR(regroup_outputs(*result, num_replicas_, Span<DistributedValue>(outputs.values, count)));
   outputs.count = count;
@@ -63,11 +64,8 @@ Status TPUStrategy::run(const StrategyFunction& fn, Span<const DistributedValue>
 }
 
 Result<RunResult> TPUStrategy::run(const StrategyFunction& fn, Span<const DistributedValue> args) {
-  if (args.size() > kMaxReplicaInputs)
-    return invalid_argument("a strategy function takes at most {} arguments, got {}", kMaxReplicaInputs, args.size());
-  ValueRef refs[kMaxReplicaInputs];
-  for (unsigned k = 0; k < args.size(); ++k) refs[k] = args[k];
-  return run(fn, Span<const ValueRef>(refs, args.size()));
+  const ValueRefList refs = RT_TRY(value_refs(args, "a strategy function takes"));
+  return run(fn, refs.span());
 }
 
 Result<RunResult> TPUStrategy::run(const StrategyFunction& fn, Span<const ValueRef> args) {

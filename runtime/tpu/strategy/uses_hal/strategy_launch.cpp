@@ -51,15 +51,6 @@ Status TPUStrategy::check_arguments(Span<const ValueRef> args) const {
   return Status::ok();
 }
 
-Status TPUStrategy::launch(const StrategyFunction& body, Span<const DistributedValue> args,
-                           const ReplicateResult** result) {
-  if (args.size() > kMaxReplicaInputs)
-    return invalid_argument("a strategy function takes at most {} arguments, got {}", kMaxReplicaInputs, args.size());
-  ValueRef refs[kMaxReplicaInputs];
-  for (unsigned k = 0; k < args.size(); ++k) refs[k] = args[k];
-  return launch(body, Span<const ValueRef>(refs, args.size()), result);
-}
-
 Status TPUStrategy::launch(const StrategyFunction& body, Span<const ValueRef> args, const ReplicateResult** result) {
   RT_RETURN_IF_ERROR(require_cross_replica_context());
   RT_RETURN_IF_ERROR(check_arguments(args));

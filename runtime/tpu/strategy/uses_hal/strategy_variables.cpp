@@ -83,7 +83,8 @@ Result<DistributedValue> TPUStrategy::broadcast(const DistributedValue& value) {
   const DistributedValue source = DistributedValue::plain(value.component(0));
   const StrategyFunction body{"broadcast", copy_to_replica, Signature{1}};
   const ReplicateResult* result = nullptr;
-  RT_RETURN_IF_ERROR(launch(body, Span<const DistributedValue>(&source, 1), &result));
+  const ValueRef source_ref = source;
+  RT_RETURN_IF_ERROR(launch(body, Span<const ValueRef>(&source_ref, 1), &result));
   Tensor copies[kMaxReplicas];
   for (unsigned r = 0; r < num_replicas_; ++r) copies[r] = (*result)[r][0];
   return DistributedValue::mirrored(Span<const Tensor>(copies, num_replicas_));
@@ -98,11 +99,8 @@ Status TPUStrategy::create_mirrored_variable(const Tensor& initial_value, Mirror
 }
 
 Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn, Span<const DistributedValue> args) {
-  if (args.size() > kMaxReplicaInputs)
-    return invalid_argument("update: at most {} arguments, got {}", kMaxReplicaInputs, args.size());
-  ValueRef refs[kMaxReplicaInputs];
-  for (unsigned k = 0; k < args.size(); ++k) refs[k] = args[k];
-  return update(variable, fn, Span<const ValueRef>(refs, args.size()));
+  const ValueRefList refs = RT_TRY(value_refs(args, "update:"));
+  return update(variable, fn, refs.span());
 }
 
 Status TPUStrategy::update(MirroredVariable& variable, const UpdateFunction& fn, Span<const ValueRef> args) {
