@@ -58,12 +58,32 @@ struct TensorSpec {
 Status host_function(StringView name, StringView text_argument, Span<const Tensor> arguments,
                      Span<const link::HostResult> results, uint64_t timeout_ns);
 
+// How long a typed call waits for the host (the link's default, link::kDefaultHostCallTimeoutNs).
+inline constexpr uint64_t kHostFunctionTimeoutNs = 30000ull * 1000000ull;
+
 namespace detail {
 // Argument k as a tensor: a tensor as it is, a scalar as a scalar tensor over its own storage.
 template <class T>
 Tensor host_argument(const T& value) {
   if constexpr (is_host_tensor_type_v<T>) return value;
   else return Tensor::contiguous(kDTypeOf<T>, Shape(), const_cast<T*>(&value));
+}
+
+// Host function `name` called with `args` (tensors; scalars as scalar tensors), returning nothing
+// (a Status) or a scalar R (a Result<R>): what declared functions and outside_compilation's
+// clusters send.
+template <class R, class... Args>
+conditional_t<is_same_v<R, void>, Status, Result<R>> call_host_function(StringView name, const Args&... args) {
+  const Tensor tensors[] = {host_argument(args)..., Tensor()};
+  const Span<const Tensor> arguments(tensors, sizeof...(Args));
+  if constexpr (is_same_v<R, void>) {
+    return host_function(name, "", arguments, {}, kHostFunctionTimeoutNs);
+  } else {
+    R value{};
+    const link::HostResult into[] = {link::HostResult::tensor(Tensor::contiguous(kDTypeOf<R>, Shape(), &value))};
+    RT_RETURN_IF_ERROR(host_function(name, "", arguments, into, kHostFunctionTimeoutNs));
+    return value;
+  }
 }
 }  // namespace detail
 
@@ -78,7 +98,6 @@ struct HostFunctionDeclaration<kName, R(Params...)> {
                 "a host function returns void, a tensor (rt::Tensor) or a scalar with a DType");
   using Result = R;
   static constexpr unsigned kArity = sizeof...(Params);
-  static constexpr uint64_t kTimeoutNs = 30000ull * 1000000ull;
 
   static constexpr StringView name() { return kName.view(); }
 
@@ -86,17 +105,7 @@ struct HostFunctionDeclaration<kName, R(Params...)> {
   auto operator()(const remove_cvref_t<Params>&... args) const
     requires(!is_host_tensor_type_v<R>)
   {
-    const Tensor arguments[] = {detail::host_argument(args)..., Tensor()};
-    if constexpr (is_same_v<R, void>) {
-      return host_function(name(), "", Span<const Tensor>(arguments, kArity), {}, kTimeoutNs);
-    } else {
-      R value{};
-      const link::HostResult result[] = {
-          link::HostResult::tensor(Tensor::contiguous(kDTypeOf<R>, Shape(), &value))};
-      const Status status = host_function(name(), "", Span<const Tensor>(arguments, kArity), result, kTimeoutNs);
-      if (!status.is_ok()) return rt::Result<R>(status);
-      return rt::Result<R>(value);
-    }
+    return detail::call_host_function<R>(name(), args...);
   }
 
   // A tensor result, allocated in `arena` as `spec` says (the host must send exactly that).
@@ -106,7 +115,7 @@ struct HostFunctionDeclaration<kName, R(Params...)> {
     const Tensor arguments[] = {detail::host_argument(args)..., Tensor()};
     const Tensor out = RT_TRY(arena.allocate_tensor(spec.dtype, spec.shape, "a host function's result"));
     const link::HostResult result[] = {link::HostResult::tensor(out)};
-    RT_RETURN_IF_ERROR(host_function(name(), "", Span<const Tensor>(arguments, kArity), result, kTimeoutNs));
+    RT_RETURN_IF_ERROR(host_function(name(), "", Span<const Tensor>(arguments, kArity), result, kHostFunctionTimeoutNs));
     return out;
   }
 };

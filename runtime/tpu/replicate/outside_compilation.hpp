@@ -21,6 +21,7 @@
 // Every host call made inside a replicated computation is counted per core (host_call_count), the
 // statistic that makes its device<->host transfer visible.
 #pragma once
+#include "host_function_declaration.hpp"
 #include "outside_cluster.hpp"
 #include "runtime/link/protocol/host_call.hpp"
 #include "runtime/tpu/nest/type_name.hpp"
@@ -87,8 +88,7 @@ Result<Tensor> host_function(Arena& arena, StringView name, std::initializer_lis
 namespace detail {
 
 // What crosses the link: tensor or scalar arguments; nothing, a Status or a scalar back.
-template <class T>
-inline constexpr bool link_argument_v = is_same_v<remove_cvref_t<T>, Tensor> || HasDType<remove_cvref_t<T>>;
+static_assert(kHostFunctionTimeoutNs == link::kDefaultHostCallTimeoutNs, "typed calls wait as long as named ones");
 template <class R> struct LinkResult { static constexpr bool kCrosses = false; using Scalar = void; };
 template <> struct LinkResult<void> { static constexpr bool kCrosses = true; using Scalar = void; };
 template <> struct LinkResult<Status> { static constexpr bool kCrosses = true; using Scalar = void; };
@@ -101,7 +101,7 @@ inline constexpr bool stateless_callable_v = __is_class(Fn) && __is_empty(Fn) &&
 
 template <class Fn, class... Args>
 inline constexpr bool crosses_link_v =
-    stateless_callable_v<Fn> && (link_argument_v<Args> && ...) &&
+    stateless_callable_v<Fn> && (is_host_parameter_type_v<Args> && ...) &&
     LinkResult<remove_cvref_t<decltype(static_cast<Fn& (*)()>(nullptr)()(static_cast<Args (*)()>(nullptr)()...))>>::kCrosses;
 
 // Why a callable cannot cross the link, for the UNIMPLEMENTED text.
@@ -109,7 +109,7 @@ template <class Fn, class... Args>
 constexpr const char* why_not_across() {
   if constexpr (!stateless_callable_v<Fn>)
     return "only a lambda without captures can run on the PC (the tool makes its own; captures live on the board)";
-  else if constexpr (!(link_argument_v<Args> && ...))
+  else if constexpr (!(is_host_parameter_type_v<Args> && ...))
     return "its arguments must be tensors or scalars";
   else
     return "its result must be nothing, a Status or a scalar (a tensor result needs its shape: declare a host "
@@ -174,12 +174,6 @@ struct OutsideCluster {
   static inline const bool registered = register_outside_cluster(key(), &entry);
 };
 
-template <class T>
-Tensor link_argument(const T& value) {
-  if constexpr (is_same_v<T, Tensor>) return value;
-  else return Tensor::contiguous(kDTypeOf<T>, Shape(), const_cast<T*>(&value));
-}
-
 // The call over the link: the cluster's name, its tensors, and its scalar result if it has one.
 template <class Fn, class... Args>
 using AcrossResult = conditional_t<is_same_v<typename OutsideCluster<Fn, Args...>::Scalar, void>, Status,
@@ -195,16 +189,7 @@ AcrossResult<Fn, Args...> call_across(const Args&... args) {
   name.append(Cluster::key());
   if (name.truncated())
     return Status::error(StatusCode::kInvalidArgument, "outside_compilation: the cluster's name is too long: {}", name.view());
-  const Tensor tensors[] = {link_argument(args)..., Tensor()};
-  const Span<const Tensor> arguments(tensors, sizeof...(Args));
-  if constexpr (is_same_v<Scalar, void>) {
-    return host_function(name.view(), "", arguments, {}, link::kDefaultHostCallTimeoutNs);
-  } else {
-    Scalar value{};
-    const link::HostResult into[] = {link::HostResult::tensor(Tensor::contiguous(kDTypeOf<Scalar>, Shape(), &value))};
-    RT_RETURN_IF_ERROR(host_function(name.view(), "", arguments, into, link::kDefaultHostCallTimeoutNs));
-    return value;
-  }
+  return call_host_function<Scalar>(name.view(), args...);
 }
 
 }  // namespace detail
