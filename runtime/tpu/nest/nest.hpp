@@ -125,19 +125,13 @@ Result<S> pack_sequence_as(Span<const Tensor> flat) {
   return build<S>([&](size_t index) { return flat[index]; });
 }
 
-// The addresses of a structure's leaves, in flatten order.
+// The addresses of a structure's leaves, in flatten order (const for a const structure).
 template <class S>
-Array<const Tensor*, leaf_count_v<S>> leaf_addresses(const S& value) {
-  Array<const Tensor*, leaf_count_v<S>> addresses;
+auto leaf_addresses(S& value) {
+  using Leaf = conditional_t<is_const_v<S>, const Tensor, Tensor>;
+  Array<Leaf*, leaf_count_v<S>> addresses;
   size_t index = 0;
-  for_each_leaf(value, [&](const Tensor& leaf) { addresses[index++] = &leaf; });
-  return addresses;
-}
-template <class S>
-Array<Tensor*, leaf_count_v<S>> mutable_leaf_addresses(S& value) {
-  Array<Tensor*, leaf_count_v<S>> addresses;
-  size_t index = 0;
-  for_each_leaf(value, [&](Tensor& leaf) { addresses[index++] = &leaf; });
+  for_each_leaf(value, [&](Leaf& leaf) { addresses[index++] = &leaf; });
   return addresses;
 }
 
@@ -163,34 +157,30 @@ Result<S> try_build(Make&& make) {
   return value;
 }
 
-// tf.nest.map_structure(fn, structure): a structure like `value` whose leaf i is fn(leaf i). fn
-// returns Tensor (the result is S) or Result<Tensor> (the result is Result<S>; the first error stops).
-template <class F, class S>
-auto map_structure(F&& fn, const S& value) {
-  using Returned = remove_cvref_t<decltype(fn(Tensor()))>;
-  const auto leaves = leaf_addresses(value);
-  if constexpr (detail::IsResult<Returned>::value) {
-    return try_build<S>([&](size_t i) { return fn(*leaves[i]); });
+namespace detail {
+// The mapped structure: leaf i is fn over leaf i of each structure (leaves[j]: structure j's).
+template <class S, class F, size_t K, size_t... J>
+auto map_leaves(F& fn, const Array<Array<const Tensor*, leaf_count_v<S>>, K>& leaves, IndexSequence<J...>) {
+  using Returned = remove_cvref_t<decltype(fn((static_cast<void>(J), Tensor())...))>;
+  if constexpr (IsResult<Returned>::value) {
+    return try_build<S>([&](size_t i) { return fn(*leaves[J][i]...); });
   } else {
-    return build<S>([&](size_t i) -> Tensor { return fn(*leaves[i]); });
+    return build<S>([&](size_t i) -> Tensor { return fn(*leaves[J][i]...); });
   }
 }
+}  // namespace detail
 
-// tf.nest.map_structure(fn, a, b): leaf i is fn(leaf i of a, leaf i of b). Both structures must have
-// the same type: TF's structure check, at compile time.
-template <class F, class S, class T>
-auto map_structure(F&& fn, const S& a, const T& b) {
-  static_assert(same_structure_v<S, T>,
+// tf.nest.map_structure(fn, *structures): a structure like the first whose leaf i is fn(leaf i of
+// each). fn returns Tensor (the result is S) or Result<Tensor> (the result is Result<S>; the first
+// error stops). Every structure must have the first's type: TF's structure check, at compile time.
+template <class F, class S, class... More>
+auto map_structure(F&& fn, const S& first, const More&... more) {
+  static_assert((same_structure_v<S, More> && ...),
                 "The two structures don't have the same nested structure. (map_structure's structures must "
                 "have one type)");
-  using Returned = remove_cvref_t<decltype(fn(Tensor(), Tensor()))>;
-  const auto a_leaves = leaf_addresses(a);
-  const auto b_leaves = leaf_addresses(b);
-  if constexpr (detail::IsResult<Returned>::value) {
-    return try_build<S>([&](size_t i) { return fn(*a_leaves[i], *b_leaves[i]); });
-  } else {
-    return build<S>([&](size_t i) -> Tensor { return fn(*a_leaves[i], *b_leaves[i]); });
-  }
+  const Array<Array<const Tensor*, leaf_count_v<S>>, 1 + sizeof...(More)> leaves = {
+      {leaf_addresses(first), leaf_addresses(more)...}};
+  return detail::map_leaves<S>(fn, leaves, make_index_sequence<1 + sizeof...(More)>{});
 }
 
 }  // namespace rt::tpu::nest

@@ -60,7 +60,7 @@ class StrategyReplicaContext {
   Result<S> all_reduce(ReduceOp op, const S& value) {
     S results = value;
     const auto values = nest::leaf_addresses(value);
-    const auto outputs = nest::mutable_leaf_addresses(results);
+    const auto outputs = nest::leaf_addresses(results);
     RT_RETURN_IF_ERROR(all_reduce_leaves(op, values.span(), outputs.span()));
     return results;
   }
