@@ -31,6 +31,16 @@ rt::Result<rt::Tensor> reference_matmul(const rt::Tensor& a, const rt::Tensor& b
   return c;
 }
 
+rt::Status replicate_over_whole_board(unsigned cores, const rt::tpu::Computation& computation,
+                                      rt::Span<const rt::Tensor> args) {
+  rt::Result<rt::tpu::DeviceAssignment> whole_board = assignment(cores, mesh_shape(cores).span(), 1);
+  if (!whole_board) return whole_board.status();
+  rt::tpu::ReplicateOptions options;
+  options.device_assignment = &*whole_board;
+  const rt::tpu::ReplicaArgs inputs[] = {args};
+  return rt::tpu::replicate(computation, inputs, options, result());
+}
+
 rt::Status add_outputs(rt::tpu::ReplicaOutputs& outputs, rt::Span<const rt::Result<rt::Tensor>> values) {
   for (const rt::Result<rt::Tensor>& value : values) {
     if (!value) return value.status();

@@ -159,16 +159,10 @@ Status check_outputs(const rt::tpu::ReplicaOutputs& outputs, const Inputs& in, u
 
 Status run_spmd_op_cases(unsigned cores) {
   rt::tpu::PodMemoryScope memory(cores);
-  const rt::tpu::MeshShape mesh = mesh_shape(cores);
-  Result<rt::tpu::DeviceAssignment> whole_board = assignment(cores, mesh.span(), 1);
-  if (!whole_board) return whole_board.status();
   Result<Inputs> in = make_inputs(cores);
   if (!in) return in.status();
   const rt::tpu::Computation tour{"spmd_tour", spmd_tour, {kNumArgs}};
-  rt::tpu::ReplicateOptions options;
-  options.device_assignment = &*whole_board;
-  const ReplicaArgs inputs[] = {ReplicaArgs(in->args, kNumArgs)};
-  RT_RETURN_IF_ERROR(rt::tpu::replicate(tour, inputs, options, result()));
+  RT_RETURN_IF_ERROR(replicate_over_whole_board(cores, tour, ReplicaArgs(in->args, kNumArgs)));
   RT_RETURN_IF_ERROR(check_outputs(result()[0], *in, cores));
   rt::log_info("model-parallel spmd ops: matmul (rows, columns, contracting + all_reduce; f32, int8), elementwise, "
                "assigned, intra-replica collectives over {} logical devices: ok",

@@ -168,15 +168,10 @@ Status check_outputs(const ReplicaOutputs& outputs, const Inputs& in) {
 
 Status run_spmd_partition_cases(unsigned cores) {
   rt::tpu::PodMemoryScope memory(cores);
-  Result<rt::tpu::DeviceAssignment> whole_board = assignment(cores, mesh_shape(cores).span(), 1);
-  if (!whole_board) return whole_board.status();
   Result<Inputs> in = make_inputs(cores);
   if (!in) return in.status();
   const rt::tpu::Computation computation{"spmd_partitioning", tour, {kNumArgs}};
-  rt::tpu::ReplicateOptions options;
-  options.device_assignment = &*whole_board;
-  const ReplicaArgs inputs[] = {ReplicaArgs(in->args, kNumArgs)};
-  RT_RETURN_IF_ERROR(rt::tpu::replicate(computation, inputs, options, result()));
+  RT_RETURN_IF_ERROR(replicate_over_whole_board(cores, computation, ReplicaArgs(in->args, kNumArgs)));
   RT_RETURN_IF_ERROR(check_outputs(result()[0], *in));
   const Grid g = grid_of(cores);
   const ValidSplit v = valid_split(cores);

@@ -158,15 +158,10 @@ Status check_softmaxes(const ReplicaOutputs& outputs, const Inputs& in) {
 
 Status run_spmd_reduce_cases(unsigned cores) {
   rt::tpu::PodMemoryScope memory(cores);
-  Result<rt::tpu::DeviceAssignment> whole_board = assignment(cores, mesh_shape(cores).span(), 1);
-  if (!whole_board) return whole_board.status();
   Result<Inputs> in = make_inputs(cores);
   if (!in) return in.status();
   const rt::tpu::Computation computation{"spmd_reductions", tour, {kNumArgs}};
-  rt::tpu::ReplicateOptions options;
-  options.device_assignment = &*whole_board;
-  const ReplicaArgs inputs[] = {ReplicaArgs(in->args, kNumArgs)};
-  RT_RETURN_IF_ERROR(rt::tpu::replicate(computation, inputs, options, result()));
+  RT_RETURN_IF_ERROR(replicate_over_whole_board(cores, computation, ReplicaArgs(in->args, kNumArgs)));
   const ReplicaOutputs& outputs = result()[0];
   if (outputs.size() != kNumOutputs) return rt::internal_error("{} outputs, expected {}", outputs.size(), kNumOutputs);
   RT_RETURN_IF_ERROR(check_reductions(outputs, *in));

@@ -38,6 +38,10 @@ rt::Result<rt::tpu::DeviceAssignment> assignment(unsigned cores, rt::Span<const 
                                                  int num_replicas);
 // The board's mesh shape ([x, y, z, core]).
 rt::tpu::MeshShape mesh_shape(unsigned cores);
+// `computation` as one replica spanning every core of the board (SPMD over all its logical devices)
+// on `args`; its outputs land in result()[0].
+rt::Status replicate_over_whole_board(unsigned cores, const rt::tpu::Computation& computation,
+                                      rt::Span<const rt::Tensor> args);
 
 // The largest divisor of n that is at most sqrt(n): the partition grid [1, rows, n / rows, 1].
 unsigned grid_rows(unsigned n);

@@ -173,18 +173,13 @@ Status check_uneven_conv(const rt::tpu::DeviceAssignment& whole_board, unsigned 
 
 Status run_uneven_cases(unsigned cores) {
   rt::tpu::PodMemoryScope memory(cores);
-  Result<rt::tpu::DeviceAssignment> whole_board = assignment(cores, mesh_shape(cores).span(), 1);
-  if (!whole_board) return whole_board.status();
   const UnevenSizes sizes = uneven_sizes(cores);
   Result<UnevenInputs> in = make_uneven_inputs(sizes);
   if (!in) return in.status();
   const rt::tpu::Computation computation{"uneven_shards", tour, {kNumUnevenArgs}};
-  rt::tpu::ReplicateOptions options;
-  options.device_assignment = &*whole_board;
-  const ReplicaArgs inputs[] = {ReplicaArgs(in->args, kNumUnevenArgs)};
-  RT_RETURN_IF_ERROR(rt::tpu::replicate(computation, inputs, options, result()));
+  RT_RETURN_IF_ERROR(replicate_over_whole_board(cores, computation, ReplicaArgs(in->args, kNumUnevenArgs)));
   RT_RETURN_IF_ERROR(check_uneven_outputs(result()[0], *in, sizes));
-  if (cores > 1) RT_RETURN_IF_ERROR(check_uneven_conv(*whole_board, cores));
+  if (cores > 1) RT_RETURN_IF_ERROR(check_uneven_conv(RT_TRY(assignment(cores, mesh_shape(cores).span(), 1)), cores));
   rt::log_info("model-parallel uneven shards: [{}] (real {}) in {} pieces of {}: split / gather, elementwise, "
                "reductions, softmax, matmul (rows, K, columns, both) equal the unsplit ops on the real data{}: ok",
                sizes.d, sizes.r, cores, (sizes.d + cores - 1) / cores, cores > 1 ? "; uneven conv2d refused" : "");
