@@ -4,6 +4,8 @@
 // written out by hand from Open MPI's documented variables and flags.
 #include <catch2/catch.hpp>
 
+#include "pod_request_of.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -173,14 +175,6 @@ class FakeExchange final : public tpu::RowExchange {
   std::vector<Started> started;
   std::map<int, std::vector<std::vector<uint8_t>>> arrived;
 };
-
-tpu::PodRequest request_of(const std::string& text) {
-  std::string error;
-  const std::optional<tpu::PodRequest> request = tpu::parse_pod_request(text, error);
-  INFO(error);
-  REQUIRE(request.has_value());
-  return *request;
-}
 
 }  // namespace
 

@@ -5,6 +5,8 @@
 // and the deferred .pod call over a fake exchange.
 #include <catch2/catch.hpp>
 
+#include "pod_request_of.hpp"
+
 #include <cstring>
 #include <map>
 #include <string>
@@ -34,14 +36,6 @@ std::vector<uint8_t> bf16_bytes(const std::vector<float>& values) {
   std::vector<uint16_t> bits;
   for (float value : values) bits.push_back(rt::to_bfloat16(value).bits);
   return bytes_of(bits);
-}
-
-tpu::PodRequest request_of(const std::string& text) {
-  std::string error;
-  const std::optional<tpu::PodRequest> request = tpu::parse_pod_request(text, error);
-  INFO(error);
-  REQUIRE(request.has_value());
-  return *request;
 }
 
 // Every member's input, group position j's at [j]; what task `task` hands its tpu (its members' inputs).
