@@ -98,6 +98,7 @@ class Loopback final : public tpu::SessionOutput, public rt::link::LinkPort {
  public:
   tpu::LinkSession session;
   std::unique_ptr<rt::link::Endpoint> endpoint;
+  tpu::HostFunctions& functions() { return functions_; }
 };
 
 rt::Tensor scalar_tensor(float& value) { return rt::Tensor::contiguous(rt::DType::kF32, rt::Shape(), &value); }
@@ -234,6 +235,34 @@ TEST_CASE("host calls round-trip between a board endpoint and the host session",
   CHECK(link.session.counters().decoder.bad_frames() == 0);
   CHECK(link.session.counters().sequence_gaps == 0);
   CHECK(link.endpoint->counters().decoder.bad_frames() == 0);
+}
+
+TEST_CASE("a result written where it goes reaches the board in frames on a byte link", "[link-session]") {
+  // The pod's collectives answer with a writer (HostCallOutcome::written); where the link cannot place
+  // it in board memory, tpu has it written into a buffer and sends that in chunks (12000 bytes: three).
+  Loopback link;
+  link.functions().add_deferred(".fill", [](tpu::HostCallRequest request, tpu::HostFunctions::Reply reply) {
+    const float scale = request.tensors.at(0).values<float>()[0];
+    tpu::HostTensor shape;
+    shape.dims = {3000};
+    reply(tpu::HostCallOutcome::written({shape}, [scale](size_t, std::span<uint8_t> destination) {
+      REQUIRE(destination.size() == 12000);
+      for (size_t i = 0; i < 3000; ++i) {
+        const float value = scale * static_cast<float>(i);
+        std::memcpy(destination.data() + 4 * i, &value, 4);
+      }
+    }));
+  }, tpu::HostFunctions::ArgumentsIn::kBoardMemory);
+  float scale = 0.5f;
+  const rt::Tensor arguments[] = {scalar_tensor(scale)};
+  std::vector<float> out(3000, -1);
+  const int64_t n = 3000;
+  const rt::Tensor out_tensor = rt::Tensor::contiguous(rt::DType::kF32, *rt::Shape::make(rt::Span<const int64_t>(&n, 1)), out.data());
+  const HostResult results[] = {HostResult::tensor(out_tensor)};
+  REQUIRE(link.endpoint->host_call(".fill", "", arguments, results, 1000 * kMilli).is_ok());
+  for (size_t i = 0; i < 3000; i += 499) CHECK(out[i] == 0.5f * static_cast<float>(i));
+  CHECK(out[2999] == 1499.5f);
+  CHECK(link.session.counters().rejected == 0);
 }
 
 TEST_CASE("host-call errors come back as the host's status", "[link-session]") {

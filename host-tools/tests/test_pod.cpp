@@ -154,24 +154,32 @@ std::vector<float> floats_of(const std::vector<uint8_t>& bytes) {
 class FakeExchange final : public tpu::RowExchange {
  public:
   unsigned my_rank() const override { return 1; }
-  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
-                     const std::vector<size_t>& sizes) override {
-    started.push_back({ranks, tag, std::move(mine), sizes});
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::span<const uint8_t> mine,
+                     std::vector<std::span<uint8_t>> into) override {
+    std::vector<size_t> sizes;
+    for (size_t i = 0; i < ranks.size(); ++i) sizes.push_back(ranks[i] == my_rank() ? mine.size() : into[i].size());
+    started.push_back({ranks, tag, std::vector<uint8_t>(mine.begin(), mine.end()), sizes, std::move(into)});
     return static_cast<int>(started.size()) - 1;
   }
-  std::optional<bool> exchange_done(int id, std::string&) override { return arrived.count(id) != 0; }
-  std::vector<std::vector<uint8_t>> take_rows(int id) override {
-    std::vector<std::vector<uint8_t>> rows = arrived[id];
+  // Done once the test put the other rows in `arrived`: they land in the buffers given.
+  std::optional<bool> exchange_done(int id, std::string&) override {
+    if (arrived.count(id) == 0) return false;
     for (size_t i = 0; i < started[id].ranks.size(); ++i)
-      if (started[id].ranks[i] == my_rank()) rows[i] = started[id].mine;
-    return rows;
+      if (started[id].ranks[i] != my_rank()) {
+        REQUIRE(arrived[id][i].size() == started[id].into[i].size());
+        std::copy(arrived[id][i].begin(), arrived[id][i].end(), started[id].into[i].begin());
+      }
+    return true;
   }
+  void end_exchange(int id) override { ended.push_back(id); }
   struct Started {
     std::vector<unsigned> ranks;
     int tag;
     std::vector<uint8_t> mine;
     std::vector<size_t> sizes;
+    std::vector<std::span<uint8_t>> into;
   };
+  std::vector<int> ended;
   std::vector<Started> started;
   std::map<int, std::vector<std::vector<uint8_t>>> arrived;
 };
@@ -247,7 +255,11 @@ TEST_CASE("a .pod call is answered once every board's part arrived", "[pod]") {
   call.function = ".pod";
   call.text = "all_reduce op=sum type=float32 count=2 members=1,0 source=0 seq=4 first=2";
   call.tensors = {tpu::HostTensor::of<float>({2}, {10, 20})};
-  functions.call(call, [&answer](tpu::HostCallOutcome outcome) { answer = std::move(outcome); });
+  auto keep = [&answer](tpu::HostCallOutcome outcome) {
+    outcome.materialize();  // its writer reads buffers that live only during the reply
+    answer = std::move(outcome);
+  };
+  functions.call(call, keep);
   REQUIRE(exchange.started.size() == 1);
   CHECK(exchange.started[0].ranks == std::vector<unsigned>{1, 0});
   CHECK(exchange.started[0].sizes == std::vector<size_t>{8, 8});
@@ -261,9 +273,10 @@ TEST_CASE("a .pod call is answered once every board's part arrived", "[pod]") {
   REQUIRE(answer->code == rt::StatusCode::kOk);
   CHECK(answer->results[0].values<float>() == std::vector<float>{11.5f, 22.5f});
   CHECK(!collectives.busy());
+  CHECK(exchange.ended == std::vector<int>{0});
   // A part that does not match its text is refused at once.
   call.tensors = {tpu::HostTensor::of<float>({3}, {1, 2, 3})};
-  functions.call(call, [&answer](tpu::HostCallOutcome outcome) { answer = std::move(outcome); });
+  functions.call(call, keep);
   CHECK(answer->code == rt::StatusCode::kInvalidArgument);
   CHECK(answer->message == "this board's part of 'all_reduce op=sum type=float32 count=2 members=1,0 source=0 seq=4 "
                            "first=2' should be 8 bytes of float32, it is float32[3]");

@@ -793,6 +793,24 @@ TEST_CASE("shm link: place_results writes only armed, fitting targets inside the
     transport.disarm_reply_targets(2);
     CHECK(shm_target_state(target) == ShmTargetState::kIdle);
     CHECK(clock.pauses == 0);
+    // What was placed is seen where it lies, without a copy; nothing outside the aperture.
+    const std::optional<std::span<const uint8_t>> view = link->view_board_memory(address, 24);
+    REQUIRE(view.has_value());
+    CHECK(Bytes(view->begin(), view->end()) == r0);
+    CHECK(!link->view_board_memory(kApertureAddress + kApertureBytes - 8, 16));
+    CHECK(!link->view_board_memory(kApertureAddress - 1, 4));
+  }
+  SECTION("a writer fills the armed target in place: it is handed the board's bytes, exactly the target's size") {
+    std::vector<size_t> sizes_seen;
+    const std::vector<bool> placed = link->place_results(2, 77, {24, 16}, [&](size_t i, std::span<uint8_t> destination) {
+      sizes_seen.push_back(destination.size());
+      std::copy(r0.begin(), r0.end(), destination.begin());
+      (void)i;
+    });
+    CHECK(placed == std::vector<bool>{true, false});
+    CHECK(sizes_seen == std::vector<size_t>{24});
+    CHECK(file_at(offset, 24) == r0);
+    CHECK(shm_target_state(target) == ShmTargetState::kWritten);
   }
   SECTION("another call id (a late reply): nothing, the target stays armed for its own call") {
     CHECK(link->place_results(2, 76, both) == std::vector<bool>{false, false});

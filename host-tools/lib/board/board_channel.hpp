@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "board_process.hpp"
+#include "host-tools/lib/tensors/result_writer.hpp"
 #include "runtime/link/transport/frame.hpp"
 
 namespace tpu {
@@ -58,9 +59,11 @@ class BoardChannel {
   virtual std::optional<std::string> link_failure() const { return std::nullopt; }
   // Host-call results written straight into the board's memory where it armed targets for them
   // (shared memory); which ones were. Byte channels place nothing.
-  virtual std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) {
-    (void)core, (void)id;
-    return std::vector<bool>(results.size(), false);
+  // `write` fills result i (sizes[i] bytes) in its place (result_writer.hpp).
+  virtual std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes,
+                                          const ResultWriter& write) {
+    (void)core, (void)id, (void)write;
+    return std::vector<bool>(sizes.size(), false);
   }
   // An infeed tuple written straight into its slot on the board (shared memory): `fill` writes
   // element e's element_bytes[e] bytes into the place it is given. Byte channels: false, nothing filled.
@@ -77,6 +80,11 @@ class BoardChannel {
   }
   // Board memory the host reads directly (shared memory, inside the board's announced memory).
   virtual std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) {
+    (void)address, (void)bytes;
+    return std::nullopt;
+  }
+  // The same bytes where they lie, without a copy (valid while the channel lives).
+  virtual std::optional<std::span<const uint8_t>> view_board_memory(uint64_t address, uint64_t bytes) {
     (void)address, (void)bytes;
     return std::nullopt;
   }

@@ -37,6 +37,9 @@ class ShmBoardChannel final : public BoardChannel {
   std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) override {
     return link_->read_board_memory(address, bytes);
   }
+  std::optional<std::span<const uint8_t>> view_board_memory(uint64_t address, uint64_t bytes) override {
+    return link_->view_board_memory(address, bytes);
+  }
   std::optional<CoreStatusPlace> core_status_place() const override {
     const auto place = link_->core_status_place();
     return place ? std::optional<CoreStatusPlace>(CoreStatusPlace{place->first, place->second}) : std::nullopt;
@@ -52,8 +55,9 @@ class ShmBoardChannel final : public BoardChannel {
                           const FillElement& fill) override {
     return link_->place_infeed_tuple(queue, tuple, element_bytes, fill);
   }
-  std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) override {
-    return link_->place_results(core, id, results);
+  std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes,
+                                  const ResultWriter& write) override {
+    return link_->place_results(core, id, sizes, write);
   }
 
  private:

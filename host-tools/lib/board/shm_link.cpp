@@ -225,7 +225,16 @@ uint8_t* ShmLink::board_memory(uint64_t address, uint64_t bytes) const {
 }
 
 std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) {
-  std::vector<bool> placed(results.size(), false);
+  std::vector<size_t> sizes;
+  for (const std::span<const uint8_t>& result : results) sizes.push_back(result.size());
+  return place_results(core, id, sizes, [&results](size_t index, std::span<uint8_t> destination) {
+    if (!destination.empty()) std::memcpy(destination.data(), results[index].data(), destination.size());
+  });
+}
+
+std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes,
+                                         const ResultWriter& write) {
+  std::vector<bool> placed(sizes.size(), false);
   if (core >= rt::link::kShmMaxCores || failure_) return placed;
   rt::link::ShmReplyTarget& target = control_->targets[core];
   using rt::link::ShmTargetState;
@@ -236,18 +245,25 @@ std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::
     rt::link::move_shm_target_state(target, ShmTargetState::kWriting, ShmTargetState::kArmed);  // unless the board took them back
     return placed;
   }
-  const size_t count = std::min<size_t>({results.size(), armed.count, rt::link::kShmMaxTargets});
+  const size_t count = std::min<size_t>({sizes.size(), armed.count, rt::link::kShmMaxTargets});
   for (size_t i = 0; i < count; ++i) {
-    if (armed.address[i] == 0 || armed.bytes[i] != results[i].size()) continue;
+    if (armed.address[i] == 0 || armed.bytes[i] != sizes[i]) continue;
     uint8_t* destination = board_memory(armed.address[i], armed.bytes[i]);
     if (destination == nullptr) continue;
-    if (!results[i].empty()) std::memcpy(destination, results[i].data(), results[i].size());
-    bytes_placed_ += results[i].size();
+    write(i, std::span<uint8_t>(destination, sizes[i]));
+    bytes_placed_ += sizes[i];
     placed[i] = true;
   }
   // Release: the bytes before the frames. (Only if the board did not give up waiting for us.)
   rt::link::move_shm_target_state(target, ShmTargetState::kWriting, ShmTargetState::kWritten);
   return placed;
+}
+
+std::optional<std::span<const uint8_t>> ShmLink::view_board_memory(uint64_t address, uint64_t bytes) {
+  const uint8_t* source = failure_ ? nullptr : board_memory(address, bytes);
+  if (source == nullptr) return std::nullopt;
+  bytes_read_in_place_ += bytes;
+  return std::span<const uint8_t>(source, bytes);
 }
 
 std::optional<std::vector<uint8_t>> ShmLink::read_board_memory(uint64_t address, uint64_t bytes) {

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "host-tools/lib/tensors/result_writer.hpp"
 #include "runtime/link/transport/frame.hpp"
 #include "runtime/link/transport/shm_ring.hpp"
 
@@ -72,6 +73,9 @@ class ShmLink {
   // straight into board memory; returns which ones it placed (none if the board armed nothing for
   // this call, e.g. it timed out already). The caller sends a kHostCallReplyInPlace frame for each.
   std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results);
+  // The same, with `write` filling result i (of sizes[i] bytes) where it goes in board memory: a
+  // result computed straight into its destination, never copied (the pod's collectives).
+  std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes, const ResultWriter& write);
   // Has `fill` write tuple `tuple` of infeed queue `queue` straight into its slot (element e, of
   // element_bytes[e] bytes, into the place it is given), if the board published the queue's slots and
   // the elements fit them exactly; false, nothing filled, otherwise (send frames then).
@@ -81,6 +85,9 @@ class ShmLink {
   // A copy of `bytes` of board memory at the board's `address`, if all of it lies in the announced
   // aperture (host-call arguments the board left in place); nothing otherwise.
   std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes);
+  // The same bytes where they are, without a copy: valid while this link lives; the board keeps them
+  // unchanged until it has the call's reply (a board that does not only garbles its own result).
+  std::optional<std::span<const uint8_t>> view_board_memory(uint64_t address, uint64_t bytes);
   // Where the board's per-core status table lies (runtime/trace/core_status.hpp), as the board
   // announced it in the control block: {address, bytes}; nothing if it announced none (it has not
   // attached yet, or an image without one).

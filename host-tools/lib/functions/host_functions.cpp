@@ -154,4 +154,13 @@ std::string HostFunctions::names() const {
   return list;
 }
 
+void HostCallOutcome::materialize() {
+  if (!write) return;
+  for (size_t i = 0; i < results.size(); ++i) {
+    results[i].bytes.assign(results[i].num_elements() * rt::dtype_size(results[i].dtype), 0);
+    write(i, std::span<uint8_t>(results[i].bytes.data(), results[i].bytes.size()));
+  }
+  write = nullptr;
+}
+
 }  // namespace tpu

@@ -21,10 +21,13 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "host-tools/lib/tensors/host_tensor.hpp"
+#include "host-tools/lib/tensors/result_writer.hpp"
 #include "hal/support/status.hpp"
 
 namespace tpu {
@@ -36,15 +39,33 @@ struct HostCallRequest {
   std::string text;  // the text argument ("" if none)
   std::vector<HostTensor> tensors;
   std::optional<unsigned> replica;  // the calling replica, if the call came from a replicated computation
+  // Functions added with ArgumentsIn::kBoardMemory: tensor i's bytes where the board left them
+  // (shared-memory link), valid until the call's reply (the board waits for it), and tensors[i].bytes
+  // empty; an empty span where tensor i came in frames (its bytes are in tensors[i]). Empty otherwise.
+  std::vector<std::span<const uint8_t>> in_board;
+  std::span<const uint8_t> bytes_of(size_t i) const {
+    if (i < in_board.size() && !in_board[i].empty()) return in_board[i];
+    return std::span<const uint8_t>(tensors[i].bytes.data(), tensors[i].bytes.size());
+  }
 };
 
 struct HostCallOutcome {
   rt::StatusCode code = rt::StatusCode::kOk;
   std::string message;  // set iff code is not OK
   std::vector<HostTensor> results;
+  // If set, the results' bytes are empty and `write` fills each (of its dtype and dims' size) where it
+  // goes: straight into the board's memory where the link allows it (result_writer.hpp). It reads
+  // buffers that live only until the reply returns: whoever keeps the outcome longer materializes it.
+  ResultWriter write;
 
-  static HostCallOutcome ok(std::vector<HostTensor> results = {}) { return {rt::StatusCode::kOk, "", std::move(results)}; }
-  static HostCallOutcome error(rt::StatusCode code, std::string message) { return {code, std::move(message), {}}; }
+  // Has `write` fill every result's own bytes (nothing to do without it).
+  void materialize();
+
+  static HostCallOutcome ok(std::vector<HostTensor> results = {}) { return {rt::StatusCode::kOk, "", std::move(results), {}}; }
+  static HostCallOutcome written(std::vector<HostTensor> shapes, ResultWriter write) {
+    return {rt::StatusCode::kOk, "", std::move(shapes), std::move(write)};
+  }
+  static HostCallOutcome error(rt::StatusCode code, std::string message) { return {code, std::move(message), {}, {}}; }
 };
 
 struct HostEnvironment {
@@ -64,7 +85,14 @@ class HostFunctions {
 
   explicit HostFunctions(HostEnvironment environment);  // with the built-in functions
   void add(const std::string& name, Function function) { functions_[name] = std::move(function); }
-  void add_deferred(const std::string& name, DeferredFunction function) { deferred_[name] = std::move(function); }
+  // Where a deferred function takes its arguments from: copies, or (shared-memory link) the board's
+  // memory itself (HostCallRequest::in_board).
+  enum class ArgumentsIn { kCopies, kBoardMemory };
+  void add_deferred(const std::string& name, DeferredFunction function, ArgumentsIn arguments = ArgumentsIn::kCopies) {
+    deferred_[name] = std::move(function);
+    if (arguments == ArgumentsIn::kBoardMemory) reads_board_memory_.insert(name);
+  }
+  bool reads_board_memory(const std::string& name) const { return reads_board_memory_.count(name) != 0; }
   bool has(const std::string& name) const { return functions_.count(name) != 0 || deferred_.count(name) != 0; }
   bool is_builtin(const std::string& name) const;
   // Runs a function that answers at once (a deferred one is INTERNAL here: it needs call(request, reply)).
@@ -78,6 +106,7 @@ class HostFunctions {
   HostEnvironment environment_;
   std::map<std::string, Function> functions_;
   std::map<std::string, DeferredFunction> deferred_;
+  std::set<std::string> reads_board_memory_;
 };
 
 // The built-in functions, also callable directly (tests).

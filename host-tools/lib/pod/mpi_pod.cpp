@@ -58,7 +58,6 @@ class Watchdog {
 
 struct MpiPod::Exchanges {
   struct Exchange {
-    std::vector<std::vector<uint8_t>> rows;  // in the order of the ranks given
     std::vector<MPI_Request> requests;
   };
   std::map<int, Exchange> in_flight;
@@ -95,27 +94,22 @@ std::optional<std::pair<unsigned, int>> MpiPod::failure_of_another() {
   return std::make_pair(static_cast<unsigned>(control_->announced[0]), control_->announced[1]);
 }
 
-int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
-                           const std::vector<size_t>& sizes) {
+int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::span<const uint8_t> mine,
+                           std::vector<std::span<uint8_t>> into) {
   const int id = exchanges_->next_id++;
   Exchanges::Exchange& exchange = exchanges_->in_flight[id];
-  exchange.rows.resize(ranks.size());
-  size_t own = 0;
-  while (own < ranks.size() && ranks[own] != rank_.rank) ++own;
-  exchange.rows[own] = std::move(mine);
   for (size_t i = 0; i < ranks.size(); ++i) {
-    if (i == own) continue;
-    exchange.rows[i].resize(sizes[i]);
+    if (ranks[i] == rank_.rank) continue;
     MPI_Request receive = MPI_REQUEST_NULL;
-    MPI_Irecv(exchange.rows[i].data(), static_cast<int>(sizes[i]), MPI_BYTE, static_cast<int>(ranks[i]), tag,
+    MPI_Irecv(into[i].data(), static_cast<int>(into[i].size()), MPI_BYTE, static_cast<int>(ranks[i]), tag,
               MPI_COMM_WORLD, &receive);
     exchange.requests.push_back(receive);
   }
   for (size_t i = 0; i < ranks.size(); ++i) {
-    if (i == own) continue;
+    if (ranks[i] == rank_.rank) continue;
     MPI_Request send = MPI_REQUEST_NULL;
-    MPI_Isend(exchange.rows[own].data(), static_cast<int>(exchange.rows[own].size()), MPI_BYTE,
-              static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD, &send);
+    MPI_Isend(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD,
+              &send);
     exchange.requests.push_back(send);
   }
   return id;
@@ -137,13 +131,7 @@ std::optional<bool> MpiPod::exchange_done(int id, std::string& error) {
   return done != 0;
 }
 
-std::vector<std::vector<uint8_t>> MpiPod::take_rows(int id) {
-  const auto found = exchanges_->in_flight.find(id);
-  if (found == exchanges_->in_flight.end()) return {};
-  std::vector<std::vector<uint8_t>> rows = std::move(found->second.rows);
-  exchanges_->in_flight.erase(found);
-  return rows;
-}
+void MpiPod::end_exchange(int id) { exchanges_->in_flight.erase(id); }
 
 std::unique_ptr<MpiPod> MpiPod::start(const PodRank& rank, double timeout_s, std::string& error) {
   int provided = 0;

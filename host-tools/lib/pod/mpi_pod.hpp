@@ -40,10 +40,10 @@ class MpiPod final : public RowExchange {
   // RowExchange over MPI_COMM_WORLD: MPI_Isend of this rank's row to every other rank, MPI_Irecv of
   // theirs, tested without blocking.
   unsigned my_rank() const override { return rank_.rank; }
-  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
-                     const std::vector<size_t>& sizes) override;
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::span<const uint8_t> mine,
+                     std::vector<std::span<uint8_t>> into) override;
   std::optional<bool> exchange_done(int id, std::string& error) override;
-  std::vector<std::vector<uint8_t>> take_rows(int id) override;
+  void end_exchange(int id) override;
 
   // A rank whose board failed tells every other rank at once (on a communicator of its own, so it
   // never meets the collectives' messages); the others' run loops see it through failure_of_another()

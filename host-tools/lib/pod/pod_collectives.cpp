@@ -7,6 +7,7 @@
 
 #include "hal/core.hpp"
 #include "pod_members.hpp"
+#include "runtime/collectives/reduce.hpp"
 
 namespace tpu {
 namespace {
@@ -38,38 +39,23 @@ std::optional<std::vector<unsigned long>> numbers(const std::string& text) {
   return values;
 }
 
-// Element-wise left fold of `rows` into the first, as T.
-template <typename T, typename Op>
-void fold(std::vector<uint8_t>& into, const std::vector<std::vector<uint8_t>>& rows, size_t count, Op op) {
-  std::vector<T> accumulator(count), next(count);
-  std::memcpy(accumulator.data(), rows[0].data(), count * sizeof(T));
-  for (size_t row = 1; row < rows.size(); ++row) {
-    std::memcpy(next.data(), rows[row].data(), count * sizeof(T));
-    for (size_t i = 0; i < count; ++i) accumulator[i] = op(accumulator[i], next[i]);
+// The rows folded left into `out` (rows[0] op rows[1] op ...) by the board's own kernel
+// (rt::reduce_many: the same rounding, wrapping and NaN rules as one board), at most its operand
+// count at a time, the running result first. `out` may be one of the rows.
+void fold_rows(rt::ReduceOp op, rt::DType type, const std::vector<std::span<const uint8_t>>& rows, std::span<uint8_t> out,
+               size_t count) {
+  constexpr size_t kOperands = 2 * hal::kMaxCores;  // what reduce_many takes
+  uint8_t* output = out.data();
+  for (size_t next = 0; next < rows.size();) {
+    std::vector<const uint8_t*> inputs;
+    if (next != 0) inputs.push_back(out.data());
+    while (next < rows.size() && inputs.size() < kOperands) inputs.push_back(rows[next++].data());
+    if (inputs.size() == 1) {  // one row: it is the result
+      if (inputs[0] != output) std::memmove(output, inputs[0], count * rt::dtype_size(type));
+      continue;
+    }
+    rt::reduce_many(op, type, inputs.data(), static_cast<unsigned>(inputs.size()), &output, 1, count);
   }
-  into.resize(count * sizeof(T));
-  std::memcpy(into.data(), accumulator.data(), into.size());
-}
-
-// max and min exactly as the board's reduction takes them (runtime/collectives/reduce.cpp): a NaN in
-// the left operand wins, then the strict comparison (so max(+0, -0) is -0, as on the board).
-template <typename T>
-T maximum(T a, T b) {
-  return (a > b || a != a) ? a : b;
-}
-template <typename T>
-T minimum(T a, T b) {
-  return (a < b || a != a) ? a : b;
-}
-
-template <typename T, typename Wide = T>
-void fold_op(const std::string& op, std::vector<uint8_t>& into, const std::vector<std::vector<uint8_t>>& rows, size_t count) {
-  if (op == "sum")
-    fold<T>(into, rows, count, [](T a, T b) { return static_cast<T>(static_cast<Wide>(a) + static_cast<Wide>(b)); });
-  else if (op == "max")
-    fold<T>(into, rows, count, maximum<T>);
-  else
-    fold<T>(into, rows, count, minimum<T>);
 }
 
 bool known_kind(const std::string& kind) {
@@ -241,39 +227,45 @@ std::optional<PodRequest> parse_pod_request(const std::string& text, std::string
   return request;
 }
 
-std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<std::vector<uint8_t>>& rows) {
-  std::vector<uint8_t> out;
-  if (request.kind == "all_reduce") {
-    switch (request.type) {
-      case rt::DType::kF32: fold_op<float>(request.op, out, rows, request.count); break;
-      case rt::DType::kF64: fold_op<double>(request.op, out, rows, request.count); break;
-      case rt::DType::kI32: fold_op<int32_t, uint32_t>(request.op, out, rows, request.count); break;  // wraps
-      case rt::DType::kU32: fold_op<uint32_t>(request.op, out, rows, request.count); break;
-      default: break;
+void combine_rows_into(const PodRequest& request, const std::vector<std::span<const uint8_t>>& rows, std::span<uint8_t> out) {
+  // A row inside `out` (the board's own part where the board keeps its result) is read before `out`
+  // is written only by the reduction's fold, and only where it is `out` exactly; otherwise go through a copy.
+  for (const std::span<const uint8_t>& row : rows) {
+    const bool overlap = !row.empty() && !out.empty() && row.data() < out.data() + out.size() && out.data() < row.data() + row.size();
+    const bool same = row.data() == out.data() && row.size() == out.size() && request.kind == "all_reduce";
+    if (overlap && !same) {
+      std::vector<uint8_t> separate(out.size());
+      combine_rows_into(request, rows, separate);
+      std::memcpy(out.data(), separate.data(), out.size());
+      return;
     }
-    return out;
   }
+  if (request.kind == "all_reduce") return fold_rows(reduce_op_named(request.op), request.type, rows, out, request.count);
   const std::vector<unsigned> tasks = request.tasks();
   const size_t block = request.count * rt::dtype_size(request.type);
+  auto put = [&out](size_t at, const uint8_t* begin, size_t bytes) {
+    if (bytes != 0) std::memcpy(out.data() + at, begin, bytes);
+  };
   if (request.kind == "rows") {
-    for (const std::vector<uint8_t>& row : rows) out.insert(out.end(), row.begin(), row.end());
-    return out;
-  }
-  if (request.kind == "broadcast") {
+    size_t at = 0;
+    for (const std::span<const uint8_t>& row : rows) put(at, row.data(), row.size()), at += row.size();
+  } else if (request.kind == "broadcast") {
     const size_t row = static_cast<size_t>(std::find(tasks.begin(), tasks.end(), request.member_tasks[request.source]) -
                                            tasks.begin());
-    return rows[row];
-  }
-  if (request.kind == "all_gather") {  // position p's block: the next unread block of its task's row
+    put(0, rows[row].data(), rows[row].size());
+  } else if (request.kind == "all_gather") {  // position p's block: the next unread block of its task's row
     std::vector<size_t> taken(tasks.size(), 0);
-    out.reserve(block * request.member_tasks.size());
-    for (unsigned task : request.member_tasks) {
-      const size_t row = static_cast<size_t>(std::find(tasks.begin(), tasks.end(), task) - tasks.begin());
-      const uint8_t* begin = rows[row].data() + taken[row] * block;
-      out.insert(out.end(), begin, begin + block);
-      ++taken[row];
+    for (size_t p = 0; p < request.member_tasks.size(); ++p) {
+      const size_t row = static_cast<size_t>(std::find(tasks.begin(), tasks.end(), request.member_tasks[p]) - tasks.begin());
+      put(p * block, rows[row].data() + taken[row]++ * block, block);
     }
   }
+}
+
+std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<std::vector<uint8_t>>& rows) {
+  std::vector<std::span<const uint8_t>> views(rows.begin(), rows.end());
+  std::vector<uint8_t> out(request.result_bytes());
+  combine_rows_into(request, views, out);
   return out;
 }
 
@@ -282,9 +274,33 @@ int pod_tag(const PodRequest& request) {
 }
 
 void PodCollectives::serve(HostFunctions& functions) {
-  functions.add_deferred(".pod", [this](HostCallRequest call, HostFunctions::Reply reply) {
-    start(std::move(call), std::move(reply));
-  });
+  functions.add_deferred(
+      ".pod", [this](HostCallRequest call, HostFunctions::Reply reply) { start(std::move(call), std::move(reply)); },
+      HostFunctions::ArgumentsIn::kBoardMemory);
+}
+
+std::span<uint8_t> PodCollectives::Buffers::take(size_t bytes) {
+  Buffer* best = nullptr;  // the smallest free buffer that holds `bytes`
+  for (Buffer& buffer : buffers_)
+    if (!buffer.in_use && buffer.capacity >= bytes && (best == nullptr || buffer.capacity < best->capacity)) best = &buffer;
+  if (best == nullptr) {
+    constexpr size_t kMaxKept = 16;  // beyond that, drop a free buffer (the largest) rather than grow for ever
+    if (buffers_.size() >= kMaxKept) {
+      auto largest = buffers_.end();
+      for (auto it = buffers_.begin(); it != buffers_.end(); ++it)
+        if (!it->in_use && (largest == buffers_.end() || it->capacity > largest->capacity)) largest = it;
+      if (largest != buffers_.end()) buffers_.erase(largest);
+    }
+    buffers_.push_back(Buffer{std::make_unique_for_overwrite<uint8_t[]>(std::max<size_t>(bytes, 1)), bytes, false});
+    best = &buffers_.back();
+  }
+  best->in_use = true;
+  return std::span<uint8_t>(best->bytes.get(), bytes);
+}
+
+void PodCollectives::Buffers::give_back(std::span<uint8_t> buffer) {
+  for (Buffer& kept : buffers_)
+    if (kept.bytes.get() == buffer.data()) kept.in_use = false;
 }
 
 std::string PodCollectives::check_part(const PodRequest& request, const HostCallRequest& call) const {
@@ -297,13 +313,14 @@ std::string PodCollectives::check_part(const PodRequest& request, const HostCall
   if (request.by_members) {  // one input per member here
     const size_t here = request.members_on(me).size(), input = request.count * rt::dtype_size(request.type);
     bool fits = call.tensors.size() == here;
-    for (const HostTensor& tensor : call.tensors) fits = fits && tensor.bytes.size() == input && tensor.dtype == request.type;
+    for (size_t i = 0; fits && i < call.tensors.size(); ++i)
+      fits = call.bytes_of(i).size() == input && call.tensors[i].dtype == request.type;
     if (fits) return "";
     return "this board's part of '" + call.text + "' should be " + std::to_string(here) + " inputs of " +
            std::to_string(input) + " bytes of " + rt::dtype_name(request.type) + " (one per member here), it is " + given;
   }
   const size_t expected = request.row_bytes(me);
-  const size_t bytes = call.tensors.empty() ? 0 : call.tensors[0].bytes.size();
+  const size_t bytes = call.tensors.empty() ? 0 : call.bytes_of(0).size();
   if (call.tensors.size() <= 1 && bytes == expected && (call.tensors.empty() || call.tensors[0].dtype == request.type))
     return "";
   return "this board's part of '" + call.text + "' should be " + std::to_string(expected) + " bytes of " +
@@ -315,43 +332,65 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
   std::optional<PodRequest> request = parse_pod_request(call.text, error);
   if (request) error = check_part(*request, call);
   if (!request || !error.empty()) return reply(HostCallOutcome::error(rt::StatusCode::kInvalidArgument, error));
-  std::vector<size_t> sizes;
-  for (unsigned task : request->tasks()) sizes.push_back(request->row_bytes(task));
-  std::vector<std::vector<uint8_t>> inputs_here;
-  std::vector<uint8_t> mine;
-  if (request->by_members) {
-    for (HostTensor& tensor : call.tensors) inputs_here.push_back(std::move(tensor.bytes));
-    mine = pack_member_row(*request, exchange_.my_rank(), inputs_here);
-  } else if (!call.tensors.empty()) {
-    mine = std::move(call.tensors[0].bytes);
-  }
-  const int id = exchange_.start_exchange(request->tasks(), pod_tag(*request), std::move(mine), sizes);
   const auto now = std::chrono::steady_clock::now();
-  pending_.emplace(id, Pending{std::move(*request), std::move(inputs_here), std::move(reply), now + kCallDeadline, now});
+  Pending pending{std::move(*request), {}, {}, {}, {}, std::move(reply), now + kCallDeadline, now};
+  std::span<const uint8_t> mine;  // this board's row: where the board keeps it, else a copy
+  if (pending.request.by_members) {
+    for (size_t i = 0; i < call.tensors.size(); ++i) {
+      const std::span<const uint8_t> input = call.bytes_of(i);
+      pending.inputs_here.emplace_back(input.begin(), input.end());
+    }
+    pending.own_copy = pack_member_row(pending.request, exchange_.my_rank(), pending.inputs_here);
+    mine = pending.own_copy;
+  } else if (!call.tensors.empty()) {
+    if (call.in_board.empty() || call.in_board[0].empty()) pending.own_copy = std::move(call.tensors[0].bytes);
+    mine = pending.own_copy.empty() ? call.bytes_of(0) : std::span<const uint8_t>(pending.own_copy);
+  }
+  std::vector<std::span<uint8_t>> into;
+  for (unsigned task : pending.request.tasks()) {
+    const bool own = task == exchange_.my_rank();
+    into.push_back(own ? std::span<uint8_t>() : buffers_.take(pending.request.row_bytes(task)));
+    pending.rows.push_back(own ? mine : std::span<const uint8_t>(into.back()));
+    if (!own) pending.received.push_back(into.back());
+  }
+  const int id = exchange_.start_exchange(pending.request.tasks(), pod_tag(pending.request), mine, std::move(into));
+  pending_.emplace(id, std::move(pending));
 }
 
-// The call's results from every board's row: the group's result, or (by members) every member's here.
-void PodCollectives::answer(Pending& call, std::vector<std::vector<uint8_t>> rows) {
-  if (call.request.kind == "barrier") return call.reply(HostCallOutcome::ok());
-  std::vector<std::vector<uint8_t>> outputs;
-  if (call.request.by_members) {
-    std::string error;
-    outputs = member_outputs(call.request, exchange_.my_rank(), call.inputs_here, rows, error);
-    if (!error.empty())
-      return call.reply(HostCallOutcome::error(rt::StatusCode::kInternal,
-                                               "the boards' parts of a " + call.request.kind + " disagree: " + error));
-  } else {
-    outputs.push_back(combine_rows(call.request, rows));
+// The call's results from every board's row: the group's result, folded straight into the board's
+// output where it can be, or (by members) every member's here.
+void PodCollectives::answer(Pending& call) {
+  const PodRequest& request = call.request;
+  if (request.kind == "barrier") return call.reply(HostCallOutcome::ok());
+  auto shaped = [&request](size_t bytes) {
+    HostTensor result;
+    result.dtype = request.type;
+    result.dims = {static_cast<int64_t>(bytes / rt::dtype_size(request.type))};
+    return result;
+  };
+  if (!request.by_members) {
+    return call.reply(HostCallOutcome::written({shaped(request.result_bytes())}, [&call](size_t, std::span<uint8_t> out) {
+      combine_rows_into(call.request, call.rows, out);
+    }));
   }
+  std::string error;
+  std::vector<std::vector<uint8_t>> rows;
+  for (const std::span<const uint8_t> row : call.rows) rows.emplace_back(row.begin(), row.end());
+  std::vector<std::vector<uint8_t>> outputs = member_outputs(request, exchange_.my_rank(), call.inputs_here, rows, error);
+  if (!error.empty())
+    return call.reply(HostCallOutcome::error(rt::StatusCode::kInternal,
+                                             "the boards' parts of a " + request.kind + " disagree: " + error));
   std::vector<HostTensor> results;
   for (std::vector<uint8_t>& bytes : outputs) {
-    HostTensor result;
-    result.dtype = call.request.type;
-    result.dims = {static_cast<int64_t>(bytes.size() / rt::dtype_size(call.request.type))};
-    result.bytes = std::move(bytes);
-    results.push_back(std::move(result));
+    results.push_back(shaped(bytes.size()));
+    results.back().bytes = std::move(bytes);
   }
   call.reply(HostCallOutcome::ok(std::move(results)));
+}
+
+void PodCollectives::release(Pending& call) {
+  for (const std::span<uint8_t> buffer : call.received) buffers_.give_back(buffer);
+  call.received.clear();
 }
 
 std::chrono::milliseconds PodCollectives::poll_interval() const {
@@ -381,7 +420,9 @@ void PodCollectives::pump() {
                                         "the boards of tasks " + tasks + " did not all send their partial within " +
                                             std::to_string(kCallDeadline.count()) + " s"));
     } else {
-      answer(call, exchange_.take_rows(it->first));
+      exchange_.end_exchange(it->first);
+      answer(call);
+      release(call);
     }
     it = pending_.erase(it);
   }

@@ -16,9 +16,15 @@
 // board computes it (pod_members.hpp).
 // Calls are deferred: several groups may be in flight at once (boards may see them in different
 // orders), and the run loop calls pump() to progress them.
+// Without copies where the link maps board memory (shared memory): the board's part is sent to the
+// other boards straight from where the board keeps it (HostCallRequest::in_board), the other boards'
+// parts arrive in buffers kept from call to call (no page is faulted in twice), and the result is
+// folded straight into the board's output (HostCallOutcome::write); the by-members form still copies.
 #pragma once
 #include <chrono>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,7 +61,9 @@ struct PodRequest {
 // first=0"); nullopt with `error` naming what is wrong.
 std::optional<PodRequest> parse_pod_request(const std::string& text, std::string& error);
 
-// The group's result from the rows (one per task, in tasks() order).
+// The group's result from the rows (one per task, in tasks() order), written into `out`
+// (result_bytes() long; it may be one of the rows, exactly, as cross_replica_sum's output is its input).
+void combine_rows_into(const PodRequest& request, const std::vector<std::span<const uint8_t>>& rows, std::span<uint8_t> out);
 std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<std::vector<uint8_t>>& rows);
 
 // The MPI tag of a request: equal on every board for one collective, different for concurrent groups.
@@ -79,9 +87,26 @@ class PodCollectives {
   bool broken() const { return broken_; }
 
  private:
+  // Receive buffers, kept for the next calls once a call is answered (so their pages stay resident).
+  class Buffers {
+   public:
+    std::span<uint8_t> take(size_t bytes);
+    void give_back(std::span<uint8_t> buffer);
+
+   private:
+    struct Buffer {
+      std::unique_ptr<uint8_t[]> bytes;
+      size_t capacity = 0;
+      bool in_use = false;
+    };
+    std::vector<Buffer> buffers_;
+  };
   struct Pending {
     PodRequest request;
     std::vector<std::vector<uint8_t>> inputs_here;  // by members: this board's members' inputs
+    std::vector<uint8_t> own_copy;                  // this board's row when it is not read in board memory
+    std::vector<std::span<const uint8_t>> rows;     // every task's row (tasks() order)
+    std::vector<std::span<uint8_t>> received;       // the buffers the other rows arrive in
     HostFunctions::Reply reply;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::steady_clock::time_point started;
@@ -89,10 +114,12 @@ class PodCollectives {
   void start(HostCallRequest call, HostFunctions::Reply reply);
   // What is wrong with this board's part of `request` ("" if nothing).
   std::string check_part(const PodRequest& request, const HostCallRequest& call) const;
-  void answer(Pending& call, std::vector<std::vector<uint8_t>> rows);
+  void answer(Pending& call);
+  void release(Pending& call);
 
   RowExchange& exchange_;
   std::map<int, Pending> pending_;  // by exchange id
+  Buffers buffers_;
   bool broken_ = false;
 };
 

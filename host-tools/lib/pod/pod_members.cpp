@@ -8,7 +8,6 @@
 #include "runtime/collectives/reduce.hpp"
 
 namespace tpu {
-namespace {
 
 rt::ReduceOp reduce_op_named(const std::string& name) {
   if (name == "mean") return rt::ReduceOp::kMean;
@@ -16,6 +15,8 @@ rt::ReduceOp reduce_op_named(const std::string& name) {
   if (name == "min") return rt::ReduceOp::kMin;
   return rt::ReduceOp::kSum;
 }
+
+namespace {
 
 bool is_on(const PodRequest& request, unsigned position, unsigned task) { return request.member_tasks[position] == task; }
 

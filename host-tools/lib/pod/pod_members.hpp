@@ -21,6 +21,9 @@
 
 namespace tpu {
 
+// A request's op ("sum", "mean", "max", "min") as the board's reduction names it.
+rt::ReduceOp reduce_op_named(const std::string& name);
+
 // One piece of a row: group position `member`'s contribution to position `destination`.
 struct MemberPiece {
   unsigned member = 0;

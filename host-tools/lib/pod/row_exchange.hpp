@@ -1,9 +1,11 @@
 // Rows of bytes exchanged among some ranks of a pod without blocking: each rank of `ranks` sends its
-// row to every other and receives theirs. MpiPod does it with Open MPI's nonblocking point-to-point
-// calls; tests use a fake. The pod's collectives (pod_collectives.hpp) are built on it.
+// row to every other and receives theirs, straight from and into buffers the caller owns (the board's
+// own memory where the link maps it: no copy on this side). MpiPod does it with Open MPI's nonblocking
+// point-to-point calls; tests use a fake. The pod's collectives (pod_collectives.hpp) are built on it.
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,15 +15,16 @@ class RowExchange {
  public:
   virtual ~RowExchange() = default;
   virtual unsigned my_rank() const = 0;
-  // Starts an exchange among `ranks` (this rank among them) under `tag`, rank ranks[i] sending
-  // sizes[i] bytes (this rank: mine, which is sizes[its index] long); returns its id.
-  virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<uint8_t> mine,
-                             const std::vector<size_t>& sizes) = 0;
+  // Starts an exchange among `ranks` (this rank among them) under `tag`: `mine` goes to every other
+  // rank, and rank ranks[i]'s row arrives in into[i] (of the row's size; this rank's entry is not
+  // used). The caller leaves both alone until the exchange is done or ended; returns its id.
+  virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, std::span<const uint8_t> mine,
+                             std::vector<std::span<uint8_t>> into) = 0;
   // true once every row arrived (and this rank's went out); false while pending; nullopt and `error`
   // if the transport failed.
   virtual std::optional<bool> exchange_done(int id, std::string& error) = 0;
-  // The rows in the order of `ranks` (this rank's own included); ends the exchange.
-  virtual std::vector<std::vector<uint8_t>> take_rows(int id) = 0;
+  // Forgets a finished exchange.
+  virtual void end_exchange(int id) = 0;
 };
 
 }  // namespace tpu

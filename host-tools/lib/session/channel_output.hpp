@@ -26,8 +26,12 @@ class ChannelOutput final : public SessionOutput {
   std::optional<std::vector<uint8_t>> read_board_memory(uint64_t address, uint64_t bytes) override {
     return channel_.read_board_memory(address, bytes);
   }
-  std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) override {
-    return channel_.place_results(core, id, results);
+  std::optional<std::span<const uint8_t>> view_board_memory(uint64_t address, uint64_t bytes) override {
+    return channel_.view_board_memory(address, bytes);
+  }
+  std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes,
+                                  const ResultWriter& write) override {
+    return channel_.place_results(core, id, sizes, write);
   }
 
  private:

@@ -44,4 +44,16 @@ std::string ChunkAssembler::add(size_t index, const rt::link::TensorChunk& chunk
   return "";
 }
 
+std::string ChunkAssembler::add_described(size_t index, const rt::link::TensorChunk& chunk) {
+  if (index >= tensor_count_)
+    return "tensor " + std::to_string(index) + " of " + std::to_string(tensor_count_) + " does not exist";
+  if (index != next_index() || pending_)
+    return "tensor " + std::to_string(index) + " arrived, expected tensor " + std::to_string(next_index()) + " at byte " +
+           std::to_string(next_offset_) + " (a frame was lost)";
+  std::string problem = start_tensor(chunk);  // pushes the tensor only if it fits
+  pending_ = false;
+  next_offset_ = 0;
+  return problem;
+}
+
 }  // namespace tpu

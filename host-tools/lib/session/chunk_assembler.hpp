@@ -21,6 +21,9 @@ class ChunkAssembler {
 
   // Adds the chunk of tensor `index`; returns "" or the reason it does not fit.
   std::string add(size_t index, const rt::link::TensorChunk& chunk);
+  // Tensor `index` as a dtype and shape only, its bytes left where the board keeps them (an argument
+  // read in board memory): complete at once, with empty bytes; "" or the reason it does not fit.
+  std::string add_described(size_t index, const rt::link::TensorChunk& chunk);
   size_t tensor_count() const { return tensor_count_; }
   bool complete() const { return tensors_.size() == tensor_count_ && !pending_; }
   std::vector<HostTensor> take() { return std::move(tensors_); }

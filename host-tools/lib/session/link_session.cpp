@@ -189,15 +189,23 @@ void LinkSession::on_request(const FrameView& frame) {
   accept_request(frame.header.channel, *request);
 }
 
-// An argument the board left in its memory (shared memory): read it now (the board keeps it until the
-// reply) and take it as the argument's one chunk.
+// An argument the board left in its memory (shared memory; the board keeps it until the reply): a
+// function that reads board memory gets it where it lies; for any other, read it now and take it as
+// the argument's one chunk.
 void LinkSession::on_request_in_place(const FrameView& frame) {
   rt::Result<rt::link::InPlaceArgument> argument = rt::link::parse_in_place_argument(frame.payload);
   if (!argument) return send_error(argument.status().code(), frame, to_string(argument.status()));
   if (!channel_ok(frame)) return;
   const rt::Result<uint64_t> size = rt::link::tensor_byte_size(argument->dtype, argument->shape);
-  std::optional<std::vector<uint8_t>> bytes =
-      size ? output_.read_board_memory(argument->address, *size) : std::optional<std::vector<uint8_t>>();
+  const bool view = functions_.reads_board_memory(to_string(rt::link::split_call_text(argument->text).function));
+  std::optional<std::span<const uint8_t>> in_board;
+  std::optional<std::vector<uint8_t>> bytes;
+  if (size && view) {
+    in_board = output_.view_board_memory(argument->address, *size);
+    if (in_board) bytes.emplace();
+  } else if (size) {
+    bytes = output_.read_board_memory(argument->address, *size);
+  }
   if (!bytes) {
     requests_.erase(frame.header.channel);
     return send_reply(frame.header.channel, argument->id,
@@ -216,10 +224,11 @@ void LinkSession::on_request_in_place(const FrameView& frame) {
   request.chunk.shape = argument->shape;
   request.chunk.offset = 0;
   request.chunk.data = rt::Span<const uint8_t>(bytes->data(), bytes->size());
-  accept_request(frame.header.channel, request);
+  accept_request(frame.header.channel, request, in_board);
 }
 
-void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& request) {
+void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& request,
+                                 std::optional<std::span<const uint8_t>> in_board) {
   if (request.tensor_count == 0) return serve(core, request.id, request.replica, to_string(request.text), {});
 
   const bool starts_call = request.tensor_index == 0 && request.chunk.offset == 0;
@@ -236,7 +245,12 @@ void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& req
                       HostCallOutcome::error(StatusCode::kAborted, "a chunk of host call " + std::to_string(request.id) +
                                                                        " arrived without the start of the call (a frame was lost)"));
   }
-  const std::string problem = pending->second.arguments.add(request.tensor_index, request.chunk);
+  const std::string problem = in_board ? pending->second.arguments.add_described(request.tensor_index, request.chunk)
+                                       : pending->second.arguments.add(request.tensor_index, request.chunk);
+  if (in_board && problem.empty()) {
+    pending->second.in_board.resize(request.tensor_count);
+    pending->second.in_board[request.tensor_index] = *in_board;
+  }
   if (!problem.empty()) {
     requests_.erase(pending);
     return send_reply(core, request.id,
@@ -246,16 +260,17 @@ void LinkSession::accept_request(unsigned core, const rt::link::CallMessage& req
   if (!pending->second.arguments.complete()) return;
   PendingRequest done = std::move(pending->second);
   requests_.erase(pending);
-  serve(core, done.id, done.replica, done.text, done.arguments.take());
+  serve(core, done.id, done.replica, done.text, done.arguments.take(), std::move(done.in_board));
 }
 
 void LinkSession::serve(unsigned core, uint32_t id, uint16_t replica, const std::string& text,
-                        std::vector<HostTensor> arguments) {
+                        std::vector<HostTensor> arguments, std::vector<std::span<const uint8_t>> in_board) {
   const rt::link::CallText split = rt::link::split_call_text(view(text));
   if (to_string(split.function) == rt::link::kOutfeedFunction) return serve_outfeed(core, id, to_string(split.argument), arguments);
   ++counters_.host_calls;
   HostCallRequest request{core, id, to_string(split.function), to_string(split.argument), std::move(arguments)};
   if (replica != rt::link::kNoReplica) request.replica = replica;
+  request.in_board = std::move(in_board);
   const std::string function = request.function;
   try {  // the reply comes now, or later for a function the host-function worker runs
     functions_.call(std::move(request), [this, core, id](const HostCallOutcome& outcome) { send_reply(core, id, outcome); });
@@ -297,18 +312,24 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
     if (!shape || outcome.results.size() > 255)
       return send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal, "host function returned an unsendable result"));
     const rt::Result<uint64_t> bytes = rt::link::tensor_byte_size(result.dtype, *shape);
-    if (!bytes || *bytes != result.bytes.size())
+    if (!bytes || (outcome.write ? !result.bytes.empty() || *bytes > kMaxHostTensorBytes : *bytes != result.bytes.size()))
       return send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal,
                                                          "host function returned " + std::to_string(result.bytes.size()) +
                                                              " bytes for a " + result.describe() + " result"));
     shapes.push_back(*shape);
   }
   reply.tensor_count = static_cast<uint8_t>(outcome.results.size());
-  std::vector<std::span<const uint8_t>> result_bytes;
-  for (const HostTensor& result : outcome.results) result_bytes.emplace_back(result.bytes.data(), result.bytes.size());
-  const std::vector<bool> placed = output_.place_results(core, id, result_bytes);
+  std::vector<size_t> sizes;
+  for (size_t i = 0; i < shapes.size(); ++i) sizes.push_back(*rt::link::tensor_byte_size(outcome.results[i].dtype, shapes[i]));
+  const std::vector<bool> placed =
+      output_.place_results(core, id, sizes, [&outcome](size_t i, std::span<uint8_t> destination) {
+        if (outcome.write) return outcome.write(i, destination);
+        if (!destination.empty()) std::memcpy(destination.data(), outcome.results[i].bytes.data(), destination.size());
+      });
+  std::vector<uint8_t> written;  // a result `write` fills that has no place in board memory: sent in frames
   for (size_t i = 0; i < outcome.results.size(); ++i) {
     const HostTensor& result = outcome.results[i];
+    std::span<const uint8_t> result_bytes(result.bytes.data(), result.bytes.size());
     reply.tensor_index = static_cast<uint8_t>(i);
     reply.chunk.dtype = result.dtype;
     reply.chunk.shape = shapes[i];
@@ -319,17 +340,22 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
       send_frame(MessageKind::kHostCallReplyInPlace, static_cast<uint16_t>(core), payload.subspan(0, *encoded));
       continue;
     }
+    if (outcome.write) {
+      written.assign(sizes[i], 0);
+      outcome.write(i, std::span<uint8_t>(written.data(), written.size()));
+      result_bytes = std::span<const uint8_t>(written.data(), written.size());
+    }
     const size_t step = rt::link::max_chunk_data(reply, payload.size());
     uint64_t offset = 0;
     do {
-      const uint64_t size = std::min<uint64_t>(step, result.bytes.size() - offset);
+      const uint64_t size = std::min<uint64_t>(step, result_bytes.size() - offset);
       reply.chunk.offset = offset;
-      reply.chunk.data = rt::Span<const uint8_t>(result.bytes.data() + offset, size);
+      reply.chunk.data = rt::Span<const uint8_t>(result_bytes.data() + offset, size);
       rt::Result<size_t> encoded = rt::link::encode_call(MessageKind::kHostCallReply, reply, payload);
       if (!encoded) return send_unsendable(core, id, i, encoded.status());
       send_frame(MessageKind::kHostCallReply, static_cast<uint16_t>(core), payload.subspan(0, *encoded));
       offset += size;
-    } while (offset < result.bytes.size());
+    } while (offset < result_bytes.size());
   }
 }
 

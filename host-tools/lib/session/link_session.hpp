@@ -51,11 +51,17 @@ class SessionOutput {
     (void)address, (void)bytes;
     return std::nullopt;
   }
-  // Host-call results the transport wrote straight into board memory (shared memory; see
+  // The same bytes where they lie, without a copy (valid while the output lives).
+  virtual std::optional<std::span<const uint8_t>> view_board_memory(uint64_t address, uint64_t bytes) {
+    (void)address, (void)bytes;
+    return std::nullopt;
+  }
+  // Host-call results the transport had `write` fill straight into board memory (shared memory; see
   // ShmLink::place_results); the session then sends a kHostCallReplyInPlace frame for each.
-  virtual std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<std::span<const uint8_t>>& results) {
-    (void)core, (void)id;
-    return std::vector<bool>(results.size(), false);
+  virtual std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes,
+                                          const ResultWriter& write) {
+    (void)core, (void)id, (void)write;
+    return std::vector<bool>(sizes.size(), false);
   }
 
  protected:
@@ -123,6 +129,7 @@ class LinkSession final : private rt::link::FrameSink {
     uint16_t replica = rt::link::kNoReplica;
     std::string text;
     ChunkAssembler arguments{0};
+    std::vector<std::span<const uint8_t>> in_board;  // arguments read where the board keeps them
   };
   struct PendingTuple {
     uint8_t element_count = 0;
@@ -137,14 +144,17 @@ class LinkSession final : private rt::link::FrameSink {
   void on_log(const rt::link::FrameView& frame);
   void on_request(const rt::link::FrameView& frame);
   void on_request_in_place(const rt::link::FrameView& frame);
-  void accept_request(unsigned core, const rt::link::CallMessage& request);  // one chunk of a call's arguments
+  // One chunk of a call's arguments; or, with `in_board`, a whole argument the function reads in board memory.
+  void accept_request(unsigned core, const rt::link::CallMessage& request,
+                      std::optional<std::span<const uint8_t>> in_board = std::nullopt);
   void on_outfeed(const rt::link::FrameView& frame);
   void serve_outfeed(unsigned core, uint32_t id, const std::string& queue_text, const std::vector<HostTensor>& tuple);
   void on_result(const rt::link::FrameView& frame);
   void on_board_error(const rt::link::FrameView& frame);
   void on_credits(const rt::link::FrameView& frame);
 
-  void serve(unsigned core, uint32_t id, uint16_t replica, const std::string& text, std::vector<HostTensor> arguments);
+  void serve(unsigned core, uint32_t id, uint16_t replica, const std::string& text, std::vector<HostTensor> arguments,
+             std::vector<std::span<const uint8_t>> in_board = {});
   void send_reply(unsigned core, uint32_t id, const HostCallOutcome& outcome);
   void send_unsendable(unsigned core, uint32_t id, size_t result, const rt::Status& why);
   void send_frame(rt::link::MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload);
