@@ -6,6 +6,7 @@
 #include "../../hal/arch/host/link_ram.hpp"
 #include "../../hal/arch/host/thread_core.hpp"
 #include "../../hal/common/boot.hpp"
+#include "hal/affinity.hpp"
 #include "hal/core.hpp"
 #include "hal/link_window.hpp"
 #include "hal/memory_map.hpp"
@@ -21,7 +22,7 @@ namespace hal::board {
 
 const char* name() { return "host"; }
 void init() {}
-void init_core(unsigned) {}
+void init_core(unsigned core) { bind_core_as_requested(core, host::configured_cores); }
 unsigned core_count() { return host::configured_cores; }
 uint64_t core_hardware_id(unsigned core) { return core; }
 uint64_t timer_frequency_hz() { return 1000000000; }

@@ -265,6 +265,43 @@ TEST_CASE("a result written where it goes reaches the board in frames on a byte 
   CHECK(link.session.counters().rejected == 0);
 }
 
+TEST_CASE("detached calls: four in flight per core, the oldest awaited for a fifth, errors surface once answered",
+          "[link-session]") {
+  Loopback link;
+  std::vector<std::pair<std::string, tpu::HostFunctions::Reply>> unanswered;  // the host holds the replies back
+  link.functions().add_deferred(".slow", [&unanswered](tpu::HostCallRequest request, tpu::HostFunctions::Reply reply) {
+    unanswered.emplace_back(request.text, std::move(reply));
+  });
+  auto answer = [&unanswered](const std::string& text, tpu::HostCallOutcome outcome) {
+    for (auto& [call, reply] : unanswered)
+      if (call == text && reply) {
+        reply(std::move(outcome));
+        reply = nullptr;
+        return;
+      }
+    FAIL("no unanswered call " << text);
+  };
+  for (const char* call : {"a", "b", "c", "d"})  // none waits: the core goes on at once
+    REQUIRE(link.endpoint->host_call_detached(".slow", call, {}, 1000 * kMilli).is_ok());
+  link.deliver();
+  REQUIRE(unanswered.size() == 4);
+  answer("a", tpu::HostCallOutcome::error(rt::StatusCode::kOutOfRange, "a failed"));
+  answer("b", tpu::HostCallOutcome::ok());
+  // A fifth finds every slot in flight and waits for the oldest, a, whose error fails it (e is not sent).
+  const rt::Status fifth = link.endpoint->host_call_detached(".slow", "e", {}, 1000 * kMilli);
+  CHECK(fifth.code() == rt::StatusCode::kOutOfRange);
+  CHECK(str(fifth.message()).find("'.slow' (sent without waiting for it): a failed") != std::string::npos);
+  // b's reply came in meanwhile: settled on the way, it frees a slot for f.
+  REQUIRE(link.endpoint->host_call_detached(".slow", "f", {}, 1000 * kMilli).is_ok());
+  link.deliver();
+  CHECK(unanswered.size() == 5);
+  CHECK(unanswered.back().first == "f");
+  for (const char* call : {"c", "d", "f"}) answer(call, tpu::HostCallOutcome::ok());
+  CHECK(link.endpoint->settle_detached_call().is_ok());  // every call answered: nothing left in flight
+  CHECK(link.endpoint->settle_detached_call().is_ok());
+  CHECK(link.endpoint->counters().stale_replies == 0);
+}
+
 TEST_CASE("host-call errors come back as the host's status", "[link-session]") {
   Loopback link;
   float x = 1;

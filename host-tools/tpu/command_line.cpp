@@ -110,6 +110,10 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
       ->check(CLI::IsMember({"shm", "tcp"}));
   run->add_option("--trace", options.trace_file, "write the cores' timeline as Chrome trace JSON (ui.perfetto.dev) and print utilisation")
       ->check(non_empty());
+  run->add_option("--bind-to", options.bind_to,
+                  "core: bind the host board's cores to CPUs of their own (a pod's boards on one machine take "
+                  "consecutive CPUs), as mpirun --bind-to core; none (default): the OS places them")
+      ->check(CLI::IsMember({"core", "none"}));
   run->add_flag("--watch", options.watch,
                 "show what every core is doing, live (read from board memory once a second; shared-memory link only)");
   run->callback([&options, &actions] {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host-tools/lib/board/board_process.hpp"
+#include "host-tools/lib/board/cpu_sharing.hpp"
 #include "host-tools/lib/session/channel_output.hpp"
 #include "host-tools/lib/cli/cli_args.hpp"
 #include "host-tools/lib/console/console_printer.hpp"
@@ -254,8 +255,10 @@ std::optional<std::vector<InfeedDataset>> load_infeed(const RunOptions& options,
 // Builds (for an app) and starts the board the way `make run` would, with its link on shared memory
 // where the board has a window (unless --link uart); nothing once it said why not.
 std::unique_ptr<BoardChannel> launch_board(const std::filesystem::path& root, const RunOptions& options,
-                                           const std::optional<Target>& target, std::string& program) {
+                                           const std::optional<Target>& target, unsigned local_rank, std::string& program) {
   if (!target) return nullptr;
+  if (const std::string note = request_core_binding(options.bind_to, target->board, options.cores, local_rank); !note.empty())
+    std::cerr << "tpu: " << note << std::endl;
   const BoardTarget board_target{target->board, target->app, target->image, options.cores, options.link};
   std::string error;
   std::unique_ptr<BoardChannel> channel = open_board(root, board_target, AttachTarget{}, std::cerr, error);
@@ -333,8 +336,13 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   serve_cluster_spec(functions, place.workers);
   std::string program;
   setenv("TPU_LINK_HOST", "1", 1);  // the host board waits for the host's first messages (hal/link.hpp)
-  std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(root, options, target, program);
+  std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(root, options, target, place.local_rank, program);
   if (!process) return kExitBuildFailed;
+  if (!options.attach.any()) {
+    const bool spin = cpu_left_for_tpu(options.cores, place.local_size);
+    process->set_spin(spin);
+    if (worker) worker->set_spin(spin);
+  }
   TraceCollector trace(options.trace_file.has_value());
   trace.serve_with(functions);
   OutfeedSink outfeed(outfeed_dir, std::cerr);

@@ -168,7 +168,7 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
               << " boards: every rank agrees" << std::endl;
   }
   const std::vector<PodRankRecord> table = *records;
-  PodPlace place{rank.rank, rank.size, pod.get(), pod_workers(table), {}};
+  PodPlace place{rank.rank, rank.size, rank.local_rank, rank.local_size, pod.get(), pod_workers(table), {}};
   place.stop_because = [&pod, table]() -> std::optional<std::pair<std::string, int>> {
     const std::optional<std::pair<unsigned, int>> failed = pod->failure_of_another();
     if (!failed || failed->first >= table.size()) return std::nullopt;

@@ -23,6 +23,8 @@ namespace tpu {
 struct PodPlace {
   unsigned task = 0;
   unsigned num_tasks = 1;
+  unsigned local_rank = 0;  // among the pod's ranks on this machine
+  unsigned local_size = 1;  // the pod's ranks on this machine
   RowExchange* exchange = nullptr;
   std::vector<std::string> workers;  // the cluster spec: every task's "host:port"
   // Polled by the run loop: why this board must stop because another board of the pod failed (with

@@ -16,7 +16,8 @@ from .readme_cases import readme_cases
 from .tpu_cli_cases import console_cases, hostile_input_cases, tpu_tool_cases
 from .tpu_faults import fault_matrix_cases
 from .tpu_new_app import new_app_cases
-from .tpu_run_cases import bench_infeed_cases, faulty_image_cases, link_bench_cases, link_corrupt_cases
+from .tpu_run_cases import (bench_infeed_cases, bind_to_core_cases, faulty_image_cases, link_bench_cases,
+                            link_corrupt_cases)
 from .tpu_scripts import exec_boards, exec_cases, infeed_cases, train_cases
 from .unit_tests import unit_cases
 
@@ -26,7 +27,7 @@ def tpu_cases() -> list[Case]:
     for board in exec_boards():
         cases += exec_cases(board)
         cases += [case for case in console_cases() if f"/{board}/" in case.name]
-    cases += faulty_image_cases() + train_cases() + link_corrupt_cases() + link_bench_cases() + bench_infeed_cases()
+    cases += faulty_image_cases() + train_cases() + link_corrupt_cases() + link_bench_cases() + bench_infeed_cases() + bind_to_core_cases()
     cases += hostile_input_cases() + fault_matrix_cases() + host_fault_cases() + hang_triage_cases()
     return cases + pod_cases()
 

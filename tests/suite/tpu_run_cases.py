@@ -63,6 +63,20 @@ def check_bench_infeed(board: str) -> Outcome:
                          extra=("--infeed", f"0={x}"), link="shm")
 
 
+def check_bind_to_core() -> Outcome:
+    """`tpu run --bind-to core`: the host board's core 0 bound to CPU 0 (tpu says so, the board does not
+    complain that it could not bind), and the app runs as without it."""
+    ran = check_tpu_run("host", 1, "hello", 0, [r"tpu: the board's cores are bound to CPU 0 \(--bind-to core\)",
+                                                 r"PASS hello"], extra=("--bind-to", "core"))
+    if ran.ok and "could not be bound" in ran.log:
+        return Outcome(False, "the board could not bind its core as asked", ran.log)
+    return ran
+
+
+def bind_to_core_cases() -> list[Case]:
+    return [Case("tpu-run/bind-to-core/host/1", check_bind_to_core, images=(("host", "hello"),), estimate_s=3)]
+
+
 def bench_infeed_cases() -> list[Case]:
     return [Case(f"tpu-run/bench-infeed/{board}/1/shm", partial(check_bench_infeed, board),
                  images=((board, "bench-infeed"),), estimate_s=4) for board in ("host", "qemu-virt-a53")]

@@ -3,10 +3,11 @@
 
 namespace hal {
 
-bool pin_core_to_own_cpu(unsigned core, unsigned cores) {
-  (void)core;
-  (void)cores;
+bool pin_core_to_cpu(unsigned core, unsigned first_cpu, unsigned cores) {
+  (void)core, (void)first_cpu, (void)cores;
   return false;
 }
+
+void bind_core_as_requested(unsigned core, unsigned cores) { (void)core, (void)cores; }
 
 }  // namespace hal

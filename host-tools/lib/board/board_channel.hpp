@@ -95,6 +95,9 @@ class BoardChannel {
     (void)address, (void)bytes;
     return std::nullopt;
   }
+  // Whether waiting for the board may spin a CPU after activity (a transport that polls shared
+  // memory); false where the board's cores take every CPU (host-tools/lib/board/cpu_sharing.hpp).
+  virtual void set_spin(bool spin) { (void)spin; }
   // The largest frame payload the transport carries.
   virtual size_t max_frame_payload() const { return rt::link::kMaxPayload; }
   // What the transport moved, for the end-of-run report ("" if nothing to say).

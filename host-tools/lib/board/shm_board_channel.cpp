@@ -42,7 +42,7 @@ bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_
     }
     if (moved != 0 || out.size() != console_before) last_activity_ = now;
     if (moved != 0 || out.size() != console_before || link_->failure() || now >= give_up) return true;
-    if (now - last_activity_ < kSpinFor) continue;
+    if (spin_ && now - last_activity_ < kSpinFor) continue;
     std::this_thread::sleep_for(std::min<Clock::duration>(sleep, give_up - now));
     sleep = std::min(sleep * 2, kLongestSleep);
   }

@@ -2,7 +2,9 @@
 // text keeps the byte stream: wraps the board's process channel and the ShmLink, and waits on both
 // with an adaptive poll. The poll spins for the first kSpinFor after any activity (a host-call reply
 // is answered within microseconds), then sleeps, doubling from kFirstSleep to kLongestSleep, so an
-// idle board costs this tool almost nothing.
+// idle board costs this tool almost nothing. Spinning pays only where a CPU is free for it: on a
+// machine whose CPUs the board's cores take all, every microsecond tpu spins is taken from a core
+// (and its peers then wait for it in their collectives), so there tpu only sleeps (set_spin(false)).
 #pragma once
 #include <memory>
 
@@ -28,6 +30,7 @@ class ShmBoardChannel final : public BoardChannel {
   bool launched() const override { return process_->launched(); }
   std::string name() const override { return process_->name(); }
 
+  void set_spin(bool spin) override { spin_ = spin; }
   bool send_frame(const rt::link::FrameHeader& header, rt::Span<const uint8_t> payload) override;
   void set_frame_receiver(FrameReceiver receiver) override { receiver_ = std::move(receiver); }
   std::optional<std::string> link_failure() const override { return link_->failure(); }
@@ -67,6 +70,7 @@ class ShmBoardChannel final : public BoardChannel {
   std::unique_ptr<ShmLink> link_;
   FrameReceiver receiver_;
   std::chrono::steady_clock::time_point last_activity_ = std::chrono::steady_clock::now();
+  bool spin_ = true;
 };
 
 }  // namespace tpu

@@ -183,7 +183,7 @@ void HostFunctionWorker::pump(std::chrono::milliseconds wait) {
   const auto now = Clock::now();
   const auto until_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) +
                               std::chrono::milliseconds(1);
-  const auto spin_until = now + std::min<Clock::duration>(kTpuSpin, std::min(wait, until_deadline));
+  const auto spin_until = spin_ ? now + std::min<Clock::duration>(kTpuSpin, std::min(wait, until_deadline)) : now;
   while (running_ && Clock::now() < spin_until && !received_some()) {
   }
   pollfd readable{socket_, POLLIN, 0};

@@ -50,6 +50,9 @@ class HostFunctionWorker {
   // Sends the next queued call if none is running, then waits up to `wait` for the running one to
   // finish (no wait when idle); replies to it, or records the worker's failure.
   void pump(std::chrono::milliseconds wait);
+  // Whether pump() may poll for a moment before it sleeps (only where a CPU is left for it:
+  // host-tools/lib/board/cpu_sharing.hpp).
+  void set_spin(bool spin) { spin_ = spin; }
   bool busy() const { return running_.has_value(); }
   // Set once the worker crashed, exited or missed a deadline: why, in one line.
   const std::optional<std::string>& failure() const { return failure_; }
@@ -83,6 +86,7 @@ class HostFunctionWorker {
   std::map<std::string, uint64_t> calls_made_;
   std::deque<Call> queued_;
   std::optional<Call> running_;
+  bool spin_ = true;
   Clock::time_point running_since_;
   uint64_t prefix_ = 0;                  // the running call's outcome: its length,
   std::optional<uint64_t> reply_length_;  // once all of it arrived,

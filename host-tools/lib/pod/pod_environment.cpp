@@ -48,13 +48,15 @@ std::optional<PodRank> detect_pod_rank(std::string& error, EnvironmentLookup loo
   if (!error.empty()) return std::nullopt;
   const std::optional<unsigned> local_rank = number_variable(lookup, "OMPI_COMM_WORLD_LOCAL_RANK", error);
   if (!error.empty()) return std::nullopt;
+  const std::optional<unsigned> local_size = number_variable(lookup, "OMPI_COMM_WORLD_LOCAL_SIZE", error);
+  if (!error.empty()) return std::nullopt;
   if (!rank || *size == 0 || *rank >= *size) {
     error = "Open MPI's launch variables disagree: OMPI_COMM_WORLD_RANK " +
             (rank ? std::to_string(*rank) : std::string("is unset")) + ", OMPI_COMM_WORLD_SIZE " + std::to_string(*size);
     return std::nullopt;
   }
   if (*size == 1) return std::nullopt;  // mpirun -n 1: a single board
-  return PodRank{*rank, *size, local_rank.value_or(0), host_name()};
+  return PodRank{*rank, *size, local_rank.value_or(0), host_name(), local_size.value_or(1)};
 }
 
 }  // namespace tpu

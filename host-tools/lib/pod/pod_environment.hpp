@@ -13,6 +13,7 @@ struct PodRank {
   unsigned size = 1;
   unsigned local_rank = 0;  // among the ranks on this machine
   std::string host;         // this machine's name
+  unsigned local_size = 1;  // how many of the pod's ranks run on this machine
 };
 
 // `lookup` reads one environment variable (nullptr: unset); the default reads the process's.

@@ -237,19 +237,28 @@ void Endpoint::on_reply(const FrameView& frame) {
   const unsigned channel = frame.header.channel;
   Result<CallMessage> reply = parse_call(MessageKind::kHostCallReply, frame.payload);
   if (channel >= kMaxLinkCores) return send_error(StatusCode::kInvalidArgument, frame, "reply on a channel with no core");
-  PendingCall& call = calls_[channel];
-  const bool waiting = call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kWaiting);
   if (!reply) {  // its call id is unknown: it may be a late reply to a call that already timed out,
     send_error(reply.status().code(), frame, reply.status().message());  // so no waiting call is ended
     ++counters_.stale_replies;
     return;
   }
-  if (!waiting || reply->id != call.id) {
+  PendingCall* call = waiting_call(channel, reply->id);
+  if (call == nullptr) {
     ++counters_.stale_replies;
     return;
   }
-  if (reply->status != StatusCode::kOk) return finish_call(call, call_status(*reply));
-  accept_reply_chunk(call, *reply);
+  if (reply->status != StatusCode::kOk) return finish_call(*call, call_status(*reply));
+  accept_reply_chunk(*call, *reply);
+}
+
+Endpoint::PendingCall* Endpoint::waiting_call(unsigned channel, uint32_t id) {
+  auto matches = [id](PendingCall& call) {
+    return call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kWaiting) && call.id == id;
+  };
+  if (matches(calls_[channel])) return &calls_[channel];
+  for (PendingCall& call : detached_[channel])
+    if (matches(call)) return &call;
+  return nullptr;
 }
 
 // A result the host wrote straight into its destination (a frame transport's target, armed by
@@ -260,12 +269,12 @@ void Endpoint::on_reply_in_place(const FrameView& frame) {
   if (!reply) return send_error(reply.status().code(), frame, reply.status().message());
   if (channel >= kMaxLinkCores || transport_ == nullptr)
     return send_error(StatusCode::kInvalidArgument, frame, "no armed result target on that channel");
-  PendingCall& call = calls_[channel];
-  const bool waiting = call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kWaiting);
-  if (!waiting || reply->id != call.id) {
+  PendingCall* waiting = waiting_call(channel, reply->id);
+  if (waiting == nullptr) {
     ++counters_.stale_replies;
     return;
   }
+  PendingCall& call = *waiting;
   if (reply->tensor_count != call.results.size() || reply->tensor_index != call.next_result || call.next_offset != 0 ||
       !transport_->reply_target_armed(channel, call.id, reply->tensor_index))
     return finish_call(call, Status::error(StatusCode::kAborted,
@@ -332,10 +341,18 @@ void Endpoint::on_host_error(const FrameView& frame) {
   if (!error) return;  // never answer an error with an error (no ping-pong)
   const unsigned channel = frame.header.channel;
   if (error->related_kind != static_cast<uint8_t>(MessageKind::kHostCallRequest) || channel >= kMaxLinkCores) return;
-  PendingCall& call = calls_[channel];
-  if (call.state.load(MemoryOrder::kAcquire) != static_cast<uint32_t>(CallState::kWaiting)) return;
-  finish_call(call, Status::error(error->code, "core {}: the host rejected host call {} '{}': {}", channel, call.id,
-                                  call.function, error->message));
+  // The error names a request frame, not a call: it ends the core's own call if one waits, else its
+  // oldest detached call (requests go out in order).
+  auto waiting = [](PendingCall& call) {
+    return call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kWaiting);
+  };
+  PendingCall* rejected = waiting(calls_[channel]) ? &calls_[channel] : nullptr;
+  if (rejected == nullptr)
+    for (PendingCall& call : detached_[channel])
+      if (waiting(call) && (rejected == nullptr || call.id < rejected->id)) rejected = &call;
+  if (rejected == nullptr) return;
+  finish_call(*rejected, Status::error(error->code, "core {}: the host rejected host call {} '{}': {}", channel,
+                                       rejected->id, rejected->function, error->message));
 }
 
 // ---------------------------------------------------------------- host calls: requests
@@ -461,7 +478,7 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
   }
   const uint64_t deadline = deadline_after(port_.now_ns(), timeout_ns);
   const StringView text = RT_TRY(open_call(core, function, text_argument, timeout_ns));
-  PendingCall& call = start_call(core, function, results);
+  PendingCall& call = start_call(calls_[core], function, results);
   const bool armed = transport_ != nullptr && transport_->arm_reply_targets(core, call.id, HostResultTargets(results));
   Status outcome = send_call_request(call.id, replica, text, arguments);
   if (!outcome.is_ok()) cancel_call(call);
@@ -471,18 +488,17 @@ Status Endpoint::host_call(StringView function, StringView text_argument, Span<c
 }
 
 Result<StringView> Endpoint::open_call(unsigned core, StringView function, StringView text_argument,
-                                       uint64_t timeout_ns) {
+                                       uint64_t timeout_ns, bool detached) {
   Result<StringView> text = build_call_text(function, text_argument, buffers_[core]);
   if (!text) return text.status();
   FixedString<64> purpose;
   format_to(purpose, "call '{}'", function);
   RT_RETURN_IF_ERROR(wait_for_host(timeout_ns, purpose.view()));
-  RT_RETURN_IF_ERROR(settle_detached_call());
+  if (!detached) RT_RETURN_IF_ERROR(settle_detached_call());
   return text;
 }
 
-Endpoint::PendingCall& Endpoint::start_call(unsigned core, StringView function, Span<const HostResult> results) {
-  PendingCall& call = calls_[core];
+Endpoint::PendingCall& Endpoint::start_call(PendingCall& call, StringView function, Span<const HostResult> results) {
   call.id = next_call_id_.fetch_add(1, MemoryOrder::kRelaxed);
   call.function = function;
   call.results = results;
@@ -497,8 +513,8 @@ Status Endpoint::host_call_detached(StringView function, StringView text_argumen
                                     uint64_t timeout_ns, uint16_t replica) {
   const unsigned core = port_.core();
   if (core >= kMaxLinkCores) return internal_error("core {} is beyond the link's {} cores", core, kMaxLinkCores);
-  const StringView text = RT_TRY(open_call(core, function, text_argument, timeout_ns));
-  PendingCall& call = start_call(core, function, {});
+  const StringView text = RT_TRY(open_call(core, function, text_argument, timeout_ns, /*detached=*/true));
+  PendingCall& call = start_call(*RT_TRY(detached_slot(core)), function, {});
   call.detached_name.clear();
   call.detached_name.append(function);
   call.function = call.detached_name.view();
@@ -513,15 +529,50 @@ Status Endpoint::host_call_detached(StringView function, StringView text_argumen
   return Status::ok();
 }
 
-Status Endpoint::settle_detached_call() {
-  const unsigned core = port_.core();
-  if (core >= kMaxLinkCores || !calls_[core].detached) return Status::ok();
-  PendingCall& call = calls_[core];
+Status Endpoint::settle(PendingCall& call) {
   call.detached = false;
   const Status outcome = wait_for_reply(call, call.deadline_ns, call.timeout_ns);
   if (outcome.is_ok()) return outcome;
   return Status::error(outcome.code(), "host call {} '{}' (sent without waiting for it): {}", call.id, call.function,
                        outcome.message());
+}
+
+namespace {
+
+// The in-flight detached call of `slots` sent first (ids grow), or nullptr; with `answered_only`,
+// only among those whose reply is in.
+template <class Slots, class IsDone>
+auto* oldest_detached(Slots& slots, bool answered_only, IsDone is_done) {
+  decltype(&slots[0]) oldest = nullptr;
+  for (auto& call : slots)
+    if (call.detached && (!answered_only || is_done(call)) && (oldest == nullptr || call.id < oldest->id)) oldest = &call;
+  return oldest;
+}
+
+}  // namespace
+
+Status Endpoint::settle_detached_call() {
+  const unsigned core = port_.core();
+  if (core >= kMaxLinkCores) return Status::ok();
+  Status first_error;
+  auto any = [](auto&) { return true; };
+  while (PendingCall* call = oldest_detached(detached_[core], false, any)) {
+    const Status outcome = settle(*call);
+    if (first_error.is_ok()) first_error = outcome;
+  }
+  return first_error;
+}
+
+Result<Endpoint::PendingCall*> Endpoint::detached_slot(unsigned core) {
+  auto done = [](PendingCall& call) {
+    return call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kDone);
+  };
+  while (PendingCall* answered = oldest_detached(detached_[core], true, done)) RT_RETURN_IF_ERROR(settle(*answered));
+  for (PendingCall& call : detached_[core])
+    if (!call.detached) return &call;
+  PendingCall* oldest = oldest_detached(detached_[core], false, done);
+  RT_RETURN_IF_ERROR(settle(*oldest));
+  return oldest;
 }
 
 // ---------------------------------------------------------------- outfeed

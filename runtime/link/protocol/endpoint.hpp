@@ -85,11 +85,14 @@ class Endpoint final : private FrameSink {
   // never read in place, since the caller may change them at once) and the call returns. Its reply
   // is awaited by the core's next host call, outfeed or detached call, or by settle_detached_call():
   // an error of the host function (or no reply within `timeout_ns` of sending) surfaces there,
-  // naming the call. One call per core is in flight, so a core that calls faster than the host
-  // answers waits for the previous reply first.
+  // naming the call. Up to kMaxDetachedCalls calls per core are in flight (so a host that is slow
+  // to answer once, e.g. its process waiting for a CPU, does not hold the core up); a core that
+  // calls faster than the host answers waits for its oldest call's reply first. A detached call
+  // answered with an error by the time the core's next detached call goes out fails that call.
+  static constexpr unsigned kMaxDetachedCalls = 4;
   Status host_call_detached(StringView function, StringView text_argument, Span<const Tensor> arguments,
                             uint64_t timeout_ns, uint16_t replica = kNoReplica);
-  // Waits for the calling core's detached call, if one is in flight; its outcome.
+  // Waits for every detached call of the calling core in flight, oldest first; the first error.
   Status settle_detached_call();
 
   // Sends one outfeed tuple (contiguous tensors, at most 255) on `queue`; channel = calling core.
@@ -178,10 +181,18 @@ class Endpoint final : private FrameSink {
   Status send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments,
                            bool in_place_allowed = true);
   // What every call of `core` does first: its text (function name and argument) in the core's
-  // buffers, a host on the link, and the core's detached call settled.
-  Result<StringView> open_call(unsigned core, StringView function, StringView text_argument, uint64_t timeout_ns);
-  // Sets up the core's call slot for a new call and returns it.
-  PendingCall& start_call(unsigned core, StringView function, Span<const HostResult> results);
+  // buffers, a host on the link, and (unless `detached`) the core's detached calls settled.
+  Result<StringView> open_call(unsigned core, StringView function, StringView text_argument, uint64_t timeout_ns,
+                               bool detached = false);
+  // Sets up a call slot for a new call and returns it.
+  PendingCall& start_call(PendingCall& call, StringView function, Span<const HostResult> results);
+  // A free detached slot of `core`: calls already answered are settled first (an error among them is
+  // returned), and with every slot in flight the oldest is waited for.
+  Result<PendingCall*> detached_slot(unsigned core);
+  Status settle(PendingCall& call);  // waits for a detached call's reply; its outcome, naming the call
+  // The call of `channel` waiting for the reply to call `id` (its core's own call or a detached one);
+  // nullptr if none (a late reply).
+  PendingCall* waiting_call(unsigned channel, uint32_t id);
   Status send_tensor_chunks(MessageKind kind, CallMessage& call, const Tensor& tensor);
   Status send_argument_in_place(const CallMessage& request, const Tensor& tensor);
   bool outfeed_in_place_possible(Span<const Tensor> tuple);
@@ -205,6 +216,7 @@ class Endpoint final : private FrameSink {
   bool seen_host_frame_ = false;
   EndpointCounters counters_;            // decoder part filled in by counters()
   PendingCall calls_[kMaxLinkCores];
+  PendingCall detached_[kMaxLinkCores][kMaxDetachedCalls];
   InfeedBuffer* infeed_[kMaxInfeedQueues] = {};  // changed and read under the receive lock
   CoreBuffers buffers_[kMaxLinkCores];
 };
