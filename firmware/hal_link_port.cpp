@@ -31,7 +31,7 @@ void HalLinkPort::idle() {
     wait.wait_start_ns = now;
     wait.sleep_ns = 0;
   }
-  if (now - wait.wait_start_ns < kSpinNs) {
+  if (now - wait.wait_start_ns < kSpinNs && !hal::link_host_shares_cpus()) {
     hal::cpu_relax();
   } else {
     // Sleep a quarter of the time waited so far: an answer is seen at most ~25% after it came

@@ -9,7 +9,8 @@
 // reply is seen at most ~25% later than it came, with few wake-ups however long the wait). A wait starts over (spinning) whenever the
 // link moved something since the last pause, so back-to-back host calls never inherit a long sleep. Under QEMU this matters twice: a spinning
 // vCPU (WFE is only a yield in TCG) takes host CPU from the vCPUs doing work and from QEMU's I/O
-// thread that feeds the UART, and a long idle should cost next to nothing.
+// thread that feeds the UART, and a long idle should cost next to nothing. Where the host shares
+// the board's CPUs (hal::link_host_shares_cpus) there is no spinning at all: the CPU goes to the host.
 #pragma once
 #include "hal/console.hpp"
 #include "hal/core.hpp"

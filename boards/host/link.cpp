@@ -60,6 +60,14 @@ bool link_host_attached() {
   return value != nullptr && value[0] == '1';
 }
 
+bool link_host_shares_cpus() {
+  static const bool shares = [] {
+    const char* value = getenv("TPU_HOST_SHARES_CPUS");
+    return value != nullptr && value[0] == '1';
+  }();
+  return shares;
+}
+
 int link_read_byte() {
   std::lock_guard<std::mutex> lock(input.mutex);
   if (input.next == input.end && !input.refill()) return -1;

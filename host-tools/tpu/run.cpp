@@ -336,13 +336,13 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   serve_cluster_spec(functions, place.workers);
   std::string program;
   setenv("TPU_LINK_HOST", "1", 1);  // the host board waits for the host's first messages (hal/link.hpp)
+  // Without a CPU to spare, neither side spins while waiting for the other (cpu_sharing.hpp).
+  const bool spin = options.attach.any() || cpu_left_for_tpu(options.cores, place.local_size);
+  setenv("TPU_HOST_SHARES_CPUS", spin ? "0" : "1", 1);
   std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(root, options, target, place.local_rank, program);
   if (!process) return kExitBuildFailed;
-  if (!options.attach.any()) {
-    const bool spin = cpu_left_for_tpu(options.cores, place.local_size);
-    process->set_spin(spin);
-    if (worker) worker->set_spin(spin);
-  }
+  process->set_spin(spin);
+  if (worker) worker->set_spin(spin);
   TraceCollector trace(options.trace_file.has_value());
   trace.serve_with(functions);
   OutfeedSink outfeed(outfeed_dir, std::cerr);

@@ -17,5 +17,6 @@ void link_write(const uint8_t* bytes, size_t length) {
 }
 int link_read_byte() { return board::uart.read_byte(); }
 bool link_host_attached() { return false; }
+bool link_host_shares_cpus() { return false; }
 
 }  // namespace hal

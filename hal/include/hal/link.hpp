@@ -12,5 +12,9 @@ int link_read_byte();  // next byte or -1 if none is waiting
 // TPU_LINK_HOST=1 in its environment), so the board may wait for the host's first messages. A UART
 // cannot tell: false (a board on shared memory knows from the window tpu set up).
 bool link_host_attached();
+// Whether the host tool shares this board's CPUs (the host board: tpu sets TPU_HOST_SHARES_CPUS=1
+// when the boards of its machine take every CPU): a core waiting for the host then sleeps at once,
+// since its spinning would hold the CPU the host needs to answer. Bare metal: false.
+bool link_host_shares_cpus();
 
 }  // namespace hal
