@@ -26,7 +26,9 @@ Per run:
                         vfmadd231ps ymm peak (tests/bench/baselines/fma_peak.cpp, the AVX2 FMA the host
                         board's MXU kernels use) in this run
 Boards with more cores than this machine has share its CPUs (QEMU's vCPUs are threads), so scaling
-there measures oversubscription, not the runtime: the lines say how many CPUs the machine has.
+there measures oversubscription, not the runtime: the lines say how many CPUs the machine has. The
+host board runs with --bind-to core (each core on a CPU of its own, as mpirun binds ranks; where the
+cores take every CPU, tpu and the board do not spin for each other: host-tools/lib/board/cpu_sharing.hpp).
 Hands each {"bench", "metric", "value", "unit", "baseline", "ratio"} line to `record` as soon as its
 run is measured (run alone: prints them). The data is prepared by prepare_digits.py run with PYTHON,
 Debian's /usr/bin/python3 (NumPy, sklearn's digits; python3-torch for the PyTorch line), whichever
@@ -69,9 +71,11 @@ def train(board: str, cores: int, data: Path) -> tuple[float, dict[str, float], 
     for source in data.iterdir():  # the prepared run: model.txt, initial weights, batches
         (folder / source.name).write_bytes(source.read_bytes())
     trace = folder / "trace.json"
-    command = [str(TPU), "run", "--board", board, "--cores", str(cores), "--timeout", "1200", "--trace", str(trace),
-               "--outfeed-dir", str(folder), "--infeed", f"0={folder / 'infeed_x.npy'},{folder / 'infeed_y.npy'}",
-               "train-digits"]
+    # The host board's cores bound to CPUs of their own, as the other benchmarks bind (cpu_sharing.hpp).
+    binding = ["--bind-to", "core"] if board == "host" else []
+    command = [str(TPU), "run", "--board", board, "--cores", str(cores), *binding, "--timeout", "1200", "--trace",
+               str(trace), "--outfeed-dir", str(folder), "--infeed",
+               f"0={folder / 'infeed_x.npy'},{folder / 'infeed_y.npy'}", "train-digits"]
     ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=1500)
     if ran.returncode != 0:
         sys.stderr.write(ran.stdout[-3000:] + ran.stderr[-3000:])
