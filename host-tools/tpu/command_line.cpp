@@ -108,7 +108,8 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
                   "how Open MPI carries a pod's traffic: shm (shared memory, default) or tcp (over loopback, the "
                   "path a real network takes)")
       ->check(CLI::IsMember({"shm", "tcp"}));
-  run->add_option("--trace", options.trace_file, "write the cores' timeline as Chrome trace JSON (ui.perfetto.dev) and print utilisation")
+  run->add_option("--trace", options.trace_file, "write the cores' timeline as Chrome trace JSON (ui.perfetto.dev) and print utilisation (a pod: "
+                  "one file per board, FILE with .task-<t> before its extension)")
       ->check(non_empty());
   run->add_option("--bind-to", options.bind_to,
                   "core: bind the host board's cores to CPUs of their own (a pod's boards on one machine take "

@@ -307,6 +307,15 @@ void serve_cluster_spec(HostFunctions& functions, std::vector<std::string> worke
   });
 }
 
+// --trace FILE: in a pod, each board's trace goes to a file of its own, FILE with ".task-<t>" before
+// its extension (trace.json: trace.task-0.json, trace.task-1.json, ...).
+std::optional<std::filesystem::path> trace_file_of(const std::optional<std::filesystem::path>& file, const PodPlace& place) {
+  if (!file || place.num_tasks < 2) return file;
+  std::filesystem::path own = *file;
+  own.replace_filename(file->stem().string() + ".task-" + std::to_string(place.task) + file->extension().string());
+  return own;
+}
+
 // One board, served until it ends (a pod's rank serves its own board as task `place.task`).
 int serve_board(const std::filesystem::path& root, const RunOptions& options, const std::optional<Target>& target,
                 PodPlace place) {
@@ -439,7 +448,8 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
     worker->stop();
   }
   if (const std::string summary = process->transport_summary(); !summary.empty()) std::cerr << "tpu: link: " << summary << std::endl;
-  trace.report(options.trace_file, session.board() ? session.board()->board : target_board_name(options), std::cerr);
+  trace.report(trace_file_of(options.trace_file, place), session.board() ? session.board()->board : target_board_name(options),
+               std::cerr);
   if (!process->launched()) return finish(session, program, all_cores_reported(session) ? 0 : 1);
   std::optional<int> exit_code = process->wait_for_exit(kExitGrace);
   if (!exit_code) {

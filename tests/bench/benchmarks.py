@@ -39,7 +39,8 @@ gemm includes peak: its lines need it):
   training   the digits classifier's samples/s and scaling on host and qemu-virt-a53, step-time
              shares (tests/bench/training.py)
   pod        cross_replica_sum across 2 boards of a pod (host and qemu-virt-a53) against Open MPI's
-             MPI_Allreduce between 2 processes (tests/bench/pod_allreduce.py)
+             MPI_Allreduce between 2 processes (tests/bench/pod_allreduce.py), and train-digits on pods
+             of host boards (1x1, 1x2, 2x1, 2x2 boards x cores, tests/bench/training.py)
 
   /usr/bin/python3 tests/bench/benchmarks.py --only gemm
   /usr/bin/python3 tests/bench/benchmarks.py --only allreduce --only mailbox [--rounds 7] [--allreduce-threads 2,4]
@@ -496,9 +497,12 @@ def link_part(options: Options) -> None:
 
 
 def pod_part(options: Options) -> None:
-    """cross_replica_sum across 2 boards of a pod against Open MPI's MPI_Allreduce (tests/bench/pod_allreduce.py)."""
+    """cross_replica_sum across 2 boards of a pod against Open MPI's MPI_Allreduce (tests/bench/pod_allreduce.py),
+    and the digits MLP trained on pods of host boards, 1x1, 1x2, 2x1 and 2x2 (tests/bench/training.py)."""
     import pod_allreduce
+    import training
     pod_allreduce.pod_results(options.record)
+    training.pod_training_results(options.record)
 
 
 def training_part(options: Options) -> None:

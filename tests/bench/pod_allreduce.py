@@ -1,17 +1,20 @@
 #!/usr/bin/python3
 """make bench, part "pod": cross_replica_sum across the boards of a pod against Open MPI.
 
-Runs tests/bench/bench-pod-allreduce on a pod of 2 boards of 1 core (tpu run --boards 2; host boards
-4 KiB to 16 MiB, qemu-virt-a53 boards to 4 MiB), each call timed on the board (median per call over
-at least 5 calls and about 1 s), and Open MPI's MPI_Allreduce between 2 processes of the same
-machine (tests/bench/baselines/mpi_allreduce.sh, its median per call) in the same run. One JSON line
-per board kind and size:
+Runs tests/bench/bench-pod-allreduce on a pod of 2 boards of 1 core (tpu run --boards 2 --bind-to
+core; host and qemu-virt-a53 boards, one float (the latency) and 4 KiB to 16 MiB), each call timed on
+the board (median per call over at least 5 calls and about 1 s), and Open MPI's MPI_Allreduce between
+2 processes of the same machine (tests/bench/baselines/mpi_allreduce.sh, its median per call) in the
+same run. One JSON line per board kind and size:
   {"bench": "pod_allreduce_f32/<board>/2boards/<size>", "metric": "seconds_per_call", "value": ours,
    "unit": "s", "baseline": "Open MPI MPI_Allreduce, 2 processes", "baseline_value": MPI's,
    "ratio": MPI's / ours (1.0: as fast as MPI), "algbw_gbps": bytes / ours / 1e9}
-Where the time goes: the board's partial reaches its tpu as a host call (in place from board memory on
-the QEMU boards' shared-memory link; chunked COBS frames over a pipe on the host board), tpu trades it
-over MPI point-to-point and writes the result back, then the board fans it out.
+Where the time goes: the board's partial reaches its tpu as a host call through the shared-memory link,
+tpu sends it to the other board's tpu over MPI point-to-point straight from board memory, receives
+theirs into a buffer kept from call to call and folds both straight into the board's output (no copy
+on either side of the link); then the board fans it out. What remains is the host call's round trip
+and, on a machine with as many CPUs as the pod has cores, the scheduling of 2 boards and 2 tpu
+processes on them (MPI's 2 ranks have the CPUs to themselves).
 """
 from __future__ import annotations
 
@@ -29,12 +32,13 @@ BOARDS = ("host", "qemu-virt-a53")
 
 
 def size_name(size: int) -> str:
-    return f"{size >> 20}MiB" if size >= 1 << 20 else f"{size >> 10}KiB"
+    return f"{size >> 20}MiB" if size >= 1 << 20 else f"{size >> 10}KiB" if size >= 1 << 10 else f"{size}B"
 
 
 def pod_times(board: str) -> dict[int, dict]:
     """bytes -> the board's POD-ALLREDUCE record (task 0's)."""
-    command = [str(TPU), "run", "--boards", "2", "--board", board, "--cores", "1", "--timeout", "600", str(APP)]
+    command = [str(TPU), "run", "--boards", "2", "--board", board, "--cores", "1", "--bind-to", "core", "--timeout", "600",
+               str(APP)]
     ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=900)
     if ran.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited {ran.returncode}: {(ran.stdout + ran.stderr)[-2000:]}")

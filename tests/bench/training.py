@@ -64,16 +64,18 @@ def line(bench: str, metric: str, value: float, unit: str, baseline: float | Non
             "ratio": round(ratio, 4) if ratio is not None else None}
 
 
-def train(board: str, cores: int, data: Path) -> tuple[float, dict[str, float], dict[str, float]]:
-    """(samples/s, shares of the run time, per-core mean seconds per category) of one run."""
-    folder = ROOT / "build" / "bench" / "train-digits" / f"{data.name}-{board}-{cores}"
+def train(board: str, cores: int, data: Path, boards: int = 1) -> tuple[float, dict[str, float], dict[str, float]]:
+    """(samples/s, shares of the run time, per-core mean seconds per category) of one run; with
+    boards > 1 on a pod of that many boards (tpu run --boards), the shares those of task 0's cores."""
+    folder = ROOT / "build" / "bench" / "train-digits" / f"{data.name}-{board}-{boards}x{cores}"
     folder.mkdir(parents=True, exist_ok=True)
     for source in data.iterdir():  # the prepared run: model.txt, initial weights, batches
         (folder / source.name).write_bytes(source.read_bytes())
     trace = folder / "trace.json"
     # The host board's cores bound to CPUs of their own, as the other benchmarks bind (cpu_sharing.hpp).
     binding = ["--bind-to", "core"] if board == "host" else []
-    command = [str(TPU), "run", "--board", board, "--cores", str(cores), *binding, "--timeout", "1200", "--trace",
+    pod = ["--boards", str(boards)] if boards > 1 else []
+    command = [str(TPU), "run", *pod, "--board", board, "--cores", str(cores), *binding, "--timeout", "1200", "--trace",
                str(trace), "--outfeed-dir", str(folder), "--infeed",
                f"0={folder / 'infeed_x.npy'},{folder / 'infeed_y.npy'}", "train-digits"]
     ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=1500)
@@ -86,7 +88,7 @@ def train(board: str, cores: int, data: Path) -> tuple[float, dict[str, float], 
         rows = list(csv.DictReader(file))
     first, last = rows[7], rows[-1]  # rows 0..7: the first launch, reported at its end
     samples_per_s = (int(last["step"]) - int(first["step"])) * BATCH / (float(last["seconds"]) - float(first["seconds"]))
-    totals = trace_totals(trace)
+    totals = trace_totals(trace if boards == 1 else trace.with_name("trace.task-0.json"))
     seconds = {category: sum(core.get(category, 0.0) for core in totals.values()) / max(len(totals), 1) / 1e9
                for category in ("run", *CATEGORIES)}
     return samples_per_s, time_shares(totals), seconds
@@ -203,6 +205,27 @@ def training_results(record: Callable[[dict], None] = print_line) -> list[dict]:
                 flops = matmul_flops_per_replica_step(model, cores) * STEPS[board]
                 lines.append(line(bench, "mxu_gflops", flops / seconds["compute"] / 1e9, "GFLOP/s", peak))
             emit(lines)
+    return results
+
+
+def pod_training_results(record: Callable[[dict], None] = print_line) -> list[dict]:
+    """The MLP on host boards as a pod (issue 22): 1 board of 1 and of 2 cores, 2 boards of 1 and of 2
+    cores (the same global batch of 32, split over every replica of the pod); samples/s against 1x1
+    in this run, and where task 0's cores spend their time."""
+    cpus = os.cpu_count() or 1
+    data = prepare_data("mlp", STEPS["host"])
+    results = []
+    one = None
+    for boards, cores in ((1, 1), (1, 2), (2, 1), (2, 2)):
+        rate, shares, _ = train("host", cores, data, boards)
+        one = one or rate
+        bench = f"train-digits/mlp/host/{boards}x{cores}/{cpus}cpus"
+        entries = [line(bench, "samples_per_s", rate, "samples/s", one),
+                   *(line(bench, f"share_{category}", share, "fraction of run time", None)
+                     for category, share in shares.items())]
+        for entry in entries:
+            record(entry)
+        results.extend(entries)
     return results
 
 

@@ -2,7 +2,7 @@
 // shared memory so our own all-reduce can be compared against it.
 //
 // Run with `mpirun -np N` (see tests/bench/baselines/mpi_allreduce.sh for the exact flags).
-// For each message size (4 KiB .. 64 MiB, x4 steps) it allocates and fills fresh
+// For each message size (4 bytes, the latency of one float; then 4 KiB .. 64 MiB, x4 steps) it allocates and fills fresh
 // send/receive buffers, checks one all-reduce result element by element, and then
 // measures exactly as tests/bench/bench-allreduce measures ours:
 //   warm-up: batches doubling from one call until a batch lasts kWarmupSeconds;
@@ -38,7 +38,7 @@
 namespace {
 
 constexpr std::size_t kSizes[] = {
-    std::size_t{4} << 10,  std::size_t{16} << 10, std::size_t{64} << 10, std::size_t{256} << 10,
+    std::size_t{4},        std::size_t{4} << 10,  std::size_t{16} << 10, std::size_t{64} << 10, std::size_t{256} << 10,
     std::size_t{1} << 20,  std::size_t{4} << 20,  std::size_t{16} << 20, std::size_t{64} << 20,
 };
 constexpr std::size_t kNumSizes = sizeof(kSizes) / sizeof(kSizes[0]);

@@ -38,7 +38,7 @@ set -uo pipefail
 
 readonly NP=${MPI_BENCH_NP:-2}
 readonly TIME_LIMIT=${MPI_BENCH_TIMEOUT:-120}   # seconds; the run itself takes ~2-5 s
-readonly EXPECTED_LINES=8   # message sizes 4 KiB .. 64 MiB
+readonly EXPECTED_LINES=9   # message sizes 4 bytes, 4 KiB .. 64 MiB
 
 die() {
     echo "mpi_allreduce.sh: FAILED: $*" >&2
