@@ -6,9 +6,11 @@ runtime/tpu/mesh/topology.hpp (each board's default mesh, boards stacked along z
 independently of the runtime."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -16,7 +18,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from qemu_runner import run_image
+from qemu_runner import REPO_ROOT, run_image
 
 from .case import Case, Outcome
 from .checks import ram_file_folder
@@ -114,6 +116,41 @@ def check_pod_knowledge(board: str, boards: int, cores: int, extra: tuple[str, .
     kind = "mixed" if "," in board else board
     if not re.search(rf"^\[task 0\] tpu: a pod of {boards} {kind} boards: every rank agrees", result.output, re.M):
         return Outcome(False, "rank 0 did not report the pod's agreement", log)
+    return Outcome(True, "", log)
+
+
+def check_pod_trace_and_binding() -> Outcome:
+    """A pod of 2 host boards of 1 core with --trace and --bind-to core: each board's timeline in a file
+    of its own (trace.task-0.json, trace.task-1.json: Chrome trace JSON with its cores' events, no
+    trace.json), and the boards' cores bound to consecutive CPUs by local rank (where the machine has 2)."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    folder = REPO_ROOT / "build" / "tpu-pod" / "trace-and-binding"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    command = [TPU_BINARY, "run", "--boards", "2", "--board", "host", "--cores", "1", "--bind-to", "core", "--timeout",
+               "90", "--trace", str(folder / "trace.json"), "pod"]
+    result = run_image(command, TPU_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 0:
+        return Outcome(False, f"the pod exited {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    if (folder / "trace.json").exists():
+        return Outcome(False, "the boards wrote one trace.json between them", log)
+    for task in (0, 1):
+        trace = folder / f"trace.task-{task}.json"
+        if not trace.exists():
+            return Outcome(False, f"no {trace.name}", log)
+        events = json.loads(trace.read_text()).get("traceEvents", [])
+        if not any(event.get("ph") == "C" and "total:run" in event.get("name", "") for event in events):
+            return Outcome(False, f"{trace.name} has no core run totals", log)
+        binding = (rf"^\[task {task}\] tpu: the board's cores are bound to CPU {task} \(--bind-to core\)"
+                   if len(os.sched_getaffinity(0)) >= 2 else
+                   rf"^\[task {task}\] tpu: --bind-to core: not bound")
+        if not re.search(binding, result.output, re.M):
+            return Outcome(False, f"task {task} does not say {binding!r}", log)
+    if "could not be bound" in result.output:
+        return Outcome(False, "a board could not bind its core as asked", log)
     return Outcome(True, "", log)
 
 
@@ -350,6 +387,7 @@ def pod_cases() -> list[Case]:
                   images=(("host", "pod"), ("qemu-virt-a53", "pod")), estimate_s=15),
              Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),
              Case("tpu-pod/tf-config/host/2x1", check_pod_tf_config, images=host_pod, estimate_s=5),
+             Case("tpu-pod/trace-and-binding/host/2x1", check_pod_trace_and_binding, images=host_pod, estimate_s=5),
              Case("tpu-pod/collective-hang/host/2x1", check_pod_hang, images=(("host", "tests/faults/pod-hang"),),
                   estimate_s=8),
              Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
