@@ -73,10 +73,12 @@ Status host_function(StringView name, StringView text_argument, Span<const Tenso
 // The host function `name` with no results, without waiting for it (TF's outside compilation with no
 // outputs: the device sends and goes on): metrics, logs, progress. The tensors are copied before it
 // returns; the host function's error, if any, comes back from this core's next host call (or
-// settle_host_functions(), or the end of the core's program, which fails with it).
+// settle_host_functions(), or the end of the core's program, which fails with it). Up to 4 such
+// calls per core are in flight (link::Endpoint::kMaxDetachedCalls); an error that has arrived by
+// the next no-wait call fails that call.
 Status host_function_no_wait(StringView name, StringView text_argument, Span<const Tensor> arguments,
                              uint64_t timeout_ns = link::kDefaultHostCallTimeoutNs);
-// Waits for this core's host_function_no_wait call in flight, if any; its outcome.
+// Waits for this core's host_function_no_wait calls in flight, if any; the first error.
 Status settle_host_functions();
 
 // The host function `name` returning one tensor, allocated in `arena` with the dtype and shape the
