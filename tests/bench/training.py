@@ -21,10 +21,14 @@ Per run:
   share_<category>      the share of the cores' run time (mean over cores) in compute (the MXU),
                         collectives, infeed waits, host calls and the rest (other: elementwise ops,
                         softmax, the update), from the board's exact per-category trace totals
-  mxu_gflops (host)     the MXU's rate while the step computes: the model's matmul FLOPs per replica
+  mxu_gflops            the MXU's rate while the step computes: the model's matmul FLOPs per replica
                         and step x steps / the core's compute time, against the core's measured
-                        vfmadd231ps ymm peak (tests/bench/baselines/fma_peak.cpp, the AVX2 FMA the host
-                        board's MXU kernels use) in this run
+                        vfmadd231ps ymm peak on the host board (tests/bench/baselines/fma_peak.cpp, the
+                        AVX2 FMA the host board's MXU kernels use) and against the emulated bound on
+                        qemu-virt-a53 (tests/bench/bench-fma-bound: one core running the AArch64
+                        kernel's own fmla mix), both in this run
+  vs_fma_bound (a53)    samples/s against what the emulated bound allows on that many cores (bound x
+                        cores / the matmul FLOPs per sample)
 Boards with more cores than this machine has share its CPUs (QEMU's vCPUs are threads), so scaling
 there measures oversubscription, not the runtime: the lines say how many CPUs the machine has. The
 host board runs with --bind-to core (each core on a CPU of its own, as mpirun binds ranks; where the
@@ -39,6 +43,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -156,6 +161,18 @@ def fma_peak_ymm() -> float:
     raise RuntimeError("training benchmark: fma_peak printed no vfmadd231ps ymm line")
 
 
+def emulated_fma_bound() -> float:
+    """qemu-virt-a53's floating-point bound in GFLOP/s: one core running the MXU kernel's own fmla mix
+    (tests/bench/bench-fma-bound), in this run."""
+    command = [str(TPU), "run", "--board", "qemu-virt-a53", "--cores", "1", "--timeout", "300",
+               str(ROOT / "tests" / "bench" / "bench-fma-bound")]
+    ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=600)
+    found = re.search(r'BENCH (\{"bench":"fma_bound/qemu-virt-a53/1core".*\})$', ran.stdout + ran.stderr, re.M)
+    if ran.returncode != 0 or not found:
+        raise RuntimeError(f"training benchmark: {' '.join(command)} exited {ran.returncode} without its BENCH line")
+    return float(json.loads(found.group(1))["value"])
+
+
 def matmul_flops_per_replica_step(model: str, replicas: int) -> float:
     """The MLP's five matmuls on one replica's shard (b rows): x w1, h w2, h^T dlogits, dlogits w2^T,
     x^T dh = b * hidden * (64 + 10 + 10 + 10 + 64) multiply-adds, two FLOPs each."""
@@ -171,6 +188,7 @@ def training_results(record: Callable[[dict], None] = print_line) -> list[dict]:
     """Every run of RUNS; each run's lines go to `record` as soon as it ends. Returns them all."""
     cpus = os.cpu_count() or 1
     peak = fma_peak_ymm()
+    emulated_bound = emulated_fma_bound()
     results = []
 
     def emit(entries: list[dict]) -> None:
@@ -201,9 +219,13 @@ def training_results(record: Callable[[dict], None] = print_line) -> list[dict]:
                      line(bench, "scaling_efficiency", rate / one_core / cores, "fraction", None),
                      *(line(bench, f"share_{category}", share, "fraction of run time", None)
                        for category, share in shares.items())]
-            if board == "host" and seconds["compute"] > 0:
+            if seconds["compute"] > 0:  # the MXU's rate while the step computes, against the core's bound
                 flops = matmul_flops_per_replica_step(model, cores) * STEPS[board]
-                lines.append(line(bench, "mxu_gflops", flops / seconds["compute"] / 1e9, "GFLOP/s", peak))
+                bound = peak if board == "host" else emulated_bound
+                lines.append(line(bench, "mxu_gflops", flops / seconds["compute"] / 1e9, "GFLOP/s", bound))
+            if board == "qemu-virt-a53":  # samples/s against what the emulated bound allows on `cores` cores
+                per_sample = matmul_flops_per_replica_step(model, 1) / BATCH
+                lines.append(line(bench, "vs_fma_bound", rate, "samples/s", emulated_bound * 1e9 * cores / per_sample))
             emit(lines)
     return results
 
