@@ -154,6 +154,36 @@ def check_pod_trace_and_binding() -> Outcome:
     return Outcome(True, "", log)
 
 
+# What tests/device/pod-sum-order prints (element 0 and 1 of the forward and the reverse grouping),
+# worked out by hand in float32 (1e8 + 1 is 1e8): on one board the group order; across boards each
+# board's partial first, then the boards in the group's task order, so 2 x 2 loses the 1 that one
+# board of 4 keeps, and 3 x 2 gives 0 forward (1 - 1e8 + 1e8) but 1 reversed (1e8 - 1e8 + 1).
+SUM_ORDER_EXPECTED = {(1, 4): "forward 1 -100000000 reverse 0 -100000000",
+                      (2, 2): "forward 0 -100000000 reverse 0 -100000000",
+                      (3, 2): "forward 100000000 0 reverse 100000000 1"}
+
+
+def check_sum_order(board: str, boards: int, cores: int) -> Outcome:
+    """float32 sums across boards in the documented order: the app checks every replica's sums bit for
+    bit against a plain loop in that order, and its printed values must be the hand-worked ones (the
+    same on host boards, QEMU boards and a mixed pod)."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    pod = ["--boards", str(boards)] if boards > 1 else []
+    command = [TPU_BINARY, "run", *pod, "--board", board, "--cores", str(cores), "--timeout", "90",
+               "tests/device/pod-sum-order"]
+    result = run_image(command, TPU_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 0:
+        return Outcome(False, f"exited {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    prefix = r"\[task 0\] " if boards > 1 else ""
+    expected = SUM_ORDER_EXPECTED[(boards, cores)]
+    if not re.search(rf"^{prefix}\[c0 I\] SUM-ORDER {expected}$", result.output, re.M):
+        return Outcome(False, f"no 'SUM-ORDER {expected}' line", log)
+    return Outcome(True, "", log)
+
+
 def check_readme_examples_on_pod(board: str, boards: int, cores: int) -> Outcome:
     """The README's API examples (firmware/examples/readme-examples: replicate, the merge_call sum,
     split_to_logical_devices) over every core of a pod, each checked by the app against TF's
@@ -388,6 +418,10 @@ def pod_cases() -> list[Case]:
              Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),
              Case("tpu-pod/tf-config/host/2x1", check_pod_tf_config, images=host_pod, estimate_s=5),
              Case("tpu-pod/trace-and-binding/host/2x1", check_pod_trace_and_binding, images=host_pod, estimate_s=5),
+             *(Case(f"tpu-pod/sum-order/{board.replace(',', '+')}/{boards}x{cores}", partial(check_sum_order, board, boards, cores),
+                    images=tuple((kind, "tests/device/pod-sum-order") for kind in board.split(",")), estimate_s=6)
+               for board, boards, cores in (("host", 1, 4), ("host", 2, 2), ("host", 3, 2), ("qemu-virt-a53", 2, 2),
+                                            ("host,qemu-virt-a53", 2, 2))),
              Case("tpu-pod/collective-hang/host/2x1", check_pod_hang, images=(("host", "tests/faults/pod-hang"),),
                   estimate_s=8),
              Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
