@@ -282,6 +282,40 @@ TEST_CASE("a .pod call is answered once every board's part arrived", "[pod]") {
                            "first=2' should be 8 bytes of float32, it is float32[3]");
 }
 
+TEST_CASE("the other boards' rows arrive in buffers kept from call to call", "[pod]") {
+  FakeExchange exchange;
+  tpu::PodCollectives collectives(exchange);
+  tpu::HostFunctions functions(tpu::HostEnvironment{});
+  collectives.serve(functions);
+  tpu::HostCallRequest call;
+  call.function = ".pod";
+  std::vector<float> sums;
+  auto keep = [&sums](tpu::HostCallOutcome outcome) {
+    outcome.materialize();
+    REQUIRE(outcome.code == rt::StatusCode::kOk);
+    sums = outcome.results[0].values<float>();
+  };
+  for (uint32_t sequence = 0; sequence < 3; ++sequence) {
+    call.text = "all_reduce op=sum type=float32 count=2 members=1,0 source=0 seq=" + std::to_string(sequence) + " first=0";
+    call.tensors = {tpu::HostTensor::of<float>({2}, {1, 2})};
+    functions.call(call, keep);
+    exchange.arrived[static_cast<int>(sequence)] = {{}, bytes_of({10.0f * float(sequence), 0.5f})};
+    collectives.pump();
+    CHECK(sums == std::vector<float>{1 + 10.0f * float(sequence), 2.5f});
+  }
+  // Task 0's row (position 1: this board, task 1, comes first) landed in the same buffer every time.
+  REQUIRE(exchange.started.size() == 3);
+  CHECK(exchange.started[1].into[1].data() == exchange.started[0].into[1].data());
+  CHECK(exchange.started[2].into[1].data() == exchange.started[0].into[1].data());
+  // Two calls in flight at once never share one.
+  call.text = "all_reduce op=sum type=float32 count=2 members=1,0 source=0 seq=7 first=0";
+  functions.call(call, keep);
+  call.text = "all_reduce op=sum type=float32 count=2 members=1,0 source=0 seq=8 first=0";
+  functions.call(call, keep);
+  REQUIRE(exchange.started.size() == 5);
+  CHECK(exchange.started[3].into[1].data() != exchange.started[4].into[1].data());
+}
+
 TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]") {
   std::string error;
   const std::optional<tpu::TfConfig> config = tpu::parse_tf_config(

@@ -284,12 +284,18 @@ std::span<uint8_t> PodCollectives::Buffers::take(size_t bytes) {
   for (Buffer& buffer : buffers_)
     if (!buffer.in_use && buffer.capacity >= bytes && (best == nullptr || buffer.capacity < best->capacity)) best = &buffer;
   if (best == nullptr) {
-    constexpr size_t kMaxKept = 16;  // beyond that, drop a free buffer (the largest) rather than grow for ever
-    if (buffers_.size() >= kMaxKept) {
+    // At most kMaxKept buffers and kMaxKeptBytes in them: free ones go, the largest first, rather
+    // than the pool growing for ever (what is in use stays, since MPI may be writing into it).
+    constexpr size_t kMaxKept = 16, kMaxKeptBytes = size_t{1} << 30;
+    for (;;) {
+      size_t kept = bytes;
+      for (const Buffer& buffer : buffers_) kept += buffer.capacity;
+      if (buffers_.size() < kMaxKept && kept <= kMaxKeptBytes) break;
       auto largest = buffers_.end();
       for (auto it = buffers_.begin(); it != buffers_.end(); ++it)
         if (!it->in_use && (largest == buffers_.end() || it->capacity > largest->capacity)) largest = it;
-      if (largest != buffers_.end()) buffers_.erase(largest);
+      if (largest == buffers_.end()) break;
+      buffers_.erase(largest);
     }
     buffers_.push_back(Buffer{std::make_unique_for_overwrite<uint8_t[]>(std::max<size_t>(bytes, 1)), bytes, false});
     best = &buffers_.back();
