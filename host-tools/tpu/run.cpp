@@ -4,8 +4,6 @@
 #include "app_tool.hpp"
 #include "run_pod.hpp"
 
-#include <sys/prctl.h>
-
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -347,9 +345,6 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   serve_cluster_spec(functions, place.workers);
   std::string program;
   setenv("TPU_LINK_HOST", "1", 1);  // the host board waits for the host's first messages (hal/link.hpp)
-  // tpu's short sleeps between polls of the board are meant as given (Linux adds up to 50 us of timer
-  // slack to a thread's timed waits by default: a 10 us sleep took 100 us on a VM, 40 us without).
-  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   // Without a CPU to spare, neither side spins while waiting for the other (cpu_sharing.hpp).
   const bool spin = options.attach.any() || cpu_left_for_tpu(options.cores, place.local_size);
   setenv("TPU_HOST_SHARES_CPUS", spin ? "0" : "1", 1);

@@ -63,7 +63,8 @@ void become_core(unsigned core) {
   this_core = core;
   // A core's short sleeps (waiting for the host or a peer, hal/doorbell.hpp) are meant as given:
   // Linux adds up to 50 us of timer slack to a thread's timed waits by default, and on this VM a
-  // 5 us wait then took 94 us (28 us without the slack).
+  // 5 us wait then took 94 us (28 us without the slack). (tpu keeps the default for its own polls:
+  // there the extra wake-ups cost a 2-board pod more than they saved, measured.)
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   pthread_attr_t attributes;
   if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
