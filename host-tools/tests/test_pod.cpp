@@ -154,11 +154,13 @@ std::vector<float> floats_of(const std::vector<uint8_t>& bytes) {
 class FakeExchange final : public tpu::RowExchange {
  public:
   unsigned my_rank() const override { return 1; }
-  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::span<const uint8_t> mine,
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
                      std::vector<std::span<uint8_t>> into) override {
-    std::vector<size_t> sizes;
-    for (size_t i = 0; i < ranks.size(); ++i) sizes.push_back(ranks[i] == my_rank() ? mine.size() : into[i].size());
-    started.push_back({ranks, tag, std::vector<uint8_t>(mine.begin(), mine.end()), sizes, std::move(into)});
+    std::vector<size_t> sizes;  // what arrives from each rank (this one: what it sends the first other)
+    size_t other = 0;
+    while (other < ranks.size() && ranks[other] == my_rank()) ++other;
+    for (size_t i = 0; i < ranks.size(); ++i) sizes.push_back(ranks[i] == my_rank() ? out[other].size() : into[i].size());
+    started.push_back({ranks, tag, std::vector<uint8_t>(out[other].begin(), out[other].end()), sizes, std::move(into)});
     return static_cast<int>(started.size()) - 1;
   }
   // Done once the test put the other rows in `arrived`: they land in the buffers given.
@@ -192,19 +194,19 @@ TEST_CASE("a pod's request is read from its text: the group's tasks, each board'
   CHECK(reduce.type == rt::DType::kI32);
   CHECK(reduce.count == 7);
   CHECK(reduce.tasks() == std::vector<unsigned>{2, 0, 1});  // order of first appearance
-  CHECK(reduce.row_bytes(0) == 28);
+  CHECK(reduce.row_bytes(0, 2) == 28);
   CHECK(reduce.result_bytes() == 28);
   CHECK(tpu::pod_tag(reduce) == 12 * 16 + 3);
   const tpu::PodRequest gather = request_of("all_gather op=sum type=float32 count=2 members=0,1,1 source=0 seq=1 first=0");
-  CHECK(gather.row_bytes(0) == 8);
-  CHECK(gather.row_bytes(1) == 16);
+  CHECK(gather.row_bytes(0, 1) == 8);
+  CHECK(gather.row_bytes(1, 0) == 16);
   CHECK(gather.result_bytes() == 24);
   const tpu::PodRequest broadcast = request_of("broadcast op=sum type=float32 count=3 members=0,1 source=1 seq=1 first=0");
-  CHECK(broadcast.row_bytes(0) == 0);
-  CHECK(broadcast.row_bytes(1) == 12);
+  CHECK(broadcast.row_bytes(0, 1) == 0);
+  CHECK(broadcast.row_bytes(1, 0) == 12);
   const tpu::PodRequest rows = request_of("rows op=sum type=int8 count=0 sizes=5,0,9 source=0 seq=2 first=15");
   CHECK(rows.tasks() == std::vector<unsigned>{0, 1, 2});
-  CHECK(rows.row_bytes(2) == 9);
+  CHECK(rows.row_bytes(2, 0) == 9);
   CHECK(rows.result_bytes() == 14);
   std::string error;
   CHECK(!tpu::parse_pod_request("gather op=sum", error));

@@ -46,17 +46,19 @@ std::vector<std::vector<uint8_t>> inputs_on(const tpu::PodRequest& request, unsi
   return here;
 }
 
-// The pod run by hand: every task packs its row, then computes its members' outputs from all rows.
-// Returns the outputs of every group position (all_reduce: the one result, per task).
+// The pod run by hand: every task packs its row for each other task, then each computes its
+// members' outputs from the rows sent to it. Returns the outputs of every group position (all_reduce:
+// the one result, per task).
 std::map<unsigned, std::vector<uint8_t>> run_pod(const tpu::PodRequest& request,
                                                  const std::vector<std::vector<uint8_t>>& inputs) {
-  std::vector<std::vector<uint8_t>> rows;
-  for (unsigned task : request.tasks()) {
-    rows.push_back(tpu::pack_member_row(request, task, inputs_on(request, task, inputs)));
-    CHECK(rows.back().size() == request.row_bytes(task));
-  }
   std::map<unsigned, std::vector<uint8_t>> outputs;
   for (unsigned task : request.tasks()) {
+    std::vector<std::vector<uint8_t>> rows;  // what every task sent this one
+    for (unsigned from : request.tasks()) {
+      rows.push_back(from == task ? std::vector<uint8_t>()
+                                  : tpu::pack_member_row(request, from, task, inputs_on(request, from, inputs)));
+      CHECK(rows.back().size() == (from == task ? 0 : request.row_bytes(from, task)));
+    }
     std::string error;
     const std::vector<std::vector<uint8_t>> mine = tpu::member_outputs(request, task, inputs_on(request, task, inputs), rows, error);
     INFO(error);
@@ -79,19 +81,30 @@ TEST_CASE("requests by members: the forms each kind takes", "[pod]") {
   const tpu::PodRequest mean =
       request_of("all_reduce op=mean type=bfloat16 count=3 members=0,0,1 source=0 seq=2 first=0 by=members");
   CHECK(mean.by_members);
-  CHECK(mean.row_bytes(0) == 12);  // both members' inputs
-  CHECK(mean.row_bytes(1) == 6);
+  CHECK(mean.row_bytes(0, 1) == 12);  // both members' inputs
+  CHECK(mean.row_bytes(1, 0) == 6);
   CHECK(mean.result_bytes() == 6);
   const tpu::PodRequest scatter =
       request_of("reduce_scatter op=sum type=int32 count=8 members=0,0,1,1 source=0 seq=1 first=0 by=members");
-  CHECK(scatter.row_bytes(0) == 32);  // 2 members x the chunks of task 1's 2 positions, 2 int32 each
+  CHECK(scatter.row_bytes(0, 1) == 32);  // 2 members x the chunks of task 1's 2 positions, 2 int32 each
   CHECK(scatter.result_bytes() == 8);
   const tpu::PodRequest permute =
       request_of("collective_permute op=sum type=float32 count=2 members=0,0,1,1 source=0 seq=1 first=0 by=members "
                  "pairs=0:2,2:3,3:0");
   CHECK(permute.pairs == std::vector<std::pair<unsigned, unsigned>>{{0, 2}, {2, 3}, {3, 0}});
-  CHECK(permute.row_bytes(0) == 8);  // 0 -> 2 crosses
-  CHECK(permute.row_bytes(1) == 8);  // 3 -> 0 crosses, 2 -> 3 stays
+  CHECK(permute.row_bytes(0, 1) == 8);  // 0 -> 2 crosses
+  CHECK(permute.row_bytes(1, 0) == 8);  // 3 -> 0 crosses, 2 -> 3 stays
+  // Three boards: each row holds only what its destination needs.
+  const tpu::PodRequest scatter3 =
+      request_of("reduce_scatter op=sum type=int32 count=6 members=0,0,1,1,2,2 source=0 seq=1 first=0 by=members");
+  CHECK(scatter3.row_bytes(0, 1) == 16);  // task 0's 2 members x task 1's 2 positions' chunks, 1 int32 each
+  CHECK(scatter3.row_bytes(0, 2) == 16);
+  const tpu::PodRequest permute3 =
+      request_of("collective_permute op=sum type=float32 count=2 members=0,1,2 source=0 seq=1 first=0 by=members "
+                 "pairs=0:1,1:2,2:0");
+  CHECK(permute3.row_bytes(0, 1) == 8);  // 0 -> 1
+  CHECK(permute3.row_bytes(0, 2) == 0);  // nothing of task 0's goes to task 2
+  CHECK(permute3.row_bytes(2, 0) == 8);
   std::string error;
   CHECK(!tpu::parse_pod_request("all_reduce op=mean type=float32 count=1 members=0,1 source=0 seq=1 first=0", error));
   CHECK(!tpu::parse_pod_request("reduce_scatter op=sum type=float32 count=2 members=0,1 source=0 seq=1 first=0", error));
@@ -167,6 +180,26 @@ TEST_CASE("reduce_scatter, all_to_all and collective_permute by members: every m
   CHECK(values_of<float>(permuted.at(1)) == std::vector<float>{0, 0});
   CHECK(values_of<float>(permuted.at(2)) == std::vector<float>{1, 2});
   CHECK(values_of<float>(permuted.at(3)) == std::vector<float>{5, 6});
+  // Three boards, each sending every other only what it needs: reduce_scatter (member p of 6 gets
+  // the sum of 10 j + p over the members j: 150 + 6 p) and a ring permute 0 -> 1 -> 2 -> 0.
+  const tpu::PodRequest scatter3 =
+      request_of("reduce_scatter op=sum type=int32 count=6 members=0,0,1,1,2,2 source=0 seq=1 first=0 by=members");
+  inputs.clear();
+  for (int j = 0; j < 6; ++j) {
+    std::vector<int32_t> values;
+    for (int e = 0; e < 6; ++e) values.push_back(10 * j + e);
+    inputs.push_back(bytes_of(values));
+  }
+  for (const auto& [p, out] : run_pod(scatter3, inputs))
+    CHECK(values_of<int32_t>(out) == std::vector<int32_t>{150 + 6 * int(p)});
+  const tpu::PodRequest ring =
+      request_of("collective_permute op=sum type=float32 count=2 members=0,1,2 source=0 seq=1 first=0 by=members "
+                 "pairs=0:1,1:2,2:0");
+  const std::map<unsigned, std::vector<uint8_t>> rotated =
+      run_pod(ring, {bytes_of<float>({1, 2}), bytes_of<float>({3, 4}), bytes_of<float>({5, 6})});
+  CHECK(values_of<float>(rotated.at(0)) == std::vector<float>{5, 6});
+  CHECK(values_of<float>(rotated.at(1)) == std::vector<float>{1, 2});
+  CHECK(values_of<float>(rotated.at(2)) == std::vector<float>{3, 4});
   // A row of the wrong size is an error naming the task, not a crash.
   std::string error;
   const std::vector<std::vector<uint8_t>> rows = {bytes_of<float>({1, 2}), bytes_of<float>({7})};

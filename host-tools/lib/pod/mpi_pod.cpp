@@ -94,7 +94,7 @@ std::optional<std::pair<unsigned, int>> MpiPod::failure_of_another() {
   return std::make_pair(static_cast<unsigned>(control_->announced[0]), control_->announced[1]);
 }
 
-int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::span<const uint8_t> mine,
+int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
                            std::vector<std::span<uint8_t>> into) {
   const int id = exchanges_->next_id++;
   Exchanges::Exchange& exchange = exchanges_->in_flight[id];
@@ -108,7 +108,7 @@ int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::spa
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i] == rank_.rank) continue;
     MPI_Request send = MPI_REQUEST_NULL;
-    MPI_Isend(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD,
+    MPI_Isend(out[i].data(), static_cast<int>(out[i].size()), MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD,
               &send);
     exchange.requests.push_back(send);
   }

@@ -37,10 +37,10 @@ class MpiPod final : public RowExchange {
   // The largest of every rank's `status` (the pod's exit status).
   std::optional<int> worst_status(int status, double timeout_s, std::string& error);
 
-  // RowExchange over MPI_COMM_WORLD: MPI_Isend of this rank's row to every other rank, MPI_Irecv of
+  // RowExchange over MPI_COMM_WORLD: MPI_Isend of this rank's row for every other rank, MPI_Irecv of
   // theirs, tested without blocking.
   unsigned my_rank() const override { return rank_.rank; }
-  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::span<const uint8_t> mine,
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
                      std::vector<std::span<uint8_t>> into) override;
   std::optional<bool> exchange_done(int id, std::string& error) override;
   void end_exchange(int id) override;

@@ -147,13 +147,13 @@ std::vector<unsigned> PodRequest::members_on(unsigned task) const {
   return positions;
 }
 
-size_t PodRequest::row_bytes(unsigned task) const {
+size_t PodRequest::row_bytes(unsigned from, unsigned to) const {
   const size_t block = count * rt::dtype_size(type);
-  if (by_members) return row_pieces(*this, task).size() * piece_bytes(*this);
-  if (kind == "rows") return task < sizes.size() ? sizes[task] : 0;
+  if (by_members) return row_pieces(*this, from, to).size() * piece_bytes(*this);
+  if (kind == "rows") return from < sizes.size() ? sizes[from] : 0;
   if (kind == "all_reduce") return block;
-  if (kind == "all_gather") return block * static_cast<size_t>(std::count(member_tasks.begin(), member_tasks.end(), task));
-  if (kind == "broadcast") return member_tasks[source] == task ? block : 0;
+  if (kind == "all_gather") return block * static_cast<size_t>(std::count(member_tasks.begin(), member_tasks.end(), from));
+  if (kind == "broadcast") return member_tasks[source] == from ? block : 0;
   return 0;
 }
 
@@ -325,7 +325,7 @@ std::string PodCollectives::check_part(const PodRequest& request, const HostCall
     return "this board's part of '" + call.text + "' should be " + std::to_string(here) + " inputs of " +
            std::to_string(input) + " bytes of " + rt::dtype_name(request.type) + " (one per member here), it is " + given;
   }
-  const size_t expected = request.row_bytes(me);
+  const size_t expected = request.row_bytes(me, me);  // the same row for every board
   const size_t bytes = call.tensors.empty() ? 0 : call.bytes_of(0).size();
   if (call.tensors.size() <= 1 && bytes == expected && (call.tensors.empty() || call.tensors[0].dtype == request.type))
     return "";
@@ -339,27 +339,32 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
   if (request) error = check_part(*request, call);
   if (!request || !error.empty()) return reply(HostCallOutcome::error(rt::StatusCode::kInvalidArgument, error));
   const auto now = std::chrono::steady_clock::now();
-  Pending pending{std::move(*request), {}, {}, {}, {}, std::move(reply), now + kCallDeadline, now};
-  std::span<const uint8_t> mine;  // this board's row: where the board keeps it, else a copy
+  Pending pending{std::move(*request), {}, {}, {}, {}, {}, std::move(reply), now + kCallDeadline, now};
+  const unsigned me = exchange_.my_rank();
+  const std::vector<unsigned> tasks = pending.request.tasks();
+  std::span<const uint8_t> mine;  // this board's row (by the board's part): where the board keeps it, else a copy
   if (pending.request.by_members) {
     for (size_t i = 0; i < call.tensors.size(); ++i) {
       const std::span<const uint8_t> input = call.bytes_of(i);
       pending.inputs_here.emplace_back(input.begin(), input.end());
     }
-    pending.own_copy = pack_member_row(pending.request, exchange_.my_rank(), pending.inputs_here);
-    mine = pending.own_copy;
+    for (unsigned task : tasks)  // a row of its own for every other board: what that board needs
+      pending.packed.push_back(task == me ? std::vector<uint8_t>()
+                                          : pack_member_row(pending.request, me, task, pending.inputs_here));
   } else if (!call.tensors.empty()) {
     if (call.in_board.empty() || call.in_board[0].empty()) pending.own_copy = std::move(call.tensors[0].bytes);
     mine = pending.own_copy.empty() ? call.bytes_of(0) : std::span<const uint8_t>(pending.own_copy);
   }
+  std::vector<std::span<const uint8_t>> out;
   std::vector<std::span<uint8_t>> into;
-  for (unsigned task : pending.request.tasks()) {
-    const bool own = task == exchange_.my_rank();
-    into.push_back(own ? std::span<uint8_t>() : buffers_.take(pending.request.row_bytes(task)));
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const bool own = tasks[i] == me;
+    out.push_back(pending.request.by_members ? std::span<const uint8_t>(pending.packed[i]) : mine);
+    into.push_back(own ? std::span<uint8_t>() : buffers_.take(pending.request.row_bytes(tasks[i], me)));
     pending.rows.push_back(own ? mine : std::span<const uint8_t>(into.back()));
     if (!own) pending.received.push_back(into.back());
   }
-  const int id = exchange_.start_exchange(pending.request.tasks(), pod_tag(pending.request), mine, std::move(into));
+  const int id = exchange_.start_exchange(tasks, pod_tag(pending.request), std::move(out), std::move(into));
   pending_.emplace(id, std::move(pending));
 }
 

@@ -50,8 +50,10 @@ struct PodRequest {
 
   // The group's tasks in order of first appearance (the order of the rows and of the fold).
   std::vector<unsigned> tasks() const;
-  // The bytes task `task` contributes, and the bytes of the result (by members: of each member's).
-  size_t row_bytes(unsigned task) const;
+  // The bytes task `from` sends task `to` (by the board's part: the same row to every task; by
+  // members: what `to` needs of `from`'s members, pod_members.hpp), and the bytes of the result (by
+  // members: of each member's).
+  size_t row_bytes(unsigned from, unsigned to) const;
   size_t result_bytes() const;
   // The group positions on task `task`, in group order.
   std::vector<unsigned> members_on(unsigned task) const;
@@ -105,6 +107,7 @@ class PodCollectives {
     PodRequest request;
     std::vector<std::vector<uint8_t>> inputs_here;  // by members: this board's members' inputs
     std::vector<uint8_t> own_copy;                  // this board's row when it is not read in board memory
+    std::vector<std::vector<uint8_t>> packed;       // by members: the row for each task (tasks() order)
     std::vector<std::span<const uint8_t>> rows;     // every task's row (tasks() order)
     std::vector<std::span<uint8_t>> received;       // the buffers the other rows arrive in
     HostFunctions::Reply reply;

@@ -42,9 +42,9 @@ class Pieces {
     const std::vector<unsigned> here = request.members_on(task);
     for (size_t i = 0; i < here.size() && i < inputs_here.size(); ++i) add_own(here[i], inputs_here[i].data());
   }
-  // The pieces of another task's row.
-  void add_row(unsigned task, const std::vector<uint8_t>& row) {
-    const std::vector<MemberPiece> pieces = row_pieces(request_, task);
+  // The pieces of the row task `from` sent this one (`to`).
+  void add_row(unsigned from, unsigned to, const std::vector<uint8_t>& row) {
+    const std::vector<MemberPiece> pieces = row_pieces(request_, from, to);
     for (size_t i = 0; i < pieces.size() && (i + 1) * bytes_ <= row.size(); ++i)
       where_[{pieces[i].member, pieces[i].destination}] = row.data() + i * bytes_;
   }
@@ -103,21 +103,20 @@ std::vector<uint8_t> permuted(const PodRequest& request, const Pieces& pieces, u
 
 }  // namespace
 
-std::vector<MemberPiece> row_pieces(const PodRequest& request, unsigned task) {
+std::vector<MemberPiece> row_pieces(const PodRequest& request, unsigned from, unsigned to) {
   std::vector<MemberPiece> pieces;
-  const unsigned n = static_cast<unsigned>(request.member_tasks.size());
+  if (from == to) return pieces;  // a board's own members' pieces never travel
   if (request.kind == "collective_permute") {
     for (const auto& [source, target] : request.pairs)
-      if (is_on(request, source, task) && !is_on(request, target, task)) pieces.push_back({source, target});
+      if (is_on(request, source, from) && is_on(request, target, to)) pieces.push_back({source, target});
     return pieces;
   }
-  for (unsigned j : request.members_on(task)) {
+  for (unsigned j : request.members_on(from)) {
     if (request.kind == "all_reduce") {  // one piece for every position, filed under destination 0
       pieces.push_back({j, 0});
       continue;
     }
-    for (unsigned p = 0; p < n; ++p)  // reduce_scatter, all_to_all: what positions elsewhere need
-      if (!is_on(request, p, task)) pieces.push_back({j, p});
+    for (unsigned p : request.members_on(to)) pieces.push_back({j, p});  // reduce_scatter, all_to_all
   }
   return pieces;
 }
@@ -128,12 +127,12 @@ size_t piece_bytes(const PodRequest& request) {
   return request.kind == "reduce_scatter" || request.kind == "all_to_all" ? input / n : input;
 }
 
-std::vector<uint8_t> pack_member_row(const PodRequest& request, unsigned task,
+std::vector<uint8_t> pack_member_row(const PodRequest& request, unsigned task, unsigned to,
                                      const std::vector<std::vector<uint8_t>>& inputs_here) {
   const Pieces pieces(request, task, inputs_here);
   const size_t bytes = piece_bytes(request);
   std::vector<uint8_t> row;
-  for (const MemberPiece& piece : row_pieces(request, task)) {
+  for (const MemberPiece& piece : row_pieces(request, task, to)) {
     const uint8_t* begin = pieces.piece(piece.member, piece.destination);
     row.insert(row.end(), begin, begin + bytes);
   }
@@ -147,12 +146,12 @@ std::vector<std::vector<uint8_t>> member_outputs(const PodRequest& request, unsi
   const std::vector<unsigned> tasks = request.tasks();
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i] == task) continue;
-    if (i >= rows.size() || rows[i].size() != request.row_bytes(tasks[i])) {
+    if (i >= rows.size() || rows[i].size() != request.row_bytes(tasks[i], task)) {
       error = "task " + std::to_string(tasks[i]) + "'s row has " + std::to_string(i < rows.size() ? rows[i].size() : 0) +
-              " bytes, expected " + std::to_string(request.row_bytes(tasks[i]));
+              " bytes, expected " + std::to_string(request.row_bytes(tasks[i], task));
       return {};
     }
-    pieces.add_row(tasks[i], rows[i]);
+    pieces.add_row(tasks[i], task, rows[i]);
   }
   if (request.kind == "all_reduce") return {reduce_pieces(request, pieces, 0, request.count)};
   std::vector<std::vector<uint8_t>> outputs;

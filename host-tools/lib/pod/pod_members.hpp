@@ -9,9 +9,10 @@
 //   reduce_scatter      member p: chunk p of every member's input, reduced the same way
 //   all_to_all          member p: block p of every member's input, concatenated in group order
 //   collective_permute  each target: its source's input; a member that is no target: zeros
-// A row holds only what other boards need: all_reduce every member's input; reduce_scatter and
-// all_to_all each member's chunks / blocks for positions on other boards; collective_permute the
-// inputs of sources whose target is on another board.
+// A board sends each other board a row of its own, holding only what that board needs: all_reduce
+// every member's input (the same row for every board); reduce_scatter and all_to_all each member's
+// chunks / blocks for the positions on that board; collective_permute the inputs of sources whose
+// target is on that board. With K > 2 boards nothing reaches a board that has no use for it.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,17 +31,17 @@ struct MemberPiece {
   unsigned destination = 0;
 };
 
-// The pieces task `task`'s row holds, in order, and the bytes of each.
-std::vector<MemberPiece> row_pieces(const PodRequest& request, unsigned task);
+// The pieces task `from`'s row to task `to` holds, in order, and the bytes of each.
+std::vector<MemberPiece> row_pieces(const PodRequest& request, unsigned from, unsigned to);
 size_t piece_bytes(const PodRequest& request);
 
-// This board's row, from its members' inputs (request.members_on(task) order).
-std::vector<uint8_t> pack_member_row(const PodRequest& request, unsigned task,
+// This board's row to task `to`, from its members' inputs (request.members_on(task) order).
+std::vector<uint8_t> pack_member_row(const PodRequest& request, unsigned task, unsigned to,
                                      const std::vector<std::vector<uint8_t>>& inputs_here);
 
 // The outputs of this board's members, in group order (all_reduce: one, the leader's), from their
-// inputs and every task's row (request.tasks() order; this task's own row is not read); nothing
-// and `error` if a row is not the size its task's part should be.
+// inputs and the row every task sent this one (request.tasks() order; this task's own entry is not
+// read); nothing and `error` if a row is not the size its task's part should be.
 std::vector<std::vector<uint8_t>> member_outputs(const PodRequest& request, unsigned task,
                                                  const std::vector<std::vector<uint8_t>>& inputs_here,
                                                  const std::vector<std::vector<uint8_t>>& rows, std::string& error);

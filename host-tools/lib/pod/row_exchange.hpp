@@ -1,5 +1,6 @@
-// Rows of bytes exchanged among some ranks of a pod without blocking: each rank of `ranks` sends its
-// row to every other and receives theirs, straight from and into buffers the caller owns (the board's
+// Rows of bytes exchanged among some ranks of a pod without blocking: each rank of `ranks` sends a
+// row to every other (the same or one per destination) and receives theirs, straight from and into
+// buffers the caller owns (the board's
 // own memory where the link maps it: no copy on this side). MpiPod does it with Open MPI's nonblocking
 // point-to-point calls; tests use a fake. The pod's collectives (pod_collectives.hpp) are built on it.
 #pragma once
@@ -15,10 +16,11 @@ class RowExchange {
  public:
   virtual ~RowExchange() = default;
   virtual unsigned my_rank() const = 0;
-  // Starts an exchange among `ranks` (this rank among them) under `tag`: `mine` goes to every other
-  // rank, and rank ranks[i]'s row arrives in into[i] (of the row's size; this rank's entry is not
-  // used). The caller leaves both alone until the exchange is done or ended; returns its id.
-  virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, std::span<const uint8_t> mine,
+  // Starts an exchange among `ranks` (this rank among them) under `tag`: out[i] goes to rank
+  // ranks[i], and rank ranks[i]'s row for this one arrives in into[i] (of that row's size); this
+  // rank's own entries are not used. The caller leaves every buffer alone until the exchange is done
+  // or ended; returns its id.
+  virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
                              std::vector<std::span<uint8_t>> into) = 0;
   // true once every row arrived (and this rank's went out); false while pending; nullopt and `error`
   // if the transport failed.
