@@ -19,8 +19,7 @@ Result<const ModelSpec*> model_spec(int32_t kind) {
 void relu_backward(const Tensor& grad, const Tensor& pre) {
   const Span<float> g = grad.values<float>();
   const Span<float> p = pre.values<float>();
-  for (size_t i = 0; i < g.size(); ++i)
-    if (!(p[i] > 0.0f)) g[i] = 0.0f;
+  for (size_t i = 0; i < g.size(); ++i) g[i] = p[i] > 0.0f ? g[i] : 0.0f;  // a select, so it vectorizes
 }
 
 Result<Tensor> softmax_cross_entropy(Arena& arena, const Tensor& logits, const Tensor& labels, Gradients& gradients) {
