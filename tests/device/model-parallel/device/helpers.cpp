@@ -149,6 +149,16 @@ rt::Result<rt::tpu::DeviceAssignment> assignment(unsigned cores, rt::Span<const 
 
 rt::tpu::MeshShape mesh_shape(unsigned cores) { return rt::tpu::Topology::default_mesh_shape(static_cast<int>(cores)); }
 
+rt::Result<rt::tpu::ShardedTensor> split_2d(const rt::Tensor& t, int64_t rows, int64_t columns) {
+  const int64_t partition[] = {rows, columns};
+  return rt::tpu::split_to_logical_devices(t, partition);
+}
+
+rt::Result<rt::Tensor> gathered(const rt::Result<rt::tpu::ShardedTensor>& x) {
+  if (!x) return x.status();
+  return rt::tpu::gather_from_logical_devices(*x);
+}
+
 unsigned grid_rows(unsigned n) {
   unsigned rows = 1;
   for (unsigned d = 1; d * d <= n; ++d)

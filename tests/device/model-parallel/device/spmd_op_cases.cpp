@@ -28,22 +28,12 @@ namespace spmd = rt::tpu::spmd;
 enum Arg { kRowsA, kRowsB, kColsA, kColsB, kInnerA, kInnerB, kInt8A, kInt8B, kX, kY, kBias, kNumArgs };
 enum Output { kRows, kCols, kInner, kInt8Inner, kElementwise, kAssigned, kRing, kIdSum, kNumOutputs };
 
-Result<ShardedTensor> split(const Tensor& t, int64_t rows, int64_t columns) {
-  const int64_t dims[] = {rows, columns};
-  return rt::tpu::split_to_logical_devices(t, dims);
-}
-
-Result<Tensor> gathered(const Result<ShardedTensor>& x) {
-  if (!x) return x.status();
-  return rt::tpu::gather_from_logical_devices(*x);
-}
-
 Result<Tensor> split_matmul(const Tensor& a, const Tensor& b, int64_t a_rows, int64_t a_cols, int64_t b_rows,
                             int64_t b_cols) {
   const unsigned n = rt::tpu::logical_devices().num_logical_cores();
   auto sharded = [&](const Tensor& t, int64_t rows, int64_t cols) -> Result<ShardedTensor> {
     if (rows == 1 && cols == 1 && n > 1) return rt::tpu::replicate_to_logical_devices(t);
-    return split(t, rows, cols);
+    return split_2d(t, rows, cols);
   };
   Result<ShardedTensor> sa = sharded(a, a_rows, a_cols), sb = sharded(b, b_rows, b_cols);
   if (!sa || !sb) return !sa ? sa.status() : sb.status();
@@ -51,7 +41,7 @@ Result<Tensor> split_matmul(const Tensor& a, const Tensor& b, int64_t a_rows, in
 }
 
 Result<Tensor> elementwise(ReplicaArgs args, unsigned n) {
-  Result<ShardedTensor> x = split(args[kX], n, 1), y = split(args[kY], n, 1);
+  Result<ShardedTensor> x = split_2d(args[kX], n, 1), y = split_2d(args[kY], n, 1);
   if (!x || !y) return !x ? x.status() : y.status();
   Result<ShardedTensor> sum = spmd::binary(rt::BinaryOp::kAdd, *x, *y);
   if (!sum) return sum.status();

@@ -67,11 +67,6 @@ Result<ShardedTensor> split(const Tensor& t, rt::Span<const int64_t> partition) 
   return rt::tpu::split_to_logical_devices(t, partition);
 }
 
-Result<Tensor> gathered(const Result<ShardedTensor>& x) {
-  if (!x) return x.status();
-  return rt::tpu::gather_from_logical_devices(*x);
-}
-
 Result<Tensor> matmul_2d(const Tensor& a, const Tensor& b, const Grid& g, bool a_replicated) {
   const int64_t a_split[] = {g.rows, g.columns}, b_split[] = {g.columns, g.rows};
   Result<ShardedTensor> sa = a_replicated ? Result<ShardedTensor>(rt::tpu::replicate_to_logical_devices(a)) : split(a, a_split);

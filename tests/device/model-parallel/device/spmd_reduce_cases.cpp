@@ -66,11 +66,6 @@ Result<ShardedTensor> split(const Tensor& t, bool rows_only, unsigned n) {
   return rt::tpu::split_to_logical_devices(t, dims);
 }
 
-Result<Tensor> gathered(const Result<ShardedTensor>& x) {
-  if (!x) return x.status();
-  return rt::tpu::gather_from_logical_devices(*x);
-}
-
 Result<Tensor> split_reduce(const ReduceCase& c, ReplicaArgs args, unsigned n) {
   Result<ShardedTensor> x = split(args[c.arg], c.rows_only, n);
   if (!x) return x.status();

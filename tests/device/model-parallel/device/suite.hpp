@@ -5,6 +5,7 @@
 #include "firmware/app.hpp"
 #include "runtime/tpu/mesh/device_assignment.hpp"
 #include "runtime/tpu/replicate/replicate.hpp"
+#include "runtime/tpu/spmd/spmd_tensor.hpp"
 
 namespace model_parallel_test {
 
@@ -42,6 +43,11 @@ rt::tpu::MeshShape mesh_shape(unsigned cores);
 // on `args`; its outputs land in result()[0].
 rt::Status replicate_over_whole_board(unsigned cores, const rt::tpu::Computation& computation,
                                       rt::Span<const rt::Tensor> args);
+
+// split_to_logical_devices of a 2-D `t` into a rows x columns grid of the replica's logical devices,
+// and the whole tensor gathered back from a split one (or the split's error).
+rt::Result<rt::tpu::ShardedTensor> split_2d(const rt::Tensor& t, int64_t rows, int64_t columns);
+rt::Result<rt::Tensor> gathered(const rt::Result<rt::tpu::ShardedTensor>& x);
 
 // The largest divisor of n that is at most sqrt(n): the partition grid [1, rows, n / rows, 1].
 unsigned grid_rows(unsigned n);

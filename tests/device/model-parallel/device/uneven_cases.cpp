@@ -33,30 +33,20 @@ using rt::tpu::ReplicaOutputs;
 using rt::tpu::ShardedTensor;
 namespace spmd = rt::tpu::spmd;
 
-Result<ShardedTensor> split2(const Tensor& t, int64_t rows, int64_t columns) {
-  const int64_t partition[] = {rows, columns};
-  return rt::tpu::split_to_logical_devices(t, partition);
-}
-
-Result<Tensor> gathered(const Result<ShardedTensor>& x) {
-  if (!x) return x.status();
-  return rt::tpu::gather_from_logical_devices(*x);
-}
-
 const int kAxis0[] = {0};
 const int kAxis1[] = {1};
 const int kBothAxes[] = {0, 1};
 
-Result<Tensor> round_trip(const UnevenArgs& in, int64_t n) { return gathered(split2(in[kX], n, 1)); }
+Result<Tensor> round_trip(const UnevenArgs& in, int64_t n) { return gathered(split_2d(in[kX], n, 1)); }
 
 Result<Tensor> exp_case(const UnevenArgs& in, int64_t n) {
-  Result<ShardedTensor> x = split2(in[kX], n, 1);
+  Result<ShardedTensor> x = split_2d(in[kX], n, 1);
   if (!x) return x.status();
   return gathered(spmd::unary(rt::UnaryOp::kExp, *x));
 }
 
 Result<Tensor> add_mul(const UnevenArgs& in, int64_t n) {
-  Result<ShardedTensor> x = split2(in[kX], n, 1), y = split2(in[kY], n, 1);
+  Result<ShardedTensor> x = split_2d(in[kX], n, 1), y = split_2d(in[kY], n, 1);
   if (!x || !y) return !x ? x.status() : y.status();
   Result<ShardedTensor> sum = spmd::binary(rt::BinaryOp::kAdd, *x, *y);
   if (!sum) return sum.status();
@@ -64,13 +54,13 @@ Result<Tensor> add_mul(const UnevenArgs& in, int64_t n) {
 }
 
 Result<Tensor> sub_full(const UnevenArgs& in, int64_t n) {
-  Result<ShardedTensor> x = split2(in[kX], n, 1);
+  Result<ShardedTensor> x = split_2d(in[kX], n, 1);
   if (!x) return x.status();
   return gathered(spmd::binary(rt::BinaryOp::kSub, *x, rt::tpu::replicate_to_logical_devices(in[kZ])));
 }
 
 Result<Tensor> reduce_case(const Tensor& t, int64_t n, rt::ReduceAxesOp op, rt::Span<const int> axes, bool keepdims) {
-  Result<ShardedTensor> x = split2(t, n, 1);
+  Result<ShardedTensor> x = split_2d(t, n, 1);
   if (!x) return x.status();
   return gathered(spmd::reduce(op, *x, axes, keepdims));
 }
@@ -89,14 +79,14 @@ Result<Tensor> min_columns(const UnevenArgs& in, int64_t n) {
 }
 
 Result<Tensor> softmax_columns(const Tensor& w, int64_t n, bool log) {
-  Result<ShardedTensor> x = split2(w, 1, n);
+  Result<ShardedTensor> x = split_2d(w, 1, n);
   if (!x) return x.status();
   return gathered(log ? spmd::log_softmax(*x, 1) : spmd::softmax(*x, 1));
 }
 Result<Tensor> softmax_case(const UnevenArgs& in, int64_t n) { return softmax_columns(in[kW], n, false); }
 Result<Tensor> log_softmax_case(const UnevenArgs& in, int64_t n) { return softmax_columns(in[kW], n, true); }
 Result<Tensor> softmax_rows(const UnevenArgs& in, int64_t n) {
-  Result<ShardedTensor> x = split2(in[kX], n, 1);
+  Result<ShardedTensor> x = split_2d(in[kX], n, 1);
   if (!x) return x.status();
   return gathered(spmd::softmax(*x, 1));
 }
@@ -105,7 +95,7 @@ Result<Tensor> softmax_rows(const UnevenArgs& in, int64_t n) {
 Result<Tensor> matmul_case(const Tensor& a, const Tensor& b, const int64_t (&pa)[2], const int64_t (&pb)[2]) {
   auto sharded = [](const Tensor& t, const int64_t (&p)[2]) -> Result<ShardedTensor> {
     if (p[0] == 1 && p[1] == 1) return rt::tpu::replicate_to_logical_devices(t);
-    return split2(t, p[0], p[1]);
+    return split_2d(t, p[0], p[1]);
   };
   Result<ShardedTensor> sa = sharded(a, pa), sb = sharded(b, pb);
   if (!sa || !sb) return !sa ? sa.status() : sb.status();
