@@ -17,6 +17,8 @@ unsigned usable_cpus() {
   return static_cast<unsigned>(CPU_COUNT(&allowed));
 }
 
+unsigned cores_or_default(unsigned cores) { return cores != 0 ? cores : kDefaultCores; }
+
 std::string cpu_range(unsigned first, unsigned count) {
   return count == 1 ? "CPU " + std::to_string(first)
                     : "CPUs " + std::to_string(first) + "-" + std::to_string(first + count - 1);
@@ -29,7 +31,7 @@ std::string request_core_binding(const std::string& bind_to, const std::string& 
   unsetenv(kVariable);
   if (bind_to != "core") return "";
   if (board != "host") return "--bind-to core binds the host board's cores; " + board + "'s are QEMU's threads, left to the OS";
-  const unsigned count = cores != 0 ? cores : kDefaultCores;
+  const unsigned count = cores_or_default(cores);
   const unsigned first = local_rank * count, cpus = usable_cpus();
   if (first + count > cpus)
     return "--bind-to core: not bound, " + std::to_string(count) + " cores from CPU " + std::to_string(first) + " need " +
@@ -39,7 +41,7 @@ std::string request_core_binding(const std::string& bind_to, const std::string& 
 }
 
 bool cpu_left_for_tpu(unsigned cores, unsigned boards_here) {
-  return (cores != 0 ? cores : kDefaultCores) * boards_here < usable_cpus();
+  return cores_or_default(cores) * boards_here < usable_cpus();
 }
 
 }  // namespace tpu

@@ -267,10 +267,9 @@ std::optional<std::span<const uint8_t>> ShmLink::view_board_memory(uint64_t addr
 }
 
 std::optional<std::vector<uint8_t>> ShmLink::read_board_memory(uint64_t address, uint64_t bytes) {
-  const uint8_t* source = failure_ ? nullptr : board_memory(address, bytes);
-  if (source == nullptr) return std::nullopt;
-  bytes_read_in_place_ += bytes;
-  return std::vector<uint8_t>(source, source + bytes);
+  const std::optional<std::span<const uint8_t>> view = view_board_memory(address, bytes);
+  if (!view) return std::nullopt;
+  return std::vector<uint8_t>(view->begin(), view->end());
 }
 
 std::optional<std::pair<uint64_t, uint64_t>> ShmLink::core_status_place() const {

@@ -307,6 +307,7 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
     return;
   }
   std::vector<rt::Shape> shapes;
+  std::vector<size_t> sizes;
   for (const HostTensor& result : outcome.results) {
     rt::Result<rt::Shape> shape = rt::Shape::make(rt::Span<const int64_t>(result.dims.data(), result.dims.size()));
     if (!shape || outcome.results.size() > 255)
@@ -317,10 +318,9 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
                                                          "host function returned " + std::to_string(result.bytes.size()) +
                                                              " bytes for a " + result.describe() + " result"));
     shapes.push_back(*shape);
+    sizes.push_back(*bytes);
   }
   reply.tensor_count = static_cast<uint8_t>(outcome.results.size());
-  std::vector<size_t> sizes;
-  for (size_t i = 0; i < shapes.size(); ++i) sizes.push_back(*rt::link::tensor_byte_size(outcome.results[i].dtype, shapes[i]));
   const std::vector<bool> placed =
       output_.place_results(core, id, sizes, [&outcome](size_t i, std::span<uint8_t> destination) {
         if (outcome.write) return outcome.write(i, destination);

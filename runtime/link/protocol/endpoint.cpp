@@ -539,13 +539,12 @@ Status Endpoint::settle(PendingCall& call) {
 
 namespace {
 
-// The in-flight detached call of `slots` sent first (ids grow), or nullptr; with `answered_only`,
-// only among those whose reply is in.
-template <class Slots, class IsDone>
-auto* oldest_detached(Slots& slots, bool answered_only, IsDone is_done) {
+// The in-flight detached call of `slots` sent first (ids grow) among those `wanted` accepts, or nullptr.
+template <class Slots, class Wanted>
+auto* oldest_detached(Slots& slots, Wanted wanted) {
   decltype(&slots[0]) oldest = nullptr;
   for (auto& call : slots)
-    if (call.detached && (!answered_only || is_done(call)) && (oldest == nullptr || call.id < oldest->id)) oldest = &call;
+    if (call.detached && wanted(call) && (oldest == nullptr || call.id < oldest->id)) oldest = &call;
   return oldest;
 }
 
@@ -555,8 +554,8 @@ Status Endpoint::settle_detached_call() {
   const unsigned core = port_.core();
   if (core >= kMaxLinkCores) return Status::ok();
   Status first_error;
-  auto any = [](auto&) { return true; };
-  while (PendingCall* call = oldest_detached(detached_[core], false, any)) {
+  auto any = [](PendingCall&) { return true; };
+  while (PendingCall* call = oldest_detached(detached_[core], any)) {
     const Status outcome = settle(*call);
     if (first_error.is_ok()) first_error = outcome;
   }
@@ -567,10 +566,10 @@ Result<Endpoint::PendingCall*> Endpoint::detached_slot(unsigned core) {
   auto done = [](PendingCall& call) {
     return call.state.load(MemoryOrder::kAcquire) == static_cast<uint32_t>(CallState::kDone);
   };
-  while (PendingCall* answered = oldest_detached(detached_[core], true, done)) RT_RETURN_IF_ERROR(settle(*answered));
+  while (PendingCall* answered = oldest_detached(detached_[core], done)) RT_RETURN_IF_ERROR(settle(*answered));
   for (PendingCall& call : detached_[core])
     if (!call.detached) return &call;
-  PendingCall* oldest = oldest_detached(detached_[core], false, done);
+  PendingCall* oldest = oldest_detached(detached_[core], [](PendingCall&) { return true; });
   RT_RETURN_IF_ERROR(settle(*oldest));
   return oldest;
 }
