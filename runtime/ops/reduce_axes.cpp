@@ -208,11 +208,23 @@ bool sum_rows_f32(ReduceAxesOp op, const Tensor& in, const ReductionPlan& plan, 
     return false;
   const int64_t rows = plan.reduced_dims[0], columns = plan.kept_dims[0];
   const float* x = reinterpret_cast<const float*>(in.data);
-  float* sum = reinterpret_cast<float*>(out.data);
-  for (int64_t j = 0; j < columns; ++j) sum[j] = x[j];
-  for (int64_t i = 1; i < rows; ++i)
-    for (int64_t j = 0; j < columns; ++j) sum[j] += x[i * columns + j];
-  for (int64_t j = 0; j < columns; ++j) F32::store(out.data + 4 * j, F32::finish(op, sum[j], plan.count));
+  // A chunk of columns at a time in a local array, which nothing else can point to, so its sums
+  // stay in vector registers down all the rows (summing into `out` itself, the compiler must
+  // assume every store may change the next row's input).
+  constexpr int64_t kChunk = 64;
+  for (int64_t j0 = 0; j0 < columns; j0 += kChunk) {
+    const int64_t width = columns - j0 < kChunk ? columns - j0 : kChunk;
+    float sum[kChunk];
+    for (int64_t j = 0; j < width; ++j) sum[j] = x[j0 + j];
+    if (width == kChunk) {
+      for (int64_t i = 1; i < rows; ++i)
+        for (int64_t j = 0; j < kChunk; ++j) sum[j] += x[i * columns + j0 + j];
+    } else {
+      for (int64_t i = 1; i < rows; ++i)
+        for (int64_t j = 0; j < width; ++j) sum[j] += x[i * columns + j0 + j];
+    }
+    for (int64_t j = 0; j < width; ++j) F32::store(out.data + 4 * (j0 + j), F32::finish(op, sum[j], plan.count));
+  }
   return true;
 }
 

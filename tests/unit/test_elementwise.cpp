@@ -154,3 +154,37 @@ TEST_CASE("binary ops on strided views and their errors", "[elementwise]") {
   const rt::Status wrong_out = rt::binary(rt::BinaryOp::kAdd, t, c, m);
   CHECK(std::string(wrong_out.message().data()) == "add: output shape [2, 3] is not the broadcast shape [3, 2]");
 }
+
+TEST_CASE("binary ops over views whose dimensions merge only in part, and in place", "[elementwise]") {
+  // a: rows 1..4 of every [6, 5] block of a [4, 6, 5] buffer (strides 30, 5, 1: its last two
+  // dimensions step as one, its first does not); b: [4, 1, 5], broadcast along the middle.
+  std::vector<float> buffer(4 * 6 * 5), b_data(4 * 5);
+  for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<float>(i) * 0.5f;
+  for (size_t i = 0; i < b_data.size(); ++i) b_data[i] = 100.0f + static_cast<float>(i);
+  const int64_t buffer_dims[] = {4, 6, 5}, b_dims[] = {4, 1, 5}, out_dims[] = {4, 4, 5};
+  const rt::Tensor whole =
+      rt::Tensor::contiguous(rt::DType::kF32, *rt::Shape::make(rt::Span<const int64_t>(buffer_dims, 3)), buffer.data());
+  const rt::Tensor a = *whole.slice(1, 1, 5);
+  const rt::Tensor b =
+      rt::Tensor::contiguous(rt::DType::kF32, *rt::Shape::make(rt::Span<const int64_t>(b_dims, 3)), b_data.data());
+  std::vector<float> out_data(4 * 4 * 5, -1.0f);
+  const rt::Tensor out =
+      rt::Tensor::contiguous(rt::DType::kF32, *rt::Shape::make(rt::Span<const int64_t>(out_dims, 3)), out_data.data());
+  REQUIRE(rt::binary(rt::BinaryOp::kSub, a, b, out).is_ok());
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 5; ++k) {
+        INFO(i << "," << j << "," << k);
+        CHECK(out_data[(i * 4 + j) * 5 + k] == buffer[(i * 6 + j + 1) * 5 + k] - b_data[i * 5 + k]);
+      }
+  // In place (out is a itself, one merged row): every element once, the rows outside the view untouched.
+  const std::vector<float> before = buffer;
+  REQUIRE(rt::binary(rt::BinaryOp::kMul, a, a, a).is_ok());
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 6; ++j)
+      for (int k = 0; k < 5; ++k) {
+        const size_t at = (i * 6 + j) * 5 + k;
+        INFO(i << "," << j << "," << k);
+        CHECK(buffer[at] == (j >= 1 && j <= 4 ? before[at] * before[at] : before[at]));
+      }
+}
