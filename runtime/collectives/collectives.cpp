@@ -193,14 +193,9 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
     return invalid_argument("cross_replica_sum: output overlaps input without being the same buffer");
   if (spans_boards(*group)) return all_reduce_across_boards(op, type, source, destination, count, *group, options);
   if (group->size == 1) {
-    // One member: the result is its own value, through the same finish step (mean divides by 1,
-    // 16-bit types round-trip exactly).
-    void* accumulator = scratch[hal::core_id()];
-    for (size_t begin = 0; begin < count; begin += kScratchElements) {
-      const size_t n = min(kScratchElements, count - begin);
-      reduce_init(type, source + begin * dtype_size(type), accumulator, 0, n);
-      reduce_finish(op, type, accumulator, destination + begin * dtype_size(type), n, 1);
-    }
+    // One member: the result is its own value, through the reduction kernel with one input (mean
+    // divides by 1, 16-bit types round-trip exactly): one pass, no scratch.
+    reduce_many(op, type, &source, 1, &destination, 1, count);
     return Status::ok();
   }
   const bool small = count * dtype_size(type) <= kLatencyAlgorithmMaxBytes;

@@ -25,12 +25,16 @@ void relu_backward(const Tensor& grad, const Tensor& pre) {
 Result<Tensor> softmax_cross_entropy(Arena& arena, const Tensor& logits, const Tensor& labels, Gradients& gradients) {
   // tf.nn.sparse_softmax_cross_entropy_with_logits: the rows' losses and softmax - one_hot in one pass.
   const SoftmaxCrossEntropy xent = RT_TRY(sparse_softmax_cross_entropy_with_logits(arena, labels, logits));
-  for (int64_t i = 0; i < logits.shape.dims[0]; ++i) {
-    gradients.loss_sum += xent.loss.at<float>(i);
+  const Span<const float> losses = xent.loss.values<float>();
+  const Span<const float> rows = logits.values<float>();  // contiguous [rows, kClasses] (matmul's output + b2)
+  const Span<const int32_t> label = labels.values<int32_t>();
+  for (size_t i = 0; i < losses.size(); ++i) {
+    gradients.loss_sum += losses[i];
+    const float* row = rows.data() + i * kClasses;
     int64_t best = 0;
     for (int64_t c = 1; c < kClasses; ++c)
-      if (logits.at<float>(i, c) > logits.at<float>(i, best)) best = c;
-    gradients.correct += best == labels.at<int32_t>(i) ? 1.0f : 0.0f;
+      if (row[c] > row[best]) best = c;
+    gradients.correct += best == label[i] ? 1.0f : 0.0f;
   }
   return mul(arena, xent.backprop, 1.0f / static_cast<float>(kBatch));
 }
