@@ -336,13 +336,33 @@ def best_peaks(peaks: list[dict]) -> dict[str, dict]:
     return best
 
 
-def gemm_results(peaks: list[dict]) -> list[dict]:
-    """Builds the host GEMM benchmark (runtime MXU vs OpenBLAS and oneDNN), runs it on one thread and
-    relates every figure to the core's peak for its data type (`peaks`, from peak_results())."""
+def build_gemm_baselines() -> str:
+    """Compiles the host GEMM benchmark (the runtime's MXU against OpenBLAS and oneDNN); its path."""
     binary = "build/bench/gemm_baselines"
     (ROOT / "build" / "bench").mkdir(parents=True, exist_ok=True)
     run(["g++", "-std=c++20", "-O2", "-ffp-contract=off", "-mavx2", "-mfma", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-I.",
          "-Ihal/include", *GEMM_SOURCES, "-o", binary, "-lopenblas", "-ldnnl", "-lgomp"], 300)
+    return binary
+
+
+def mxu_gemm_rate() -> float:
+    """The MXU's float32 GEMM rate at 512^3 on one thread (GFLOP/s), the gemm part's headline case."""
+    binary = build_gemm_baselines()
+    result = subprocess.run([binary, "f32:512x512x512"], cwd=ROOT, capture_output=True, stdin=subprocess.DEVNULL,
+                            text=True, errors="replace", timeout=600, env={**os.environ, **ONE_THREAD})
+    if result.returncode != 0:
+        raise BenchError(f"{binary} f32:512x512x512 exited with status {result.returncode}: {last_line(result.stderr)}")
+    for text in result.stdout.splitlines():
+        entry = json.loads(text) if text.startswith("{") else {}
+        if entry.get("bench") == "gemm" and entry.get("metric") == "f32 512x512x512 MXU":
+            return float(entry["value"])
+    raise BenchError("gemm_baselines f32:512x512x512 printed no MXU line")
+
+
+def gemm_results(peaks: list[dict]) -> list[dict]:
+    """Builds the host GEMM benchmark (runtime MXU vs OpenBLAS and oneDNN), runs it on one thread and
+    relates every figure to the core's peak for its data type (`peaks`, from peak_results())."""
+    binary = build_gemm_baselines()
     # OPENBLAS_VERBOSE=2: OpenBLAS names the kernel set it picked for this CPU ("Core: Haswell") on stderr.
     result = subprocess.run([binary], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             text=True, errors="replace", timeout=900,
@@ -508,7 +528,7 @@ def pod_part(options: Options) -> None:
 def training_part(options: Options) -> None:
     """The train-digits app's samples/s, scaling and step-time shares (tests/bench/training.py)."""
     import training
-    training.training_results(options.record)
+    training.training_results(options.record, mxu_gemm=mxu_gemm_rate())
 
 
 PARTS: dict[str, Callable[[Options], None]] = {

@@ -27,6 +27,8 @@ Per run:
                         AVX2 FMA the host board's MXU kernels use) and against the emulated bound on
                         qemu-virt-a53 (tests/bench/bench-fma-bound: one core running the AArch64
                         kernel's own fmla mix), both in this run
+  vs_mxu_gemm (host)    the same rate against the MXU's own float32 GEMM at 512^3 on one thread, in this
+                        run (benchmarks.py passes it: issue 24's "measured GEMM rate" of the MXU)
   vs_fma_bound (a53)    samples/s against what the emulated bound allows on that many cores (bound x
                         cores / the matmul FLOPs per sample)
 Boards with more cores than this machine has share its CPUs (QEMU's vCPUs are threads), so scaling
@@ -184,8 +186,10 @@ def print_line(entry: dict) -> None:
     print(json.dumps(entry), flush=True)
 
 
-def training_results(record: Callable[[dict], None] = print_line) -> list[dict]:
-    """Every run of RUNS; each run's lines go to `record` as soon as it ends. Returns them all."""
+def training_results(record: Callable[[dict], None] = print_line, mxu_gemm: float | None = None) -> list[dict]:
+    """Every run of RUNS; each run's lines go to `record` as soon as it ends. Returns them all.
+    mxu_gemm: the MXU's own float32 GEMM rate at 512^3 in this run (GFLOP/s; benchmarks.py measures
+    it), for the vs_mxu_gemm lines."""
     cpus = os.cpu_count() or 1
     peak = fma_peak_ymm()
     emulated_bound = emulated_fma_bound()
@@ -223,6 +227,8 @@ def training_results(record: Callable[[dict], None] = print_line) -> list[dict]:
                 flops = matmul_flops_per_replica_step(model, cores) * STEPS[board]
                 bound = peak if board == "host" else emulated_bound
                 lines.append(line(bench, "mxu_gflops", flops / seconds["compute"] / 1e9, "GFLOP/s", bound))
+                if board == "host" and mxu_gemm:  # against the MXU's own large-GEMM rate, same run
+                    lines.append(line(bench, "vs_mxu_gemm", flops / seconds["compute"] / 1e9, "GFLOP/s", mxu_gemm))
             if board == "qemu-virt-a53":  # samples/s against what the emulated bound allows on `cores` cores
                 per_sample = matmul_flops_per_replica_step(model, 1) / BATCH
                 lines.append(line(bench, "vs_fma_bound", rate, "samples/s", emulated_bound * 1e9 * cores / per_sample))
