@@ -2,6 +2,11 @@
 // float_math.hpp for the method, the accuracy and the special values).
 #include "float_math.hpp"
 
+// No floating-point operation here is used for its exception flags, only for its value; without
+// -ftrapping-math GCC may compute both arms of a select, so exp_f32_many's loop vectorizes. Values
+// do not change: this allows neither reassociation nor contraction nor finite-math assumptions.
+#pragma GCC optimize("no-trapping-math")
+
 #include "runtime/dtype/half.hpp"
 #include "hal/support/array.hpp"
 
@@ -50,7 +55,7 @@ Ln2Reduction reduce_by_ln2(double y) {
 }
 
 // expm1(r) for |r| <= ln2/2: Taylor polynomial to degree 13 (truncation < 2^-56 relative).
-double expm1_reduced(double r) {
+[[gnu::always_inline]] inline double expm1_reduced(double r) {
   double p = 0x1.6124613a86d09p-33;                // 1/13!
   p = __builtin_fma(p, r, 0x1.1eed8eff8d898p-29);  // 1/12!
   p = __builtin_fma(p, r, 0x1.ae64567f544e4p-26);  // 1/11!
@@ -134,14 +139,31 @@ double erf_positive(double a) {
   return (kTwoOverSqrtPi * exp_double(-z)) * (a * p);
 }
 
+// exp_f32 without a branch, so a loop of it vectorizes (exp_f32_many): e^y computed for y clamped
+// into the finite range (exactly exp_double's operations on in-range inputs, with 2^k made from
+// the bits of k + 1023 + 1.5 * 2^52, whose low mantissa bits are k + 1023, instead of an integer
+// conversion that AVX2 lacks for doubles), then the special values chosen by selects.
+[[gnu::always_inline]] inline float exp_f32_lanes(float x) {
+  const double v = x;  // exact; every test below is on the float64 value, so one vector width serves
+  const bool nan = v != v, high = v > 89.0, low = v < -104.0;
+  const double y = high ? 89.0 : (low ? -104.0 : (nan ? 0.0 : v));
+  const double k = (y * kInvLn2 + kRoundToInteger) - kRoundToInteger;
+  double r = __builtin_fma(-k, kLn2Hi, y);
+  r = __builtin_fma(-k, kLn2Lo, r);
+  const double scale = double_from_bits(double_bits((k + 1023.0) + kRoundToInteger) << 52);  // 2^k
+  const double e = __builtin_fma(scale, expm1_reduced(r), scale);
+  // e^89 > FLT_MAX (and +inf); e^-104 < 2^-150, half the smallest subnormal (and -inf); a NaN's
+  // float64 canonical NaN converts to float32's.
+  const double special = nan ? double_from_bits(kCanonicalNanF64) : (high ? __builtin_inf() : 0.0);
+  return static_cast<float>(nan || high || low ? special : e);
+}
+
 }  // namespace
 
+float exp_f32(float x) { return exp_f32_lanes(x); }
 
-float exp_f32(float x) {
-  if (x != x) return nan_f32();
-  if (x > 89.0f) return infinity_f32();  // e^89 > FLT_MAX; includes +inf
-  if (x < -104.0f) return 0.0f;          // e^-104 < 2^-150, half the smallest subnormal; includes -inf
-  return static_cast<float>(exp_double(x));
+void exp_f32_many(const float* in, float* out, size_t count) {
+  for (size_t i = 0; i < count; ++i) out[i] = exp_f32_lanes(in[i]);
 }
 
 float log_f32(float x) {

@@ -29,6 +29,9 @@
 namespace rt {
 
 float exp_f32(float x);
+// out[i] = exp_f32(in[i]) for i < count, the same bits, several lanes at a time where the target has
+// vectors (one loop of the same float64 operations); in and out may be the same array.
+void exp_f32_many(const float* in, float* out, size_t count);
 float log_f32(float x);
 float tanh_f32(float x);
 float erf_f32(float x);

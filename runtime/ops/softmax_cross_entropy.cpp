@@ -1,5 +1,6 @@
 // sparse_softmax_cross_entropy_with_logits (softmax_cross_entropy.hpp): TF's checks and texts, then
-// one pass of exponentials per row written into the backprop row.
+// each row's shifted logits written into its backprop row, one vector pass of exponentials over
+// them all, and each row's sum, softmax and loss.
 #include "softmax_cross_entropy.hpp"
 
 #include "float_math.hpp"
@@ -30,8 +31,9 @@ Status check_operands(const Tensor& labels, const Tensor& logits) {
   return Status::ok();
 }
 
-// One row: its max, its exponentials into `backprop`, their sum; softmax and the label's loss.
-void row_cross_entropy(const Tensor& logits, int64_t i, int32_t label, float* backprop, float& loss) {
+// One row, first half: x - max(x) into the backprop row (the exponentials' arguments), and the
+// label's x - max into `loss` (finished by finish_row).
+void row_shifted(const Tensor& logits, int64_t i, int32_t label, float* backprop, float& loss) {
   const int64_t classes = logits.shape.dims[1];
   const auto x = [&](int64_t j) { return logits.at<float>(i, j); };
   float max = x(0);
@@ -39,11 +41,16 @@ void row_cross_entropy(const Tensor& logits, int64_t i, int32_t label, float* ba
     const float value = x(j);
     max = (max > value || max != max) ? max : value;
   }
-  for (int64_t j = 0; j < classes; ++j) backprop[j] = exp_f32(x(j) - max);
+  for (int64_t j = 0; j < classes; ++j) backprop[j] = x(j) - max;
+  loss = x(label) - max;
+}
+
+// Second half, once the row holds its exponentials: their sum, softmax - one_hot and the loss.
+void finish_row(int64_t classes, int32_t label, float* backprop, float& loss) {
   float sum = backprop[0];
   for (int64_t j = 1; j < classes; ++j) sum = sum + backprop[j];
   for (int64_t j = 0; j < classes; ++j) backprop[j] = canonical_nan_if_nan(backprop[j] / sum);
-  loss = -canonical_nan_if_nan((x(label) - max) - log_f32(sum));
+  loss = -canonical_nan_if_nan(loss - log_f32(sum));
   backprop[label] -= 1.0f;
 }
 
@@ -59,8 +66,10 @@ Result<SoftmaxCrossEntropy> sparse_softmax_cross_entropy_with_logits(Arena& aren
   if (classes == 0) return out;
   float* loss = out.loss.values<float>().data();
   float* backprop = out.backprop.values<float>().data();
-  for (int64_t i = 0; i < batch; ++i)
-    row_cross_entropy(logits, i, labels.at<int32_t>(i), backprop + i * classes, loss[i]);
+  // Every row's arguments, then all the exponentials in one vector loop, then the rows' sums.
+  for (int64_t i = 0; i < batch; ++i) row_shifted(logits, i, labels.at<int32_t>(i), backprop + i * classes, loss[i]);
+  exp_f32_many(backprop, backprop, static_cast<size_t>(batch * classes));
+  for (int64_t i = 0; i < batch; ++i) finish_row(classes, labels.at<int32_t>(i), backprop + i * classes, loss[i]);
   return out;
 }
 
