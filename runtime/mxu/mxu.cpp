@@ -136,6 +136,29 @@ ActivationRows activation_rows(const Tensor& activations, int64_t m0, unsigned b
   return {scratch, k_rows, 1};
 }
 
+// Activations small enough to stay in L1 (with a panel of weights and its slab of C) while every
+// panel streams past all of them: up to kL1ActivationBytes of float32 read in place. A few rows
+// (a training step's shard) against a wide weight tile then read each panel once, where a block of
+// rows at a time would read the whole tile again for every block (from L2 once it outgrows L1).
+constexpr int64_t kL1ActivationBytes = 12 * 1024;
+bool activations_fit_l1(const Tensor& activations, unsigned k_rows) {
+  return float32_in_place(activations) && activations.shape.dims[0] * int64_t{k_rows} * 4 <= kL1ActivationBytes;
+}
+
+// stream_blocks for activations_fit_l1: panel by panel, each one kernel call over every row (the
+// kernel walks them a block at a time). The same products as block by block, so the same bits.
+void stream_panels(const FloatKernel& kernel, const Tensor& activations, unsigned k_rows, const float* w,
+                   int64_t w_row_stride, int64_t panel_stride, unsigned n_cols, float* c, int64_t c_row_stride,
+                   bool accumulate) {
+  const float* a = reinterpret_cast<const float*>(activations.data);
+  const unsigned rows = static_cast<unsigned>(activations.shape.dims[0]);
+  for (unsigned n0 = 0; n0 < n_cols; n0 += kernel.columns, w += panel_stride) {
+    const unsigned width = n_cols - n0 < kernel.columns ? n_cols - n0 : kernel.columns;
+    kernel.run_block(a, activations.strides[0], activations.strides[1], {w, w_row_stride}, k_rows, rows, width, c + n0,
+                     c_row_stride, accumulate, nullptr);
+  }
+}
+
 // accumulators (op)= activations x weights through a block kernel: every block of up to
 // kernel.rows activation rows against every panel of up to kernel.columns columns, ragged edges
 // included, straight into the accumulators (float32, unit column stride, aligned). Panel p's
@@ -147,6 +170,8 @@ void stream_blocks(const FloatKernel& kernel, const Tensor& activations, unsigne
                    int64_t w_row_stride, int64_t panel_stride, unsigned n_cols, float* c, int64_t c_row_stride,
                    bool accumulate, float* scratch) {
   const int64_t rows = activations.shape.dims[0];
+  if (activations_fit_l1(activations, k_rows))
+    return stream_panels(kernel, activations, k_rows, w, w_row_stride, panel_stride, n_cols, c, c_row_stride, accumulate);
   const bool bf16_rows = bfloat16_rows_in_place(kernel, activations);
   for (int64_t m0 = 0; m0 < rows; m0 += kernel.rows) {
     const unsigned block = static_cast<unsigned>(rows - m0 < kernel.rows ? rows - m0 : kernel.rows);
