@@ -426,8 +426,9 @@ def pod_cases() -> list[Case]:
                   estimate_s=8),
              Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15)]
-    for board, boards, cores in (("host", 2, 1), ("host", 4, 2), ("host", 2, 8), ("qemu-virt-a53", 2, 1),
-                                 ("qemu-virt-a53", 2, 4)):
+    # 4x8: a pod above one board's 16 cores (kMaxPodDevices, runtime/pod/pod_devices.hpp).
+    for board, boards, cores in (("host", 2, 1), ("host", 4, 2), ("host", 2, 8), ("host", 4, 8),
+                                 ("qemu-virt-a53", 2, 1), ("qemu-virt-a53", 2, 4)):
         cases.append(Case(f"tpu-pod/readme-examples/{board}/{boards}x{cores}",
                           partial(check_readme_examples_on_pod, board, boards, cores),
                           images=((board, "readme-examples"),), estimate_s=8))

@@ -12,7 +12,7 @@ DistributedValue DistributedValue::plain(const Tensor& value) {
 
 Result<DistributedValue> DistributedValue::distributed(ValueKind kind, Span<const Tensor> components) {
   if (components.empty() || components.size() > kMaxReplicas)
-    return invalid_argument("a {} value needs 1 to {} components (one per replica), got {}", value_kind_name(kind),
+    return invalid_argument("a {} value needs 1 to {} components (one per replica; kMaxPodDevices), got {}", value_kind_name(kind),
                             kMaxReplicas, components.size());
   DistributedValue result;
   result.kind_ = kind;
