@@ -16,7 +16,11 @@
  * = 4.2 MiB of stacks per board instead of 1.2 MiB (of 512 or 960 MiB), against holding the values
  * out of line, which would give DistributedValue, a value type apps copy and return, an owner and a
  * lifetime. Stack that is reserved costs no time: a value touches only its own components
- * (distributed_value.hpp). An overflow still faults in the guard page below. */
+ * (distributed_value.hpp). An overflow still faults in the guard page below: on AArch64 every frame
+ * larger than a page probes each page as it grows (BOARD_STACK_FLAGS, -fstack-clash-protection), so a
+ * 10 KiB frame cannot step over the 4 KiB guard (at 64 KiB, train-digits on qemu-virt-a53 did so and
+ * hung; with the probes it stops with "stack overflow"). RISC-V's GCC 12 has no such probes: there a
+ * frame larger than the guard could still step over it. */
 #define STACK_MAIN_SIZE 0x40000
 #define STACK_EXCEPTION_SIZE 0x2000
 #define CORE_STACKS_SIZE (STACK_GUARD_SIZE + STACK_MAIN_SIZE + STACK_EXCEPTION_SIZE)
