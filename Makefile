@@ -130,7 +130,8 @@ ifeq ($(BOARD_ARCH),host)
   HOSTED_CXXFLAGS := $(CXXSTD) $(OPT) $(WARNINGS) $(INCLUDES) $(DEFINES) -pthread $(BOARD_CPU_FLAGS) $(SANITIZER_FLAGS)
 else
   CXX_TARGET := $(BOARD_CROSS)g++
-  TARGET_FLAGS := $(BOARD_CPU_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -fno-pie -fno-pic
+  # BOARD_STACK_FLAGS (board.mk, optional): the compiler's stack probes, where it has them.
+  TARGET_FLAGS := $(BOARD_CPU_FLAGS) $(BOARD_STACK_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -fno-pie -fno-pic
 endif
 CXXFLAGS_NO_DEPS := $(CXXSTD) $(OPT) $(WARNINGS) $(FREESTANDING) $(TARGET_FLAGS) $(INCLUDES) $(DEFINES)
 CXXFLAGS := $(CXXFLAGS_NO_DEPS) -MMD -MP

@@ -196,7 +196,11 @@ TEST_CASE("a pod's request is read from its text: the group's tasks, each board'
   CHECK(reduce.tasks() == std::vector<unsigned>{2, 0, 1});  // order of first appearance
   CHECK(reduce.row_bytes(0, 2) == 28);
   CHECK(reduce.result_bytes() == 28);
-  CHECK(tpu::pod_tag(reduce) == 12 * 16 + 3);
+  CHECK(tpu::pod_tag(reduce) == 12 * 64 + 3);  // sequence * kMaxPodDevices + first member
+  // A group whose first member is a pod's last replica stays apart from the next sequence number.
+  const tpu::PodRequest last = request_of("all_reduce op=max type=int32 count=7 members=2,3 source=0 seq=12 first=63");
+  CHECK(tpu::pod_tag(last) == 12 * 64 + 63);
+  CHECK(tpu::pod_tag(last) < tpu::pod_tag(request_of("all_reduce op=max type=int32 count=7 members=2,3 source=0 seq=13 first=0")));
   const tpu::PodRequest gather = request_of("all_gather op=sum type=float32 count=2 members=0,1,1 source=0 seq=1 first=0");
   CHECK(gather.row_bytes(0, 1) == 8);
   CHECK(gather.row_bytes(1, 0) == 16);
@@ -265,7 +269,7 @@ TEST_CASE("a .pod call is answered once every board's part arrived", "[pod]") {
   REQUIRE(exchange.started.size() == 1);
   CHECK(exchange.started[0].ranks == std::vector<unsigned>{1, 0});
   CHECK(exchange.started[0].sizes == std::vector<size_t>{8, 8});
-  CHECK(exchange.started[0].tag == 4 * 16 + 2);
+  CHECK(exchange.started[0].tag == 4 * 64 + 2);
   collectives.pump();
   CHECK(!answer.has_value());
   CHECK(collectives.busy());

@@ -547,8 +547,8 @@ Status Collectives::collective_permute(DType type, const void* in, void* out, si
   text.append('[');
   for (size_t i = 0; i < pairs.size(); i += 2) format_to(text, "{}[{}, {}]", i ? ", " : "", pairs[i], pairs[i + 1]);
   text.append(']');
-  bool is_source[hal::kMaxCores] = {};
-  bool is_target[hal::kMaxCores] = {};
+  bool is_source[kMaxPodDevices] = {};  // by replica id (global in a pod)
+  bool is_target[kMaxPodDevices] = {};
   int64_t my_source = -1;
   int64_t my_target = -1;
   // XLA's HLO verifier (CheckDuplicatedSourceOrTarget), pair by pair: the source's range, a repeated

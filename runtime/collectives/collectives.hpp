@@ -37,10 +37,11 @@ namespace rt {
 // Which core runs each replica.
 struct ReplicaSet {
   unsigned count = 0;
-  uint8_t core_of[hal::kMaxCores] = {};  // the core (on its own board) running each member
+  // Indexed by replica id, global in a pod (kMaxPodDevices); the values are local cores and tasks.
+  uint8_t core_of[kMaxPodDevices] = {};  // the core (on its own board) running each member
   // A pod of boards: each member's task (board), this board's task, and how a reduction leaves the
   // board (cross_board.hpp). On a single board every member is on task 0 and there is no exchange.
-  uint8_t task_of[hal::kMaxCores] = {};
+  uint8_t task_of[kMaxPodDevices] = {};
   uint8_t local_task = 0;
   CrossBoardExchange cross_board = nullptr;
 
@@ -125,7 +126,7 @@ class Collectives {
   // the board's contribution with the other boards, the others copy the result from the leader.
   struct BoardMembers {
     Group local;                           // the members on this board, group order; position 0 leads
-    uint8_t member_tasks[hal::kMaxCores];  // the task of every group position
+    uint8_t member_tasks[kMaxPodDevices];  // the task of every group position (the group spans the pod)
   };
   BoardMembers board_members(const Group& group) const;
   Status across_boards(CrossBoardCall call, const Group& group, const BoardMembers& members,

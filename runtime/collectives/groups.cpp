@@ -14,14 +14,14 @@ void format_groups(FormatBuffer& out, const GroupAssignment& groups) {
 
 Status validate_groups(const GroupAssignment& groups, unsigned num_replicas) {
   if (groups.is_default()) return Status::ok();
-  FixedString<160> text;
+  FixedString<320> text;  // a pod's 64 ids print in about 260 characters
   format_groups(text, groups);
   if (groups.group_size == 0) return invalid_argument("Instruction cannot have an empty replica group: {}", text);
   // XLA's HLO verifier (CheckReplicaGroups), in its order: repeats, then every id below the count
   // of distinct ids must be named, then that count must be the replica count. XLA skips the last
   // check when the module's replica count is 1; here there is no replica 1 to send to, so it holds.
   // After the colon XLA prints the HLO instruction; here the group assignment.
-  constexpr unsigned kMaxIds = 2 * hal::kMaxCores;  // ids beyond that are out of range anyway
+  constexpr unsigned kMaxIds = 2 * kMaxPodDevices;  // ids beyond that are out of range anyway
   bool seen[kMaxIds] = {};
   unsigned distinct = 0;
   for (unsigned i = 0; i < groups.num_groups * groups.group_size; ++i) {

@@ -3,6 +3,7 @@
 #pragma once
 #include "hal/core.hpp"
 #include "hal/support/status.hpp"
+#include "runtime/pod/pod_devices.hpp"
 
 namespace rt {
 
@@ -18,8 +19,10 @@ struct GroupAssignment {
 Status validate_groups(const GroupAssignment& groups, unsigned num_replicas);
 
 // The members (replica ids, group order) of the group holding `replica`, and its position there.
+// In a pod a group may span boards: up to kMaxPodDevices members (one board's part of it, at most
+// hal::kMaxCores, is the Group of its local members).
 struct Group {
-  uint32_t members[hal::kMaxCores];
+  uint32_t members[kMaxPodDevices];
   unsigned size;
   unsigned position;  // of the calling replica
 };

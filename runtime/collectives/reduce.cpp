@@ -113,7 +113,7 @@ void finish_by_mean(bool mean, const void* accumulator, uint8_t* out, size_t cou
 // operations on the same values in the same order; SIMD only runs several elements side by side,
 // IEEE arithmetic rounds every lane like the scalar instruction, and nothing is contracted or
 // reassociated), so their results are the bits of the sequential reference on every board.
-constexpr unsigned kMaxOperands = 2 * hal::kMaxCores;
+constexpr unsigned kMaxOperands = kMaxReduceOperands;
 
 // Direct kernel for element types that are their own accumulator (float32, float64, int32, uint32):
 // one pass, reading every input and writing every output once per element, through GCC vector

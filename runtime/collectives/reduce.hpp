@@ -7,6 +7,7 @@
 #pragma once
 #include "runtime/dtype/dtype.hpp"
 #include "hal/support/status.hpp"
+#include "runtime/pod/pod_devices.hpp"
 
 namespace rt {
 
@@ -32,7 +33,13 @@ void reduce_finish(ReduceOp op, DType type, const void* accumulator, uint8_t* ou
 // read, so an output may be the same memory as one of the inputs. `stream`: write the outputs with
 // non-temporal stores where the target has them (for results much larger than the caches; the
 // kernel fences them before it returns).
+// n and output_count are at most kMaxReduceOperands.
 void reduce_many(ReduceOp op, DType type, const uint8_t* const* inputs, unsigned n, uint8_t* const* outputs,
                  unsigned output_count, size_t count, bool stream = false);
+// A board reduces at most its own cores' inputs (plus a running result), but tpu reduces every
+// member of a group that spans a pod in one call (pod_members.cpp: one rounding for mean and the
+// 16-bit floats), so the kernels take a whole pod's devices.
+inline constexpr unsigned kMaxReduceOperands = kMaxPodDevices;
+static_assert(kMaxReduceOperands >= 2 * hal::kMaxCores, "a board's members plus a running result");
 
 }  // namespace rt

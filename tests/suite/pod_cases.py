@@ -426,11 +426,14 @@ def pod_cases() -> list[Case]:
                   estimate_s=8),
              Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15)]
-    for board, boards, cores in (("host", 2, 1), ("host", 4, 2), ("host", 2, 8), ("qemu-virt-a53", 2, 1),
-                                 ("qemu-virt-a53", 2, 4)):
-        cases.append(Case(f"tpu-pod/readme-examples/{board}/{boards}x{cores}",
+    # 4x8, 2x16 and 3x8: pods above one board's 16 cores (kMaxPodDevices, runtime/pod/pod_devices.hpp),
+    # on QEMU boards too (their 256 KiB main stacks hold the strategy's values of 32 replicas).
+    for board, boards, cores in (("host", 2, 1), ("host", 4, 2), ("host", 2, 8), ("host", 4, 8),
+                                 ("qemu-virt-a53", 2, 1), ("qemu-virt-a53", 2, 4), ("qemu-virt-a53", 2, 16),
+                                 ("qemu-virt-a53", 3, 8), ("host,qemu-virt-a53", 2, 16)):
+        cases.append(Case(f"tpu-pod/readme-examples/{board.replace(',', '+')}/{boards}x{cores}",
                           partial(check_readme_examples_on_pod, board, boards, cores),
-                          images=((board, "readme-examples"),), estimate_s=8))
+                          images=tuple((kind, "readme-examples") for kind in board.split(",")), estimate_s=8))
     refusal_images = {"cores-differ": host_pod + (("host", "hello"),), "apps-differ": host_pod + (("host", "hello"),),
                       "boards-differ-from-ranks": host_pod, "uart": (("qemu-virt-a53", "pod"),),
                       "tf-config-of-another-rank": host_pod}

@@ -423,9 +423,9 @@ TEST_CASE("explicit core assignments", "[device_assignment]") {
         "device coordinates must be >= 0; got [0, 0, -1, 0]");
   CHECK(error_of(DeviceAssignment::create(four, span({0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1}), span({1, 3, 4}))) ==
         "core_assignment puts replica 0 logical core 0 and replica 0 logical core 2 on the same TPU core [0, 0, 1, 1]");
-  std::vector<int32_t> seventeen(17 * 4, 0);
-  CHECK(error_of(DeviceAssignment::create(four, span(seventeen), span({17, 1, 4}))) ==
-        "core_assignment has 17 (replica, logical core) entries but a board has at most 16 cores");
+  std::vector<int32_t> sixty_five(65 * 4, 0);
+  CHECK(error_of(DeviceAssignment::create(four, span(sixty_five), span({65, 1, 4}))) ==
+        "core_assignment has 65 (replica, logical core) entries but a pod has at most 64 TPU devices (kMaxPodDevices)");
   const Topology degraded = topology_of({1, 1, 2, 2}, {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0});
   CHECK(error_of(DeviceAssignment::create(degraded, span({0, 0, 1, 1}), span({1, 1, 4}))) ==
         "core_assignment[0][0] = [0, 0, 1, 1] is a missing device of the topology");

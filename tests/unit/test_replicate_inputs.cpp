@@ -91,8 +91,9 @@ TEST_CASE("replica and input checks with TF's texts", "[replicate][inputs]") {
         "Supplied computation cannot be called with the specified inputs. You specified 1 inputs: ['Placeholder:0'] "
         "and 2 additional inputs from infeed, but the computation needs exactly 2 arguments");
   CHECK(validate(computation(3), {ReplicaArgs(one_f32)}, true, 2).is_ok());
-  std::vector<ReplicaArgs> seventeen(17, ReplicaArgs(one_f32));
-  CHECK(message(validate(computation(1), seventeen)) == "replicate supports at most 16 replicas; inputs has 17");
+  std::vector<ReplicaArgs> sixty_five(65, ReplicaArgs(one_f32));
+  CHECK(message(validate(computation(1), sixty_five)) ==
+        "replicate supports at most 64 replicas (kMaxPodDevices); inputs has 65");
 }
 
 TEST_CASE("replica outputs hold up to kMaxReplicaOutputs values", "[replicate][inputs]") {

@@ -109,7 +109,14 @@ TEST_CASE("a pod of boards: each board a task of job worker, hosts counted by ta
         std::vector<std::string>{"/job:worker/replica:0/task:0/device:TPU:0", "/job:worker/replica:0/task:1/device:TPU:0"});
   const DeviceAssignment one = *DeviceAssignment::build(topology, rt::Span<const int32_t>(chip, 4), {}, 1);
   CHECK(rt::tpu::strategy_num_hosts(resolver, &one) == 1);
-  CHECK(error_text(TPUClusterResolver::for_pod(8, 0, 4)) ==
-        "a TPU cluster of 4 boards of 8 cores has 32 cores; the runtime's tables hold 1 to 16");
+  CHECK(TPUClusterResolver::for_pod(8, 0, 4)->num_cluster_cores() == 32);  // above one board's 16 cores
+  CHECK(error_text(TPUClusterResolver::for_pod(16, 0, 5)) ==
+        "a TPU cluster of 5 boards of 16 cores has 80 cores; the runtime's tables hold 1 to 64 (kMaxPodDevices) in "
+        "all, 1 to 16 (hal::kMaxCores) per board");
+  CHECK(error_text(TPUClusterResolver::for_pod(17, 0, 2)) ==
+        "a TPU cluster of 2 boards of 17 cores has 34 cores; the runtime's tables hold 1 to 64 (kMaxPodDevices) in "
+        "all, 1 to 16 (hal::kMaxCores) per board");
+  CHECK(error_text(TPUClusterResolver::for_pod(1, 0, 17)) ==
+        "a TPU cluster has at most 16 boards (kMaxPodTasks), got 17");
   CHECK(error_text(TPUClusterResolver::for_pod(4, 2, 2)) == "task 2 is not one of a pod's 2 tasks");
 }

@@ -149,10 +149,15 @@ TEST_CASE("a pod's topology stacks the boards' meshes along z", "[topology][pod]
   CHECK(coordinates_of(*Topology::for_pod(2, 2), 1, 1) == std::vector<int32_t>{0, 0, 1, 1});
   // One task is the board's own topology; too many devices for the tables is an error.
   CHECK(as_vector(Topology::for_pod(1, 8)->mesh_shape()) == std::vector<int32_t>{1, 2, 2, 2});
-  CHECK(error_of(Topology::for_pod(4, 8)) ==
-        "a pod of 4 boards of 8 cores has 32 TPU devices; the runtime's tables hold 1 to 16");
+  // Above one board's 16 cores: 4 boards of 8 ([1,2,2,2] each) and 4 of 16 ([2,2,2,2] each).
+  CHECK(as_vector(Topology::for_pod(4, 8)->mesh_shape()) == std::vector<int32_t>{1, 2, 8, 2});
+  CHECK(coordinates_of(*Topology::for_pod(4, 8), 3, 7) == std::vector<int32_t>{0, 1, 7, 1});
+  CHECK(as_vector(Topology::for_pod(4, 16)->mesh_shape()) == std::vector<int32_t>{2, 2, 8, 2});
+  CHECK(Topology::for_pod(4, 16)->num_devices() == 64);
+  CHECK(error_of(Topology::for_pod(5, 16)) ==
+        "a pod of 5 boards of 16 cores has 80 TPU devices; the runtime's tables hold 1 to 64 (kMaxPodDevices)");
   CHECK(error_of(Topology::for_pod(0, 8)) ==
-        "a pod of 0 boards of 8 cores has 0 TPU devices; the runtime's tables hold 1 to 16");
+        "a pod of 0 boards of 8 cores has 0 TPU devices; the runtime's tables hold 1 to 64 (kMaxPodDevices)");
 }
 
 TEST_CASE("missing devices", "[topology]") {
@@ -257,9 +262,12 @@ TEST_CASE("topology errors carry TF's texts", "[topology]") {
         "`device_coordinates` puts task 0 device 0 and task 0 device 1 at the same coordinates [0, 0, 0, 1]");
   CHECK(create_error({4, 4, 4, 2}, {}) ==
         "`mesh_shape` [4 4 4 2] has 128 cells; the runtime supports meshes of at most 64");
-  std::vector<int32_t> seventeen(17 * 4, 0);
-  CHECK(create_error({1, 1, 17, 1}, seventeen) ==
-        "a Topology holds at most 16 TPU devices (the runtime's core limit); got 17");
+  std::vector<int32_t> sixty_five(65 * 4, 0);
+  CHECK(create_error({1, 1, 65, 1}, sixty_five) ==
+        "`mesh_shape` [ 1  1 65  1] has 65 cells; the runtime supports meshes of at most 64");
+  const int32_t one_cell[] = {1, 1, 1, 1};
+  CHECK(error_of(Topology::create(one_cell, 65, 1, rt::Span<const int32_t>(sixty_five.data(), sixty_five.size()))) ==
+        "a Topology holds at most 64 TPU devices (the runtime's kMaxPodDevices); got 65");
 
   const Topology eight = *Topology::for_cores(8);
   const int32_t five[] = {0, 0, 0, 0, 0};

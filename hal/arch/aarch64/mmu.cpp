@@ -36,7 +36,10 @@ constexpr uint64_t kMair = 0x00 | (0xffull << 8);
 constexpr uint64_t kAddressMask = 0x0000fffffffff000ull;
 
 constexpr unsigned kL2Tables = 4;  // covers 4 GiB of physical address space in 2 MiB blocks
-constexpr unsigned kL3Tables = 3;  // stacks of all cores span at most two 2 MiB blocks, + page 0
+// Level-3 tables: one per 2 MiB block holding a stack guard, + one for page 0. The stacks of all cores
+// (kMaxCores * CORE_STACKS_SIZE, 4.2 MiB) touch at most one block more than they fill.
+constexpr uint64_t kStackBytes = uint64_t{kMaxCores} * CORE_STACKS_SIZE;
+constexpr unsigned kL3Tables = static_cast<unsigned>((kStackBytes + kL2Span - 1) / kL2Span) + 1 + 1;
 
 struct alignas(kPage) Table {
   uint64_t entries[kEntries];

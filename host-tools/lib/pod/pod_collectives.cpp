@@ -44,7 +44,7 @@ std::optional<std::vector<unsigned long>> numbers(const std::string& text) {
 // count at a time, the running result first. `out` may be one of the rows.
 void fold_rows(rt::ReduceOp op, rt::DType type, const std::vector<std::span<const uint8_t>>& rows, std::span<uint8_t> out,
                size_t count) {
-  constexpr size_t kOperands = 2 * hal::kMaxCores;  // what reduce_many takes
+  constexpr size_t kOperands = rt::kMaxReduceOperands;  // what reduce_many takes
   uint8_t* output = out.data();
   for (size_t next = 0; next < rows.size();) {
     std::vector<const uint8_t*> inputs;
@@ -270,7 +270,8 @@ std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<s
 }
 
 int pod_tag(const PodRequest& request) {
-  return static_cast<int>((uint64_t{request.sequence} * hal::kMaxCores + request.first_member) % kTagSpace);
+  // first_member is a replica id of the pod (0 .. kMaxPodDevices - 1): unique per sequence number.
+  return static_cast<int>((uint64_t{request.sequence} * rt::kMaxPodDevices + request.first_member) % kTagSpace);
 }
 
 void PodCollectives::serve(HostFunctions& functions) {

@@ -326,7 +326,8 @@ Result<DeviceAssignment> DeviceAssignment::create(const Topology& topology, Span
                             shape_text, values);
   const int64_t entries_needed = values / kMeshRank;
   if (entries_needed > kMaxTpuDevices)
-    return invalid_argument("core_assignment has {} (replica, logical core) entries but a board has at most {} cores",
+    return invalid_argument("core_assignment has {} (replica, logical core) entries but a pod has at most {} TPU devices "
+                            "(kMaxPodDevices)",
                             entries_needed, kMaxTpuDevices);
   MeshCoordinates entries[kMaxTpuDevices];
   for (int64_t entry = 0; entry < entries_needed; ++entry)

@@ -25,7 +25,7 @@ struct PodPlacement {
   unsigned cores_per_replica = 1;
   unsigned cores_per_board = 0;  // 0: a single board, every core local
   unsigned local_task = 0;
-  uint8_t cores[hal::kMaxCores] = {};  // [replica][logical core]: the pod's core ids
+  uint8_t cores[kMaxPodDevices] = {};  // [replica][logical core]: the pod's core ids (global)
 
   unsigned num_tasks() const { return num_replicas * cores_per_replica; }
   unsigned core_of(unsigned replica, unsigned logical_core) const {

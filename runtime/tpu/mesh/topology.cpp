@@ -91,10 +91,10 @@ MeshShape Topology::default_mesh_shape(int cores) {
 }
 
 Result<Topology> Topology::for_cores(int cores) {
-  if (cores < 1 || cores > kMaxTpuDevices)
-    return invalid_argument("a board has 1 to {} cores; got {}", kMaxTpuDevices, cores);
+  if (cores < 1 || cores > int(hal::kMaxCores))
+    return invalid_argument("a board has 1 to {} cores; got {}", hal::kMaxCores, cores);
   const MeshShape mesh = default_mesh_shape(cores);
-  int32_t coordinates[kMaxTpuDevices * kMeshRank];
+  int32_t coordinates[hal::kMaxCores * kMeshRank];
   for (int core = 0; core < cores; ++core) {
     int32_t* at = coordinates + core * kMeshRank;
     at[3] = core % mesh[3];
@@ -108,7 +108,7 @@ Result<Topology> Topology::for_cores(int cores) {
 Result<Topology> Topology::for_pod(int num_tasks, int cores_per_task) {
   if (num_tasks == 1) return for_cores(cores_per_task);
   if (num_tasks < 1 || cores_per_task < 1 || int64_t{num_tasks} * cores_per_task > kMaxTpuDevices)
-    return invalid_argument("a pod of {} boards of {} cores has {} TPU devices; the runtime's tables hold 1 to {}",
+    return invalid_argument("a pod of {} boards of {} cores has {} TPU devices; the runtime's tables hold 1 to {} (kMaxPodDevices)",
                             num_tasks, cores_per_task, int64_t{num_tasks} * cores_per_task, kMaxTpuDevices);
   const MeshShape board = default_mesh_shape(cores_per_task);
   const MeshShape mesh{{board[0], board[1], board[2] * num_tasks, board[3]}};
@@ -157,7 +157,7 @@ Status check_device_table(Span<const int32_t> mesh_shape, int num_tasks, int num
         "len(mesh_shape) ({}); got shape {}",
         num_tasks, num_tpus_per_task, mesh_shape, device_coordinates.size());
   if (devices > kMaxTpuDevices)
-    return invalid_argument("a Topology holds at most {} TPU devices (the runtime's core limit); got {}",
+    return invalid_argument("a Topology holds at most {} TPU devices (the runtime's kMaxPodDevices); got {}",
                             kMaxTpuDevices, devices);
   for (int32_t value : device_coordinates)
     if (value < 0)
@@ -209,7 +209,7 @@ Status check_parsed_topology(const TopologyProtoFields& proto) {
                             "len(mesh_shape) ({}); got shape {}",
                             proto.num_tasks, proto.num_tpu_devices_per_task, mesh, proto.device_coordinates_size);
   if (proto.device_coordinates_size > kMaxProtoCoordinates)
-    return invalid_argument("a Topology holds at most {} TPU devices (the runtime's core limit); got {}",
+    return invalid_argument("a Topology holds at most {} TPU devices (the runtime's kMaxPodDevices); got {}",
                             kMaxTpuDevices, expected / kMeshRank);
   for (size_t i = 0; i < proto.device_coordinates_size; ++i)
     if (proto.device_coordinates[i] < 0) return invalid_argument("`device_coordinates` must be >= 0");

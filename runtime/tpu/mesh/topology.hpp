@@ -28,13 +28,16 @@
 #include "hal/core.hpp"
 #include "hal/support/array.hpp"
 #include "hal/support/result.hpp"
+#include "runtime/pod/pod_devices.hpp"
 #include "topology_proto.hpp"
 
 namespace rt::tpu {
 
 inline constexpr int kMeshRank = 4;                                   // x, y, z, core
-inline constexpr int kMaxTpuDevices = static_cast<int>(hal::kMaxCores);
+// TPU devices a Topology holds: a whole pod's (a pod of K boards is one topology of K tasks).
+inline constexpr int kMaxTpuDevices = static_cast<int>(kMaxPodDevices);
 inline constexpr int kMaxMeshCells = 64;  // mesh cells, present or missing
+static_assert(kMaxMeshCells >= kMaxTpuDevices, "a full pod's mesh (for_pod) fits the cell tables");
 
 // Mesh coordinates of one TPU device: (x, y, z, core).
 using MeshCoordinates = Array<int32_t, kMeshRank>;

@@ -21,12 +21,13 @@
 #pragma once
 #include "hal/core.hpp"
 #include "hal/support/result.hpp"
+#include "runtime/pod/pod_devices.hpp"
 
 namespace rt::tpu {
 
 // What the runtime keeps of a TopologyProto: values beyond these caps are counted, not stored.
 inline constexpr size_t kMaxProtoMeshShape = 16;
-inline constexpr size_t kMaxProtoCoordinates = size_t{hal::kMaxCores} * 4;
+inline constexpr size_t kMaxProtoCoordinates = size_t{kMaxPodDevices} * 4;  // a whole pod's devices
 // The longest encoding of a Topology the runtime can hold (every value a 5-byte varint).
 inline constexpr size_t kMaxTopologyProtoBytes = 2 + 4 * 5 + 2 * 11 + 3 + kMaxProtoCoordinates * 5;
 

@@ -13,16 +13,22 @@
 #include "hal/core.hpp"
 #include "hal/support/inplace_function.hpp"
 #include "hal/support/string_view.hpp"
+#include "runtime/pod/pod_devices.hpp"
 #include "runtime/tensor/tensor.hpp"
 
 namespace rt::tpu {
 
 class ReplicaContext;
 
-inline constexpr unsigned kMaxReplicas = hal::kMaxCores;
+// Replicas of one replicate call: a whole pod's devices (a board runs at most hal::kMaxCores of them).
+// Tables indexed by replica id are sized by it; a Tensor[kMaxReplicas] is 10.5 KiB: the big tables
+// (a launch's inputs and outputs) are static or per-call pod memory; a DistributedValue and a few
+// scratch tables of the strategy's cross-replica calls sit in frames, which the bare-metal main
+// stacks are sized for (hal/common/baremetal/stack_layout.h has the measured chains).
+inline constexpr unsigned kMaxReplicas = kMaxPodDevices;
 // A replica's tensors in and out: the leaves of its arguments (regular inputs plus infeed tuple
 // elements) and of its result. Room for a model of tens of parameters with its batch and metrics;
-// the per-replica tables these size are static (never on a core's 64 KiB stack).
+// the per-replica tables these size are static (never on a core's stack).
 inline constexpr unsigned kMaxReplicaInputs = 64;
 inline constexpr unsigned kMaxReplicaOutputs = 64;
 

@@ -110,8 +110,8 @@ template <class F>
 Result<Replicated> replicate(const F& computation, std::initializer_list<std::initializer_list<Tensor>> inputs,
                              const ReplicateOptions& options = {}) {
   if (inputs.size() > kMaxReplicas)
-    return Status::error(StatusCode::kInvalidArgument, "replicate: {} replicas asked for, at most {}", inputs.size(),
-                         kMaxReplicas);
+    return Status::error(StatusCode::kInvalidArgument, "replicate: {} replicas asked for, at most {} (kMaxPodDevices)",
+                         inputs.size(), kMaxReplicas);
   ReplicaArgs rows[kMaxReplicas];
   size_t count = 0;
   for (const std::initializer_list<Tensor>& row : inputs) rows[count++] = ReplicaArgs(row.begin(), row.size());
@@ -132,8 +132,8 @@ template <class F, class Row>
 Result<Replicated> replicate(const F& computation, Span<const Row> inputs, const ReplicateOptions& options = {}) {
   constexpr size_t kLeaves = nest::leaf_count_v<Row>;
   if (inputs.size() > kMaxReplicas)
-    return Status::error(StatusCode::kInvalidArgument, "replicate: {} replicas asked for, at most {}", inputs.size(),
-                         kMaxReplicas);
+    return Status::error(StatusCode::kInvalidArgument, "replicate: {} replicas asked for, at most {} (kMaxPodDevices)",
+                         inputs.size(), kMaxReplicas);
   Tensor* table = RT_TRY(allocate_replica_inputs(inputs.size() * kLeaves));
   ReplicaArgs rows[kMaxReplicas];
   for (size_t r = 0; r < inputs.size(); ++r) {

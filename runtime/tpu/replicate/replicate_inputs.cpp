@@ -68,7 +68,8 @@ Status validate_replicate_inputs(const Computation& computation, Span<const Repl
     return invalid_argument("replicate needs at least one replica: inputs has 0 replicas (to run one replica with no "
                             "inputs, pass no inputs at all)");
   if (inputs.size() > kMaxReplicas)
-    return invalid_argument("replicate supports at most {} replicas; inputs has {}", kMaxReplicas, inputs.size());
+    return invalid_argument("replicate supports at most {} replicas (kMaxPodDevices); inputs has {}", kMaxReplicas,
+                            inputs.size());
   for (unsigned r = 1; r < inputs.size(); ++r) RT_RETURN_IF_ERROR(check_replica(inputs, r));
   const unsigned num_inputs = static_cast<unsigned>(inputs[0].size());
   RT_RETURN_IF_ERROR(check_arity(computation, num_inputs, has_infeed, infeed_elements, input_names));

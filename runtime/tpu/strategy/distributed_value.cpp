@@ -4,20 +4,27 @@
 
 namespace rt::tpu {
 
+DistributedValue& DistributedValue::operator=(const DistributedValue& other) {
+  kind_ = other.kind_;
+  count_ = other.count_;
+  for (unsigned r = 0; r < count_; ++r) values_.at[r] = other.values_.at[r];
+  return *this;
+}
+
 DistributedValue DistributedValue::plain(const Tensor& value) {
   DistributedValue result;
-  result.values_[0] = value;
+  result.values_.at[0] = value;
   return result;
 }
 
 Result<DistributedValue> DistributedValue::distributed(ValueKind kind, Span<const Tensor> components) {
   if (components.empty() || components.size() > kMaxReplicas)
-    return invalid_argument("a {} value needs 1 to {} components (one per replica), got {}", value_kind_name(kind),
+    return invalid_argument("a {} value needs 1 to {} components (one per replica; kMaxPodDevices), got {}", value_kind_name(kind),
                             kMaxReplicas, components.size());
   DistributedValue result;
   result.kind_ = kind;
   result.count_ = static_cast<unsigned>(components.size());
-  for (unsigned r = 0; r < result.count_; ++r) result.values_[r] = components[r];
+  for (unsigned r = 0; r < result.count_; ++r) result.values_.at[r] = components[r];
   return result;
 }
 
@@ -25,6 +32,7 @@ DistributedValue DistributedValue::per_replica_of(unsigned count) {
   DistributedValue result;
   result.kind_ = ValueKind::kPerReplica;
   result.count_ = count < 1 ? 1 : (count > kMaxReplicas ? kMaxReplicas : count);
+  for (unsigned r = 0; r < result.count_; ++r) result.values_.at[r] = Tensor();
   return result;
 }
 

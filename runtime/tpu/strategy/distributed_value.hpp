@@ -16,14 +16,17 @@ enum class ValueKind : uint8_t { kPlain, kPerReplica, kMirrored };
 
 class DistributedValue {
  public:
-  DistributedValue() = default;  // a plain value holding an empty float32 scalar view
+  DistributedValue() { values_.at[0] = Tensor(); }  // a plain value holding an empty float32 scalar view
+  // Copies the components in use only (see Components).
+  DistributedValue(const DistributedValue& other) { *this = other; }
+  DistributedValue& operator=(const DistributedValue& other);
   static DistributedValue plain(const Tensor& value);
   // 1..kMaxReplicas components; an error otherwise.
   static Result<DistributedValue> per_replica(Span<const Tensor> components);
   static Result<DistributedValue> mirrored(Span<const Tensor> components);
   // A PerReplica value of `count` (1..kMaxReplicas) empty components, filled with set_component.
   static DistributedValue per_replica_of(unsigned count);
-  void set_component(unsigned replica, const Tensor& value) { values_[replica] = value; }
+  void set_component(unsigned replica, const Tensor& value) { values_.at[replica] = value; }
   // One component: plain; more: per-replica. components must hold 1..kMaxReplicas tensors.
   static DistributedValue regroup(Span<const Tensor> components);
 
@@ -32,16 +35,26 @@ class DistributedValue {
   // Components of a distributed value; 1 for a plain one.
   unsigned num_components() const { return count_; }
   // Replica `replica`'s value: its component (replica < num_components()), or the plain value.
-  const Tensor& component(unsigned replica) const { return kind_ == ValueKind::kPlain ? values_[0] : values_[replica]; }
+  const Tensor& component(unsigned replica) const { return kind_ == ValueKind::kPlain ? values_.at[0] : values_.at[replica]; }
   // TF's experimental_local_results: the components, or the plain value alone.
-  Span<const Tensor> local_results() const { return Span<const Tensor>(values_, count_); }
+  Span<const Tensor> local_results() const { return Span<const Tensor>(values_.at, count_); }
 
  private:
   static Result<DistributedValue> distributed(ValueKind kind, Span<const Tensor> components);
 
+  // Room for one component per replica of the pod (kMaxReplicas x 168 bytes: 10.5 KiB at 64), left
+  // unconstructed: only the first count_ are ever written or read, so making, copying and returning
+  // a value costs its own components, not the pod's table (a one-board value stays as cheap as when
+  // the table held 16). Tensor is trivially copyable, so assigning an entry begins its lifetime.
+  union Components {
+    Components() {}
+    Tensor at[kMaxReplicas];
+  };
+  static_assert(__is_trivially_copyable(Tensor), "components are assigned into raw storage");
+
   ValueKind kind_ = ValueKind::kPlain;
   unsigned count_ = 1;
-  Tensor values_[kMaxReplicas];
+  Components values_;
 };
 
 // A light reference to one argument of a strategy call: a distributed value (replica r gets its

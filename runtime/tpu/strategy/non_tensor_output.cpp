@@ -5,7 +5,7 @@ namespace rt::tpu {
 
 Status NonTensorOutputs::set(StringView name, Span<const NonTensor> values) {
   if (values.empty() || values.size() > kMaxReplicas)
-    return invalid_argument("set_non_tensor_output: {} values for '{}', expected 1..{}", values.size(), name,
+    return invalid_argument("set_non_tensor_output: {} values for '{}', expected 1..{} (kMaxPodDevices)", values.size(), name,
                             kMaxReplicas);
   unsigned slot = 0;
   while (slot < count_ && !(names_[slot] == name)) ++slot;

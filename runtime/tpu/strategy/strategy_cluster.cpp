@@ -4,8 +4,8 @@
 namespace rt::tpu {
 
 Result<TPUClusterResolver> TPUClusterResolver::for_cores(unsigned cores) {
-  if (cores == 0 || cores > static_cast<unsigned>(kMaxTpuDevices))
-    return invalid_argument("a TPU cluster on a board needs 1 to {} cores, got {}", kMaxTpuDevices, cores);
+  if (cores == 0 || cores > hal::kMaxCores)
+    return invalid_argument("a TPU cluster on a board needs 1 to {} cores, got {}", hal::kMaxCores, cores);
   TPUClusterResolver resolver;
   resolver.cores_ = cores;
   return resolver;
@@ -14,9 +14,13 @@ Result<TPUClusterResolver> TPUClusterResolver::for_cores(unsigned cores) {
 Result<TPUClusterResolver> TPUClusterResolver::for_pod(unsigned cores, unsigned task, unsigned num_tasks) {
   if (num_tasks == 0 || task >= num_tasks)
     return invalid_argument("task {} is not one of a pod's {} tasks", task, num_tasks);
-  if (cores == 0 || uint64_t{cores} * num_tasks > static_cast<unsigned>(kMaxTpuDevices))
-    return invalid_argument("a TPU cluster of {} boards of {} cores has {} cores; the runtime's tables hold 1 to {}",
-                            num_tasks, cores, uint64_t{cores} * num_tasks, kMaxTpuDevices);
+  if (num_tasks > kMaxPodTasks)  // the cluster spec's table
+    return invalid_argument("a TPU cluster has at most {} boards (kMaxPodTasks), got {}", kMaxPodTasks, num_tasks);
+  if (cores == 0 || cores > hal::kMaxCores || uint64_t{cores} * num_tasks > kMaxPodDevices)
+    return invalid_argument(
+        "a TPU cluster of {} boards of {} cores has {} cores; the runtime's tables hold 1 to {} (kMaxPodDevices) in all, "
+        "1 to {} (hal::kMaxCores) per board",
+        num_tasks, cores, uint64_t{cores} * num_tasks, kMaxPodDevices, hal::kMaxCores);
   TPUClusterResolver resolver;
   resolver.cores_ = cores;
   resolver.task_ = task;

@@ -7,6 +7,7 @@
 // cluster without a device assignment, else device_assignment.num_replicas.
 #pragma once
 #include "runtime/tpu/mesh/device_assignment.hpp"
+#include "runtime/tpu/mesh/pod_membership.hpp"
 
 namespace rt::tpu {
 
@@ -15,7 +16,7 @@ namespace rt::tpu {
 // board is TF's local TPU: an empty spec.
 struct ClusterSpec {
   unsigned num_workers = 0;
-  FixedString<64> workers[kMaxTpuDevices];
+  FixedString<64> workers[kMaxPodTasks];  // by task
 
   StringView job() const { return num_workers == 0 ? StringView() : StringView("worker"); }
   Span<const FixedString<64>> task_addresses() const { return Span<const FixedString<64>>(workers, num_workers); }
@@ -23,10 +24,10 @@ struct ClusterSpec {
 
 class TPUClusterResolver {
  public:
-  // A board with `cores` cores (1..kMaxTpuDevices).
+  // A board with `cores` cores (1..hal::kMaxCores).
   static Result<TPUClusterResolver> for_cores(unsigned cores);
-  // Task `task` of a pod of `num_tasks` boards of `cores` cores each (at most kMaxTpuDevices cores in
-  // all). TPUStrategy::for_board() uses the running board's (pod_membership.hpp).
+  // Task `task` of a pod of `num_tasks` boards of `cores` cores each (at most hal::kMaxCores per board,
+  // kMaxPodDevices in all). TPUStrategy::for_board() uses the running board's (pod_membership.hpp).
   static Result<TPUClusterResolver> for_pod(unsigned cores, unsigned task, unsigned num_tasks);
 
   // The cores of one task (one board).

@@ -105,7 +105,7 @@ Status parse_integer_into(StringView value, int64_t& out) {
 
 Status parse_token(StringView key, StringView value, ExecSpec& spec) {
   if (key == "op") return parse_op(value, spec);
-  if (key == "replicas") return parse_count(value, 1, rt::tpu::kMaxReplicas, spec.replicas, key);
+  if (key == "replicas") return parse_count(value, 1, kMaxExecReplicas, spec.replicas, key);
   if (key == "inputs") return parse_count(value, 0, kMaxExecInputs, spec.inputs, key);
   if (key == "t") return parse_tensor(value, spec);
   if (key == "padding") return parse_padding(value, spec);

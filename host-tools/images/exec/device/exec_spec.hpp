@@ -21,8 +21,11 @@ enum class ExecOp : uint8_t {
 };
 
 inline constexpr unsigned kMaxExecInputs = 4;
-inline constexpr unsigned kMaxExecTensors = rt::tpu::kMaxReplicas * kMaxExecInputs;
-inline constexpr unsigned kMaxPairValues = 2 * rt::tpu::kMaxReplicas * rt::tpu::kMaxReplicas;
+// tpu exec runs on one board: its replicas are that board's cores (hal::kMaxCores at most), not a
+// pod's (kMaxReplicas), which keeps the spec (parsed on a core's stack) small.
+inline constexpr unsigned kMaxExecReplicas = hal::kMaxCores;
+inline constexpr unsigned kMaxExecTensors = kMaxExecReplicas * kMaxExecInputs;
+inline constexpr unsigned kMaxPairValues = 2 * kMaxExecReplicas * kMaxExecReplicas;
 
 struct TensorSpec {
   rt::DType dtype = rt::DType::kF32;

@@ -13,7 +13,10 @@ Result<Tensor> vector_view(DType type, const void* data, size_t elements) {
   return Tensor::contiguous(type, shape, const_cast<void*>(data));
 }
 
-using CallText = FixedString<448>;
+// Room for a group of a whole pod (kMaxPodDevices): 64 member tasks ("15," each) and, for
+// collective_permute, 64 pairs ("62:63," each), about 700 characters with the rest.
+constexpr size_t kCallTextChars = 1024;
+using CallText = FixedString<kCallTextChars>;
 
 void describe(const CrossBoardCall& call, CallText& text) {
   format_to(text, "{} op={} type={} count={} members=", cross_board_kind_name(call.kind), reduce_op_name(call.op),
@@ -32,7 +35,8 @@ void describe(const CrossBoardCall& call, CallText& text) {
   }
 }
 
-// The call's tensors and result slots, by the board's part or by its members' buffers.
+// The call's tensors and result slots, by the board's part or by its members' buffers: at most one
+// per member on this board (local, hence hal::kMaxCores).
 struct CallBuffers {
   Tensor arguments[hal::kMaxCores];
   link::HostResult results[hal::kMaxCores];
@@ -59,6 +63,9 @@ Status fill_buffers(const CrossBoardCall& call, CallBuffers& buffers) {
 Status exchange_across_boards(const CrossBoardCall& call) {
   CallText text;
   describe(call, text);
+  if (text.truncated())  // tpu would parse another group than this one
+    return internal_error("{} across boards: the call's text outgrew its {} characters", cross_board_kind_name(call.kind),
+                          kCallTextChars);
   CallBuffers buffers;
   Status status = fill_buffers(call, buffers);
   if (status.is_ok())

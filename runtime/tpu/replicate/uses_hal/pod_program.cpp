@@ -6,13 +6,16 @@
 #include "hal/core.hpp"
 #include "pod_bridge.hpp"
 #include "runtime/link/protocol/host_call.hpp"
+#include "runtime/pod/pod_devices.hpp"
 #include "runtime/tensor/hbm.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
 
 namespace rt::tpu {
 namespace {
 
-constexpr uint32_t kFirstMemberOfProgram = hal::kMaxCores - 1;  // tags the program's exchanges
+// Tags the program's exchanges: the pod's last replica id, which no group across boards starts at
+// (such a group has a member after its first).
+constexpr uint32_t kFirstMemberOfProgram = kMaxPodDevices - 1;
 uint32_t program_exchanges = 0;  // core 0's count, equal on every board (the program is the same)
 
 }  // namespace

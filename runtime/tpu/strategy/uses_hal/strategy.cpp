@@ -12,16 +12,20 @@
 namespace rt::tpu {
 namespace {
 
-// TF's regroup of every replica's output k into values[k] (as many as replica 0's outputs).
+// TF's regroup of every replica's output k into values[k] (as many as replica 0's outputs): a plain
+// value for one replica, else a PerReplica filled in place (no table of the pod's size in the frame).
 Status regroup_outputs(const ReplicateResult& result, unsigned replicas, Span<DistributedValue> values) {
   for (unsigned r = 1; r < replicas; ++r)
     if (result[r].size() != values.size())
       return invalid_argument("replica {} returned {} values, replica 0 returned {}", r, result[r].size(),
                               values.size());
-  Tensor components[kMaxReplicas];
   for (unsigned k = 0; k < values.size(); ++k) {
-    for (unsigned r = 0; r < replicas; ++r) components[r] = result[r][k];
-    values[k] = DistributedValue::regroup(Span<const Tensor>(components, replicas));
+    if (replicas == 1) {
+      values[k] = DistributedValue::plain(result[0][k]);
+      continue;
+    }
+    values[k] = DistributedValue::per_replica_of(replicas);
+    for (unsigned r = 0; r < replicas; ++r) values[k].set_component(r, result[r][k]);
   }
   return Status::ok();
 }

@@ -100,7 +100,8 @@ Status reduce_errors(TPUStrategy& strategy, const DistributedValue& v, unsigned 
 // reduce_to and batch_reduce_to: a_r = r + 1 to the host (plain: N(N+1)/2, MEAN (N+1)/2); b_r =
 // [r, 2r] to the devices of a mirrored value (Mirrored: every replica gets [N(N-1)/2, N(N-1)]); a
 // failing pair (mismatched shapes) resets every result. The values live in static storage: a
-// distributed value holds 16 tensors, and a dozen of them would not fit a core's 64 KiB stack.
+// distributed value has room for a tensor per replica of the pod (64: 10.5 KiB), and a dozen of them
+// would take half of a core's 256 KiB stack.
 struct ReduceToValues {
   Tensor as[rt::tpu::kMaxReplicas], bs[rt::tpu::kMaxReplicas], odd[rt::tpu::kMaxReplicas];
   DistributedValue a, b, odd_b, mirrored, placed;
