@@ -20,7 +20,11 @@ const cpu_set_t& process_cpus() {
   return allowed;
 }
 
+thread_local bool pinned_to_own_cpu = false;  // each core is a thread
+
 }  // namespace
+
+bool core_has_own_cpu() { return pinned_to_own_cpu; }
 
 bool pin_core_to_cpu(unsigned core, unsigned first_cpu, unsigned cores) {
   const cpu_set_t& allowed = process_cpus();
@@ -31,7 +35,8 @@ bool pin_core_to_cpu(unsigned core, unsigned first_cpu, unsigned cores) {
     cpu_set_t mine;
     CPU_ZERO(&mine);
     CPU_SET(cpu, &mine);
-    return sched_setaffinity(0, sizeof(mine), &mine) == 0;
+    pinned_to_own_cpu = sched_setaffinity(0, sizeof(mine), &mine) == 0;
+    return pinned_to_own_cpu;
   }
   return false;
 }

@@ -8,6 +8,8 @@ bool pin_core_to_cpu(unsigned core, unsigned first_cpu, unsigned cores) {
   return false;
 }
 
+bool core_has_own_cpu() { return false; }  // under QEMU, vCPUs are threads that may share a CPU
+
 void bind_core_as_requested(unsigned core, unsigned cores) { (void)core, (void)cores; }
 
 }  // namespace hal

@@ -11,6 +11,11 @@ namespace hal {
 bool pin_core_to_cpu(unsigned core, unsigned first_cpu, unsigned cores);
 inline bool pin_core_to_own_cpu(unsigned core, unsigned cores) { return pin_core_to_cpu(core, 0, cores); }
 
+// True if the calling core was pinned to a CPU of its own (pin_core_to_cpu succeeded on it): it may
+// then poll a while longer for a peer before it sleeps (runtime/mailbox), since no other core needs
+// its CPU. False on the bare-metal boards, whose cores may be an emulator's threads sharing CPUs.
+bool core_has_own_cpu();
+
 // The host board: pins the calling core as its host asked (`tpu run --bind-to core` sets
 // TPU_BIND_FIRST_CPU=F: core c to CPU F + c); nothing when nobody asked, and on the other boards.
 void bind_core_as_requested(unsigned core, unsigned cores);
