@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "host-tools/lib/board/board_launch.hpp"
+#include "host-tools/lib/board/cpu_sharing.hpp"
 #include "host-tools/lib/pod/line_prefix.hpp"
 #include "host-tools/lib/pod/mpi_pod.hpp"
 #include "host-tools/lib/pod/pod_launcher.hpp"
 #include "host-tools/lib/pod/tf_config.hpp"
+#include "runtime/pod/pod_devices.hpp"
 
 namespace tpu {
 namespace {
@@ -50,6 +52,17 @@ std::string pod_refusal(const RunOptions& options) {
     return "a pod needs the shared-memory link (--link shm, the default) or the host board: over --link uart a "
            "board cannot tell at boot that a host will say which task it is";
   return "";
+}
+
+// Why `boards` boards of `cores` cores cannot be one pod (every TPU device of a pod has a row in the
+// runtime's tables of kMaxPodDevices), or "". Checked before any board boots: an app sizing its own
+// per-replica arrays by kMaxReplicas would otherwise overrun them.
+std::string pod_size_refusal(unsigned boards, unsigned cores_given) {
+  const unsigned cores = cores_or_default(cores_given), devices = boards * cores;
+  if (devices <= rt::kMaxPodDevices) return "";
+  return "a pod of " + std::to_string(boards) + " boards of " + std::to_string(cores) + " cores has " +
+         std::to_string(devices) + " TPU devices; the runtime's tables hold at most " +
+         std::to_string(rt::kMaxPodDevices) + " (kMaxPodDevices) in all";
 }
 
 std::string link_name(LinkChoice link) { return link == LinkChoice::kShm ? "shm" : link == LinkChoice::kUart ? "uart" : "auto"; }
@@ -92,10 +105,11 @@ int agree_and_finish(MpiPod& pod, int status, double timeout_s) {
 }  // namespace
 
 int launch_pod(const RunOptions& options, const PodRun& run) {
-  if (const std::string refusal = pod_refusal(options); !refusal.empty()) {
-    std::cerr << "tpu: " << refusal << std::endl;
-    return kExitBuildFailed;
-  }
+  for (const std::string& refusal : {pod_refusal(options), pod_size_refusal(options.boards, options.cores)})
+    if (!refusal.empty()) {
+      std::cerr << "tpu: " << refusal << std::endl;
+      return kExitBuildFailed;
+    }
   const std::vector<std::string> kinds = run.board_of_rank.empty() ? std::vector<std::string>{run.board} : run.board_of_rank;
   for (const std::string& board : kinds)
     if (!run.build(board)) return kExitBuildFailed;
@@ -131,10 +145,11 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
     std::cerr << "tpu: --boards " << options.boards << ", but mpirun started " << rank.size << " ranks" << std::endl;
     return kExitBuildFailed;  // every rank says the same and ends: mpirun sees them all fail
   }
-  if (const std::string refusal = pod_refusal(options); !refusal.empty()) {
-    std::cerr << "tpu: " << refusal << std::endl;
-    return kExitBuildFailed;
-  }
+  for (const std::string& refusal : {pod_refusal(options), pod_size_refusal(rank.size, options.cores)})
+    if (!refusal.empty()) {
+      std::cerr << "tpu: " << refusal << std::endl;
+      return kExitBuildFailed;
+    }
   const std::optional<std::string> address = worker_address(rank);
   if (!address) return kExitBuildFailed;
   std::string error;

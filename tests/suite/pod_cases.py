@@ -238,8 +238,9 @@ def mpirun_environment() -> dict[str, str]:
 
 
 def check_pod_refused(case: str) -> Outcome:
-    """A pod whose boards disagree (started by mpirun directly, as on several machines) or that asks for
-    the UART link is refused before any board starts: exit 2, the reason named, no board output."""
+    """A pod whose boards disagree (started by mpirun directly, as on several machines), that asks for
+    the UART link or that has more TPU devices than the runtime's tables hold is refused before any
+    board starts: exit 2, the reason named, no board output."""
     missing = tpu_not_built()
     if missing:
         return missing
@@ -260,6 +261,9 @@ def check_pod_refused(case: str) -> Outcome:
                                      r"tpu: --boards 3, but mpirun started 2 ranks"),
         "uart": ([TPU_BINARY, "run", "--boards", "2", "--board", "qemu-virt-a53", "--link", "uart", "pod"],
                  r"a pod needs the shared-memory link"),
+        "more-devices-than-the-tables": ([TPU_BINARY, "run", "--boards", "5", "--board", "host", "--cores", "16", "pod"],
+                                         r"tpu: a pod of 5 boards of 16 cores has 80 TPU devices; the runtime's "
+                                         r"tables hold at most 64 \(kMaxPodDevices\) in all"),
         "tf-config-of-another-rank": (mpirun + ["-n", "2", "-x", f"TF_CONFIG={tf_config(0)}", tpu, "run", "--board",
                                                 "host", "pod"],
                                       r"tpu: rank 1 \(host [^)]+\): TF_CONFIG says task 0, but this is rank 1 of the pod"),
@@ -436,6 +440,7 @@ def pod_cases() -> list[Case]:
                           images=tuple((kind, "readme-examples") for kind in board.split(",")), estimate_s=8))
     refusal_images = {"cores-differ": host_pod + (("host", "hello"),), "apps-differ": host_pod + (("host", "hello"),),
                       "boards-differ-from-ranks": host_pod, "uart": (("qemu-virt-a53", "pod"),),
+                      "more-devices-than-the-tables": host_pod,
                       "tf-config-of-another-rank": host_pod}
     cases += [Case(f"tpu-pod/refused/{name}", partial(check_pod_refused, name), images=images, estimate_s=4)
               for name, images in refusal_images.items()]

@@ -17,14 +17,14 @@ unsigned usable_cpus() {
   return static_cast<unsigned>(CPU_COUNT(&allowed));
 }
 
-unsigned cores_or_default(unsigned cores) { return cores != 0 ? cores : kDefaultCores; }
-
 std::string cpu_range(unsigned first, unsigned count) {
   return count == 1 ? "CPU " + std::to_string(first)
                     : "CPUs " + std::to_string(first) + "-" + std::to_string(first + count - 1);
 }
 
 }  // namespace
+
+unsigned cores_or_default(unsigned cores) { return cores != 0 ? cores : kDefaultCores; }
 
 std::string request_core_binding(const std::string& bind_to, const std::string& board, unsigned cores,
                                  unsigned local_rank) {
