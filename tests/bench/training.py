@@ -164,16 +164,23 @@ def fma_peak_ymm() -> float:
     raise RuntimeError("training benchmark: fma_peak printed no vfmadd231ps ymm line")
 
 
+FMA_BOUND_RUNS = 3  # a bound is the best the core reaches: the best of a few 1-second measurements
+
+
 def emulated_fma_bound() -> float:
     """qemu-virt-a53's floating-point bound in GFLOP/s: one core running the MXU kernel's own fmla mix
-    (tests/bench/bench-fma-bound), in this run."""
+    (tests/bench/bench-fma-bound), the best of FMA_BOUND_RUNS runs in this run (one second each moved
+    between 0.126 and 0.166 GFLOP/s over a day on this VM)."""
     command = [str(TPU), "run", "--board", "qemu-virt-a53", "--cores", "1", "--timeout", "300",
                str(ROOT / "tests" / "bench" / "bench-fma-bound")]
-    ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=600)
-    found = re.search(r'BENCH (\{"bench":"fma_bound/qemu-virt-a53/1core".*\})$', ran.stdout + ran.stderr, re.M)
-    if ran.returncode != 0 or not found:
-        raise RuntimeError(f"training benchmark: {' '.join(command)} exited {ran.returncode} without its BENCH line")
-    return float(json.loads(found.group(1))["value"])
+    rates = []
+    for _ in range(FMA_BOUND_RUNS):
+        ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=600)
+        found = re.search(r'BENCH (\{"bench":"fma_bound/qemu-virt-a53/1core".*\})$', ran.stdout + ran.stderr, re.M)
+        if ran.returncode != 0 or not found:
+            raise RuntimeError(f"training benchmark: {' '.join(command)} exited {ran.returncode} without its BENCH line")
+        rates.append(float(json.loads(found.group(1))["value"]))
+    return max(rates)
 
 
 def matmul_flops_per_replica_step(model: str, replicas: int) -> float:
