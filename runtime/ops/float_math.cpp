@@ -39,19 +39,21 @@ constexpr double kSqrt2 = 0x1.6a09e667f3bcdp+0;
 constexpr double kTwoOverSqrtPi = 0x1.20dd750429b6dp+0;
 constexpr double kRoundToInteger = 0x1.8p52;  // v + this - this rounds |v| < 2^51 to an integer
 
-// 2^k for -1022 <= k <= 1023.
-double power_of_two(int64_t k) { return double_from_bits(static_cast<uint64_t>(k + 1023) << 52); }
+// 2^k for an integral k, -1022 <= k <= 1023: the bits of k + 1023 + 1.5 * 2^52, whose low mantissa
+// bits are k + 1023, shifted into the exponent field. No integer conversion (AVX2 has none for
+// doubles), so a loop of exp vectorizes.
+double power_of_two(double k) { return double_from_bits(double_bits((k + 1023.0) + kRoundToInteger) << 52); }
 
-// y = k ln2 + r with k an integer and |r| <= ln2/2 (plus rounding); |y| < 2^40.
+// y = k ln2 + r with k an integer (held as a double) and |r| <= ln2/2 (plus rounding); |y| < 2^40.
 struct Ln2Reduction {
-  int64_t k;
+  double k;
   double r;
 };
 Ln2Reduction reduce_by_ln2(double y) {
   const double k = (y * kInvLn2 + kRoundToInteger) - kRoundToInteger;
   double r = __builtin_fma(-k, kLn2Hi, y);
   r = __builtin_fma(-k, kLn2Lo, r);
-  return {static_cast<int64_t>(k), r};
+  return {k, r};
 }
 
 // expm1(r) for |r| <= ln2/2: Taylor polynomial to degree 13 (truncation < 2^-56 relative).
@@ -71,8 +73,8 @@ Ln2Reduction reduce_by_ln2(double y) {
   return __builtin_fma(p, r * r, r);
 }
 
-// e^y for -708 < y < 709 (2^k stays a normal float64).
-double exp_double(double y) {
+// e^y for -708 < y < 709 (2^k stays a normal float64). Inline, so exp_f32_many's loop vectorizes.
+[[gnu::always_inline]] inline double exp_double(double y) {
   const Ln2Reduction reduced = reduce_by_ln2(y);
   const double scale = power_of_two(reduced.k);
   return __builtin_fma(scale, expm1_reduced(reduced.r), scale);
@@ -139,19 +141,12 @@ double erf_positive(double a) {
   return (kTwoOverSqrtPi * exp_double(-z)) * (a * p);
 }
 
-// exp_f32 without a branch, so a loop of it vectorizes (exp_f32_many): e^y computed for y clamped
-// into the finite range (exactly exp_double's operations on in-range inputs, with 2^k made from
-// the bits of k + 1023 + 1.5 * 2^52, whose low mantissa bits are k + 1023, instead of an integer
-// conversion that AVX2 lacks for doubles), then the special values chosen by selects.
+// exp_f32 without a branch, so a loop of it vectorizes (exp_f32_many): exp_double of x clamped into
+// the finite range, then the special values chosen by selects.
 [[gnu::always_inline]] inline float exp_f32_lanes(float x) {
   const double v = x;  // exact; every test below is on the float64 value, so one vector width serves
   const bool nan = v != v, high = v > 89.0, low = v < -104.0;
-  const double y = high ? 89.0 : (low ? -104.0 : (nan ? 0.0 : v));
-  const double k = (y * kInvLn2 + kRoundToInteger) - kRoundToInteger;
-  double r = __builtin_fma(-k, kLn2Hi, y);
-  r = __builtin_fma(-k, kLn2Lo, r);
-  const double scale = double_from_bits(double_bits((k + 1023.0) + kRoundToInteger) << 52);  // 2^k
-  const double e = __builtin_fma(scale, expm1_reduced(r), scale);
+  const double e = exp_double(high ? 89.0 : (low ? -104.0 : (nan ? 0.0 : v)));
   // e^89 > FLT_MAX (and +inf); e^-104 < 2^-150, half the smallest subnormal (and -inf); a NaN's
   // float64 canonical NaN converts to float32's.
   const double special = nan ? double_from_bits(kCanonicalNanF64) : (high ? __builtin_inf() : 0.0);
