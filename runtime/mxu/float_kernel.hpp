@@ -60,6 +60,11 @@ struct FloatKernel {
                          unsigned cols, float* c, int64_t c_row_stride, bool accumulate, float* pack_to) = nullptr;
 };
 
+// pack_to made by a plain copy (packed_panel.cpp): weight rows 0 .. k_rows - 1, columns 0 .. columns - 1
+// (bfloat16 ones widened exactly) at packed[k * panel_columns + j], nothing else read or written.
+void copy_to_packed_panel(BlockWeights weights, unsigned k_rows, unsigned columns, unsigned panel_columns,
+                          float* packed);
+
 inline constexpr unsigned kMaxKernelRows = 16;
 inline constexpr unsigned kMaxKernelColumns = 32;
 // Also bounds `rows` of a block kernel: the MXU's activation buffer (kMaxPackedKStride x the tile's

@@ -25,7 +25,6 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#include "runtime/dtype/half.hpp"
 #include "runtime/mxu/float_kernel.hpp"
 #include "x86_64_avx2.hpp"
 #include "hal/support/panic.hpp"
@@ -245,19 +244,6 @@ template <unsigned Vectors, bool Masked, class In>
                                                       accumulate, nullptr);
 }
 
-// Weight rows copied (bfloat16 ones widened) into a packed panel (kAvx512Columns floats a row) by
-// themselves: for a request to pack with fewer rows than a full block (rare: matmul packs with
-// many rows).
-void copy_weights(BlockWeights weights, unsigned k_rows, unsigned columns, float* packed) {
-  for (unsigned k = 0; k < k_rows; ++k)
-    for (unsigned j = 0; j < columns; ++j) {
-      const int64_t at = k * weights.row_stride + j;
-      packed[int64_t{k} * kAvx512Columns + j] = weights.bfloat16
-                                                    ? to_float(BFloat16{static_cast<const uint16_t*>(weights.data)[at]})
-                                                    : static_cast<const float*>(weights.data)[at];
-    }
-}
-
 // The block entries: full blocks of 12 rows in one loop, then the rest (fewer than 12) in one
 // block of its own row count.
 template <class In>
@@ -280,7 +266,7 @@ template <class In>
       avx512_full_blocks<1, true>(a, a_row_stride, a_k_stride, weights, k_rows, full, last, c, c_row_stride,
                                   accumulate, packed);
   } else if (packed != nullptr) {
-    copy_weights(weights, k_rows, columns, packed);
+    copy_to_packed_panel(weights, k_rows, columns, kAvx512Columns, packed);  // fewer rows than a block: rare
   }
   if (rest == 0) return;
   const float* w = packed != nullptr ? packed : static_cast<const float*>(weights.data);

@@ -20,7 +20,6 @@
 #include <immintrin.h>
 
 #include "hal/support/panic.hpp"
-#include "runtime/dtype/half.hpp"
 
 namespace rt {
 namespace {
@@ -130,21 +129,6 @@ constexpr BlockFunction kAvx2Blocks[] = {nullptr,      avx2_rows<1>, avx2_rows<2
                                          avx2_rows<4>, avx2_rows<5>, avx2_rows<6>};
 static_assert(sizeof kAvx2Blocks / sizeof kAvx2Blocks[0] == kAvx2Rows + 1);
 
-// Weight rows (bfloat16 ones widened exactly) copied into a packed panel, kAvx2Columns floats a
-// row; only the block's columns are read and written.
-void pack_weights(BlockWeights weights, unsigned k_rows, unsigned columns, float* packed) {
-  for (unsigned k = 0; k < k_rows; ++k, packed += kAvx2Columns) {
-    const int64_t row = k * weights.row_stride;
-    if (weights.bfloat16) {
-      const uint16_t* in = static_cast<const uint16_t*>(weights.data) + row;
-      for (unsigned j = 0; j < columns; ++j) packed[j] = to_float(BFloat16{in[j]});
-    } else {
-      const float* in = static_cast<const float*>(weights.data) + row;
-      for (unsigned j = 0; j < columns; ++j) packed[j] = in[j];
-    }
-  }
-}
-
 // The block entry: the weights packed first when asked, then blocks of 6 rows, then the rest.
 void run_block_avx2(const float* a, int64_t a_row_stride, int64_t a_k_stride, BlockWeights weights, unsigned k_rows,
                     unsigned rows, unsigned columns, float* c, int64_t c_row_stride, bool accumulate, float* pack_to) {
@@ -153,7 +137,7 @@ void run_block_avx2(const float* a, int64_t a_row_stride, int64_t a_k_stride, Bl
   const float* w = static_cast<const float*>(weights.data);
   int64_t w_row_stride = weights.row_stride;
   if (pack_to != nullptr) {
-    pack_weights(weights, k_rows, columns, pack_to);
+    copy_to_packed_panel(weights, k_rows, columns, kAvx2Columns, pack_to);
     w = pack_to;
     w_row_stride = kAvx2Columns;
   }
