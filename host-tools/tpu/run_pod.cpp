@@ -44,16 +44,6 @@ std::optional<std::string> worker_address(const PodRank& rank) {
   return config->workers[rank.rank];
 }
 
-// Why this run cannot be a pod, or "".
-std::string pod_refusal(const RunOptions& options) {
-  if (options.attach.any())
-    return "a pod launches its boards; --serial and --socket attach tpu to one running board";
-  if (options.link == LinkChoice::kUart)
-    return "a pod needs the shared-memory link (--link shm, the default) or the host board: over --link uart a "
-           "board cannot tell at boot that a host will say which task it is";
-  return "";
-}
-
 // Why `boards` boards of `cores` cores cannot be one pod (every TPU device of a pod has a row in the
 // runtime's tables of kMaxPodDevices), or "". Checked before any board boots: an app sizing its own
 // per-replica arrays by kMaxReplicas would otherwise overrun them.
@@ -63,6 +53,16 @@ std::string pod_size_refusal(unsigned boards, unsigned cores_given) {
   return "a pod of " + std::to_string(boards) + " boards of " + std::to_string(cores) + " cores has " +
          std::to_string(devices) + " TPU devices; the runtime's tables hold at most " +
          std::to_string(rt::kMaxPodDevices) + " (kMaxPodDevices) in all";
+}
+
+// Why this run cannot be a pod of `boards` boards, or "".
+std::string pod_refusal(const RunOptions& options, unsigned boards) {
+  if (options.attach.any())
+    return "a pod launches its boards; --serial and --socket attach tpu to one running board";
+  if (options.link == LinkChoice::kUart)
+    return "a pod needs the shared-memory link (--link shm, the default) or the host board: over --link uart a "
+           "board cannot tell at boot that a host will say which task it is";
+  return pod_size_refusal(boards, options.cores);
 }
 
 std::string link_name(LinkChoice link) { return link == LinkChoice::kShm ? "shm" : link == LinkChoice::kUart ? "uart" : "auto"; }
@@ -105,11 +105,10 @@ int agree_and_finish(MpiPod& pod, int status, double timeout_s) {
 }  // namespace
 
 int launch_pod(const RunOptions& options, const PodRun& run) {
-  for (const std::string& refusal : {pod_refusal(options), pod_size_refusal(options.boards, options.cores)})
-    if (!refusal.empty()) {
-      std::cerr << "tpu: " << refusal << std::endl;
-      return kExitBuildFailed;
-    }
+  if (const std::string refusal = pod_refusal(options, options.boards); !refusal.empty()) {
+    std::cerr << "tpu: " << refusal << std::endl;
+    return kExitBuildFailed;
+  }
   const std::vector<std::string> kinds = run.board_of_rank.empty() ? std::vector<std::string>{run.board} : run.board_of_rank;
   for (const std::string& board : kinds)
     if (!run.build(board)) return kExitBuildFailed;
@@ -145,11 +144,10 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
     std::cerr << "tpu: --boards " << options.boards << ", but mpirun started " << rank.size << " ranks" << std::endl;
     return kExitBuildFailed;  // every rank says the same and ends: mpirun sees them all fail
   }
-  for (const std::string& refusal : {pod_refusal(options), pod_size_refusal(rank.size, options.cores)})
-    if (!refusal.empty()) {
-      std::cerr << "tpu: " << refusal << std::endl;
-      return kExitBuildFailed;
-    }
+  if (const std::string refusal = pod_refusal(options, rank.size); !refusal.empty()) {
+    std::cerr << "tpu: " << refusal << std::endl;
+    return kExitBuildFailed;
+  }
   const std::optional<std::string> address = worker_address(rank);
   if (!address) return kExitBuildFailed;
   std::string error;
