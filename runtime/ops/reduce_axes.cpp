@@ -210,7 +210,8 @@ bool sum_rows_f32(ReduceAxesOp op, const Tensor& in, const ReductionPlan& plan, 
   const float* x = reinterpret_cast<const float*>(in.data);
   // A chunk of columns at a time in a local array, which nothing else can point to, so its sums
   // stay in vector registers down all the rows (summing into `out` itself, the compiler must
-  // assume every store may change the next row's input).
+  // assume every store may change the next row's input); full chunks with a constant count, which
+  // the compiler unrolls into registers, the last one with its own.
   constexpr int64_t kChunk = 64;
   for (int64_t j0 = 0; j0 < columns; j0 += kChunk) {
     const int64_t width = columns - j0 < kChunk ? columns - j0 : kChunk;

@@ -48,6 +48,7 @@ gemm includes peak: its lines need it):
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -336,8 +337,10 @@ def best_peaks(peaks: list[dict]) -> dict[str, dict]:
     return best
 
 
+@functools.cache
 def build_gemm_baselines() -> str:
-    """Compiles the host GEMM benchmark (the runtime's MXU against OpenBLAS and oneDNN); its path."""
+    """Compiles the host GEMM benchmark (the runtime's MXU against OpenBLAS and oneDNN), once per
+    benchmarks.py run (the gemm and training parts both use it); its path."""
     binary = "build/bench/gemm_baselines"
     (ROOT / "build" / "bench").mkdir(parents=True, exist_ok=True)
     run(["g++", "-std=c++20", "-O2", "-ffp-contract=off", "-mavx2", "-mfma", "-ftree-vectorize", "-fvect-cost-model=dynamic", "-I.",
