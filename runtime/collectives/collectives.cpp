@@ -289,15 +289,22 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
                                    call.out_elements = count;
                                    return call;
                                  }
-                                 const uint8_t* inputs[hal::kMaxCores];
-                                 for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
-                                 reduce_many(op, type, inputs, local.size, &out, 1, count);  // the partial, group order
+                                 // The board's partial (its members reduced in group order) is its
+                                 // one member's input as it is: the host reads it there, no copy.
+                                 const uint8_t* partial = in;
+                                 if (local.size > 1) {
+                                   const uint8_t* inputs[hal::kMaxCores];
+                                   for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
+                                   reduce_many(op, type, inputs, local.size, &out, 1, count);
+                                   partial = out;
+                                 }
                                  CrossBoardCall call;
                                  call.kind = CrossBoardKind::kAllReduce;
                                  call.op = op;
                                  call.type = type;
                                  call.count = call.row_elements = call.out_elements = count;
-                                 call.row = call.out = out;
+                                 call.row = partial;
+                                 call.out = out;
                                  return call;
                                });
 }
