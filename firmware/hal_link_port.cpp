@@ -38,9 +38,23 @@ void HalLinkPort::idle() {
     // (doubling sleeps could miss it by 100%), and a long wait still costs few wake-ups.
     const uint64_t quarter = (now - wait.wait_start_ns) / 4;
     wait.sleep_ns = quarter < kFirstSleepNs ? kFirstSleepNs : (quarter > kLongestSleepNs ? kLongestSleepNs : quarter);
-    (void)hal::doorbell_wait(now + wait.sleep_ns);
+    sleep_until(now + wait.sleep_ns);
   }
   wait.last_idle_ns = hal::time_ns();
 }
+
+void HalLinkPort::sleep_until(uint64_t deadline_ns) { (void)hal::doorbell_wait(deadline_ns); }
+
+void ShmLinkPort::sleep_until(uint64_t deadline_ns) {
+  if (!hal::link_wakeable()) return HalLinkPort::sleep_until(deadline_ns);
+  uint32_t& seen = seen_rings_[hal::core_id()];
+  const uint32_t rings = transport_.host_rings();
+  // The host published since this core last looked: its caller polls again before any sleep.
+  if (rings == seen) transport_.sleep_until_host_rings(rings, deadline_ns);
+  seen = transport_.host_rings();
+}
+
+void ShmLinkPort::sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) { hal::link_sleep(word, seen, deadline_ns); }
+void ShmLinkPort::wake(uint32_t* word) { hal::link_wake(word); }
 
 }  // namespace firmware

@@ -11,6 +11,8 @@
 // vCPU (WFE is only a yield in TCG) takes host CPU from the vCPUs doing work and from QEMU's I/O
 // thread that feeds the UART, and a long idle should cost next to nothing. Where the host shares
 // the board's CPUs (hal::link_host_shares_cpus) there is no spinning at all: the CPU goes to the host.
+// On the host board's shared-memory link the sleeps are on the window's doorbell, which tpu rings
+// (a shared futex), so a reply ends them at once; the growing sleeps bound the waits where nobody rings.
 #pragma once
 #include "hal/console.hpp"
 #include "hal/core.hpp"
@@ -39,6 +41,8 @@ class HalLinkPort : public rt::link::LinkPort {
  protected:
   // Counts what the link received (bytes, frames): a change means the link is busy.
   virtual uint64_t activity() { return bytes_read_.load(rt::MemoryOrder::kRelaxed); }
+  // idle()'s sleep: the core's doorbell wait until the deadline.
+  virtual void sleep_until(uint64_t deadline_ns);
 
  private:
   struct alignas(hal::ConsoleLock) LockStorage {
@@ -64,10 +68,16 @@ class ShmLinkPort final : public HalLinkPort, private rt::link::ShmClock {
 
  private:
   uint64_t activity() override { return transport_.frames_received(); }
+  // Where the host can wake the board (hal::link_wakeable), idle() sleeps on the window's doorbell:
+  // the host's next frame or placed result ends the sleep at once.
+  void sleep_until(uint64_t deadline_ns) override;
   uint64_t now_ns() override { return HalLinkPort::now_ns(); }
   unsigned core() override { return HalLinkPort::core(); }
+  void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) override;
+  void wake(uint32_t* word) override;
 
   rt::link::ShmTransport transport_;
+  uint32_t seen_rings_[hal::kMaxCores] = {};  // each core's view of the host's rings at its last sleep
 };
 
 }  // namespace firmware

@@ -201,6 +201,8 @@ class FakeClock final : public ShmClock {
     if (on_idle) on_idle();
   }
   unsigned core() override { return 2; }
+  void sleep(const uint32_t*, uint32_t, uint64_t deadline_ns) override { now = deadline_ns; }
+  void wake(uint32_t*) override {}
   uint64_t now = 0;
   uint64_t pauses = 0;
   std::function<void()> on_idle;
@@ -331,7 +333,7 @@ TEST_CASE("shm link: create() makes a private RAM file whose window holds the pl
   const ShmControl control = read_control(file);
   CHECK(check_shm_control(control, kLayout.window_bytes).is_ok());
   CHECK(control.magic == 0x31304d4853555054ull);  // "TPUSHM01"
-  CHECK(control.version == 1);
+  CHECK(control.version == 2);
   CHECK(control.window_bytes == kLayout.window_bytes);
   CHECK(control.to_board.offset == kToBoardOffset);
   CHECK(control.to_board.capacity == kToBoardCapacity);

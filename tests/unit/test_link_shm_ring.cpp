@@ -245,7 +245,8 @@ TEST_CASE("check_shm_control rejects each single corruption of a plan and accept
   const std::vector<Corruption> corruptions = {
       {"magic with one bit flipped", [](ShmControl& c) { c.magic ^= 1; }, "magic"},
       {"no magic", [](ShmControl& c) { c.magic = 0; }, "magic"},
-      {"version 2", [](ShmControl& c) { c.version = 2; }, "version"},
+      {"version 1 (no doorbells)", [](ShmControl& c) { c.version = 1; }, "version"},
+      {"version 3", [](ShmControl& c) { c.version = 3; }, "version"},
       {"version 0", [](ShmControl& c) { c.version = 0; }, "version"},
       {"planned for a smaller window", [](ShmControl& c) { c.window_bytes -= 64; }, "window"},
       {"planned for a larger window", [](ShmControl& c) { c.window_bytes += 4096; }, "window"},

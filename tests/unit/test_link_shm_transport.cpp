@@ -58,7 +58,14 @@ class FakeClock final : public ShmClock {
   uint64_t now_ns() override { return now; }
   void idle() override { now += 1000000; }  // each pause: 1 ms of board time
   unsigned core() override { return 3; }
+  void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) override {
+    sleeps.push_back({word, seen});
+    now = deadline_ns;  // nobody wakes it
+  }
+  void wake(uint32_t* word) override { wakes.push_back(word); }
   uint64_t now = 0;
+  std::vector<std::pair<const uint32_t*, uint32_t>> sleeps;
+  std::vector<uint32_t*> wakes;
 };
 
 // A window the way the host sets it up, plus the host's ends of both rings.
@@ -139,6 +146,43 @@ TEST_CASE("shm transport: board frames reach the host ring as checked frame bodi
   rt::Result<rt::Span<const uint8_t>> none = window.to_host.peek();
   REQUIRE(none.is_ok());
   CHECK(none->data() == nullptr);
+}
+
+TEST_CASE("shm transport: the doorbells ring after each publication and wake only sleepers") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock, kMessageKinds);
+  const Bytes payload = pattern(64, 4);
+  const auto send = [&] {
+    REQUIRE(transport.send(message_header(MessageKind::kOutfeedData, 1, 2), rt::Span<const uint8_t>(payload.data(), payload.size())).is_ok());
+  };
+  send();  // nobody sleeps on the host's bell: rung, no wake
+  CHECK(window.control->host_bell.rings == 1);
+  CHECK(clock.wakes.empty());
+  window.control->host_bell.sleepers = 1;  // tpu asleep on it
+  send();
+  CHECK(window.control->host_bell.rings == 2);
+  REQUIRE(clock.wakes.size() == 1);
+  CHECK(clock.wakes[0] == &window.control->host_bell.rings);
+  Recorder recorder;  // taking the host's frames rings too (room for a host waiting to send)
+  window.host_sends(frame_body(MessageKind::kHello, 0, 9, Bytes()));
+  CHECK(transport.receive(recorder, 8) == 1);
+  CHECK(window.control->host_bell.rings == 3);
+  CHECK(transport.receive(recorder, 8) == 0);  // nothing taken, nothing rung
+  CHECK(window.control->host_bell.rings == 3);
+
+  // The board's sleep: none if the host rang since `seen`; else one on the board's bell, counted as
+  // a sleeper only while it lasts.
+  CHECK(transport.host_rings() == 0);
+  window.control->board_bell.rings = 5;
+  transport.sleep_until_host_rings(4, 1000);
+  CHECK(clock.sleeps.empty());
+  transport.sleep_until_host_rings(transport.host_rings(), 2000);
+  REQUIRE(clock.sleeps.size() == 1);
+  CHECK(clock.sleeps[0].first == &window.control->board_bell.rings);
+  CHECK(clock.sleeps[0].second == 5);
+  CHECK(clock.now == 2000);
+  CHECK(window.control->board_bell.sleepers == 0);
 }
 
 TEST_CASE("shm transport: a frame that fails its check ends the link") {

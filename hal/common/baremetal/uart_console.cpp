@@ -3,6 +3,7 @@
 // text never contains 0x00, so both share the wire; the host splits them.
 #include "devices.hpp"
 #include "hal/console.hpp"
+#include "hal/doorbell.hpp"
 #include "hal/link.hpp"
 
 namespace hal {
@@ -18,5 +19,8 @@ void link_write(const uint8_t* bytes, size_t length) {
 int link_read_byte() { return board::uart.read_byte(); }
 bool link_host_attached() { return false; }
 bool link_host_shares_cpus() { return false; }
+bool link_wakeable() { return false; }
+void link_sleep(const uint32_t*, uint32_t, uint64_t deadline_ns) { (void)doorbell_wait(deadline_ns); }
+void link_wake(uint32_t*) {}
 
 }  // namespace hal

@@ -2,10 +2,15 @@
 #include "shm_link.hpp"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <climits>
+#include <ctime>
 
 #include <algorithm>
 #include <cerrno>
@@ -182,6 +187,7 @@ bool ShmLink::send(const rt::link::FrameHeader& header, rt::Span<const uint8_t> 
     if (*room) {
       to_board_.write(head, payload, tail);
       ++frames_sent_;
+      ring_board();
       return true;
     }
   }
@@ -208,7 +214,24 @@ size_t ShmLink::flush() {
     queue_.pop_front();
     ++sent;
   }
+  if (sent != 0) ring_board();
   return sent;
+}
+
+void ShmLink::ring_board() {
+  if (control_ != nullptr && rt::link::ring_shm_doorbell(control_->board_bell))
+    syscall(SYS_futex, &control_->board_bell.rings, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+uint32_t ShmLink::board_rings() const { return control_ == nullptr ? 0 : rt::link::shm_doorbell_rings(control_->host_bell); }
+
+void ShmLink::sleep_until_board_rings(uint32_t seen, std::chrono::nanoseconds timeout) {
+  if (control_ == nullptr || timeout <= std::chrono::nanoseconds(0)) return;
+  rt::link::sleep_on_shm_doorbell(control_->host_bell, seen, [timeout](const uint32_t* word, uint32_t value) {
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+    const timespec wait{static_cast<time_t>(seconds.count()), static_cast<long>((timeout - seconds).count())};
+    syscall(SYS_futex, word, FUTEX_WAIT, value, &wait, nullptr, 0);  // changed, woken, interrupted or timed out
+  });
 }
 
 uint8_t* ShmLink::board_memory(uint64_t address, uint64_t bytes) const {
@@ -356,6 +379,7 @@ size_t ShmLink::receive(const Receiver& receiver, size_t max_frames) {
     receiver(std::span<const uint8_t>(record_copy_.data(), record_copy_.size()));
     ++frames;
   }
+  if (frames != 0) ring_board();  // room in the ring for a board that waits to send
   return frames;
 }
 

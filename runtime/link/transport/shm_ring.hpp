@@ -48,6 +48,14 @@
 // is the next tuple and within the credits, and marks it complete. Credits make this safe exactly as
 // for infeed frames: a slot is only written after every replica released the tuple before in it.
 //
+// Waking. Each direction has a doorbell in the control block: a count the publisher bumps after it
+// published (a record, a placed result), and how many of the other side sleep on it. A side that has
+// nothing to do notes the count, looks once more, and sleeps while the count is unchanged (bounded by
+// its own deadline); a publisher that finds sleepers wakes them. Where the peer is a process of this
+// machine (the host board and tpu) the sleep is a futex on the shared page, so an answer wakes the
+// waiting side at once instead of at its next poll; a QEMU guest cannot be woken from outside (nor
+// wake tpu), so there both sides keep their timed polls and only the counts move.
+//
 // Trust. The reader checks everything it takes from the window before using it: indices (the
 // peer may write garbage), the record header, the length against the ring and the published bytes.
 // A violation is a fault (sticky): the reader says what is wrong and never reads outside the data
@@ -60,7 +68,7 @@
 namespace rt::link {
 
 inline constexpr uint64_t kShmMagic = 0x31304d4853555054ull;  // "TPUSHM01"
-inline constexpr uint32_t kShmVersion = 1;
+inline constexpr uint32_t kShmVersion = 2;  // 2: the doorbells
 inline constexpr uint32_t kShmControlBytes = 4096;
 inline constexpr uint32_t kPadLength = 0xFFFFFFFFu;
 inline constexpr uint32_t kRecordKey = 0x5EC0AD5Eu;
@@ -122,6 +130,12 @@ struct alignas(64) ShmInfeedTarget {
   uint64_t element_bytes[kShmMaxInfeedElements];
 };
 
+// A direction's doorbell (see "Waking"): both fields are read and written atomically by both sides.
+struct alignas(64) ShmDoorbell {
+  uint32_t rings;     // bumped by the publisher after each publication
+  uint32_t sleepers;  // the other side's waiters asleep on `rings`
+};
+
 struct ShmControl {
   uint64_t magic;    // kShmMagic once the host set the window up
   uint32_t version;  // kShmVersion
@@ -144,6 +158,8 @@ struct ShmControl {
   // the RAM it maps.
   alignas(64) uint64_t core_status_address;
   uint64_t core_status_bytes;
+  ShmDoorbell board_bell;  // rung by the host when it published something for the board
+  ShmDoorbell host_bell;   // rung by the board when it published something for the host
 };
 static_assert(sizeof(ShmControl) <= kShmControlBytes, "the control block fits its page");
 
@@ -171,6 +187,23 @@ inline bool move_shm_target_state(ShmReplyTarget& target, ShmTargetState from, S
   uint32_t expected = static_cast<uint32_t>(from);
   return __atomic_compare_exchange_n(&target.state, &expected, static_cast<uint32_t>(to), false, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE);
+}
+
+// Rings `bell` after a publication; true if the other side has sleepers to wake (the caller's
+// futex wake, or nothing where it cannot wake them).
+inline bool ring_shm_doorbell(ShmDoorbell& bell) {
+  __atomic_add_fetch(&bell.rings, 1u, __ATOMIC_SEQ_CST);
+  return __atomic_load_n(&bell.sleepers, __ATOMIC_SEQ_CST) != 0;
+}
+inline uint32_t shm_doorbell_rings(const ShmDoorbell& bell) { return __atomic_load_n(&bell.rings, __ATOMIC_SEQ_CST); }
+// Sleeps with `sleep(&bell.rings, seen)` (which returns once the word differs from `seen`, when
+// woken or at its own deadline) unless the bell rang since `seen`; counted as a sleeper meanwhile,
+// so a publisher that rings after the check wakes it (the two sequentially consistent steps cross).
+template <class Sleep>
+void sleep_on_shm_doorbell(ShmDoorbell& bell, uint32_t seen, Sleep sleep) {
+  __atomic_add_fetch(&bell.sleepers, 1u, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&bell.rings, __ATOMIC_SEQ_CST) == seen) sleep(&bell.rings, seen);
+  __atomic_sub_fetch(&bell.sleepers, 1u, __ATOMIC_SEQ_CST);
 }
 
 struct ShmRingIndices {

@@ -16,6 +16,11 @@ class ShmClock {
   virtual uint64_t now_ns() = 0;
   virtual void idle() = 0;  // a pause while waiting for room (may sleep briefly)
   virtual unsigned core() = 0;
+  // The doorbells' sleep and wake (shm_ring.hpp, "Waking"): sleep while *word == seen until
+  // deadline_ns or a wake; wake the host's sleepers on `word`. A platform that cannot be woken from
+  // outside sleeps until the deadline; one that cannot wake the host does nothing.
+  virtual void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) = 0;
+  virtual void wake(uint32_t* word) = 0;
 
  protected:
   ~ShmClock() = default;
@@ -53,11 +58,17 @@ class ShmTransport final : public FrameTransport {
   // read when the board hangs; written into the control block before the board says it attached.
   void announce_core_status(const void* table, size_t table_bytes);
 
+  // The board's doorbell (shm_ring.hpp, "Waking"): how often the host rang it so far, and a sleep
+  // until it rings again after `seen` (or deadline_ns).
+  uint32_t host_rings() const { return shm_doorbell_rings(control_->board_bell); }
+  void sleep_until_host_rings(uint32_t seen, uint64_t deadline_ns);
+
   // The board's state for the host to see (attached once the endpoint uses the window, finished at the end).
   void set_board_state(ShmBoardState state) { set_shm_board_state(*control_, state); }
 
  private:
   void fail(const Status& reason);
+  void ring_host();  // after publishing to the host or releasing its records
 
   ShmControl* control_;
   ShmClock& clock_;
