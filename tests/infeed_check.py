@@ -12,6 +12,10 @@ int32 sum of its labels). Also checks the tool's exit status and its infeed rate
 FAIL with the reason; the exit status is 0 only on PASS.
 
     /usr/bin/python3 tests/infeed_check.py --board qemu-virt-a53 --cores 8 [--steps 24] [--link shm|uart] [--keep DIR]
+
+With --app infeed-columns (tests/device/infeed-columns) x is float32 [S, 4, 8] sharded along its
+columns instead: replica r gets x columns [r * 8/N, (r + 1) * 8/N) of every row and labels
+[r * 8/N, (r + 1) * 8/N); in a pod (--boards K) each board's tpu streams its block of the columns.
 """
 import argparse
 import pathlib
@@ -24,13 +28,17 @@ import numpy as np
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parent.parent
 TPU = REPO_ROOT / "build" / "host-tools" / "tpu"
-ROWS, COLUMNS = 8, 3
+# Per app: one step's x shape, and the dimension of x its queue shards along (the labels: dimension 0).
+APPS = {"infeed": ((8, 3), 0), "infeed-columns": ((4, 8), 1)}
 
 
-def make_dataset(directory: pathlib.Path, steps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def make_dataset(directory: pathlib.Path, steps: int, seed: int, app: str, odd: bool = False) -> tuple[np.ndarray, np.ndarray]:
     random = np.random.default_rng(seed)
-    x = random.standard_normal((steps, ROWS, COLUMNS)).astype(np.float32)
-    labels = random.integers(-2**31, 2**31, size=(steps, ROWS), dtype=np.int64).astype(np.int32)
+    (rows, columns), x_dimension = APPS[app]
+    columns += 1 if odd else 0
+    x = random.standard_normal((steps, rows, columns)).astype(np.float32)
+    labels = random.integers(-2**31, 2**31, size=(steps, rows if x_dimension == 0 else columns - odd),
+                             dtype=np.int64).astype(np.int32)
     np.save(directory / "x.npy", x)
     np.save(directory / "labels.npy", labels)
     return x, labels
@@ -38,7 +46,7 @@ def make_dataset(directory: pathlib.Path, steps: int, seed: int) -> tuple[np.nda
 
 def column_sums(shard: np.ndarray) -> np.ndarray:
     """float32 sums over rows, added in ascending row order (what the board does), no pairwise tricks."""
-    total = np.zeros(COLUMNS, dtype=np.float32)
+    total = np.zeros(shard.shape[1], dtype=np.float32)
     for row in shard:
         total = (total + row).astype(np.float32)
     return total
@@ -50,11 +58,12 @@ def label_sum(shard: np.ndarray) -> np.int32:
     return np.int32(wrapped - 2**32 if wrapped >= 2**31 else wrapped)
 
 
-def check_outfeed(outfeed: pathlib.Path, x: np.ndarray, labels: np.ndarray, cores: int, boards: int = 1) -> str:
+def check_outfeed(outfeed: pathlib.Path, x: np.ndarray, labels: np.ndarray, cores: int, boards: int = 1,
+                  x_dimension: int = 0) -> str:
     """'' if every replica's outfeed for every step is right, else the first problem. In a pod of
     `boards` boards replica r runs on board r // cores, core r % cores, which outfeeds into
     task-<board>/c<core>_..."""
-    rows = ROWS // (cores * boards)
+    rows = labels.shape[1] // (cores * boards)  # the shard's length along the sharded dimensions
     for step in range(x.shape[0]):
         for replica in range(cores * boards):
             folder = outfeed / f"task-{replica // cores}" if boards > 1 else outfeed
@@ -64,7 +73,8 @@ def check_outfeed(outfeed: pathlib.Path, x: np.ndarray, labels: np.ndarray, core
             if missing:
                 return f"step {step} replica {replica}: missing {missing[0]}"
             shard, sums, total = (np.load(f) for f in files)
-            want_shard = x[step, replica * rows:(replica + 1) * rows]
+            block = slice(replica * rows, (replica + 1) * rows)
+            want_shard = x[step, block] if x_dimension == 0 else x[step, :, block]
             want_labels = labels[step, replica * rows:(replica + 1) * rows]
             if shard.dtype != np.float32 or not np.array_equal(shard, want_shard):
                 return f"step {step} replica {replica}: x shard {shard!r}, expected {want_shard!r}"
@@ -87,6 +97,8 @@ def pod_name(boards: int) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--board", default="qemu-virt-a53")
+    parser.add_argument("--app", choices=sorted(APPS), default="infeed",
+                        help="infeed (x sharded along rows) or infeed-columns (along columns, tests/device)")
     parser.add_argument("--cores", type=int, default=8)
     parser.add_argument("--steps", type=int, default=24)
     parser.add_argument("--seed", type=int, default=7)
@@ -95,6 +107,8 @@ def main() -> int:
     parser.add_argument("--link", choices=("shm", "uart"), help="the host link transport (default: tpu's choice)")
     parser.add_argument("--boards", type=int, default=1,
                         help="a pod of this many boards (tpu run --boards): each board's tpu streams its own rows")
+    parser.add_argument("--odd-columns", action="store_true",
+                        help="infeed-columns in a pod, x with 9 columns: tpu must refuse to split it, naming the file")
     args = parser.parse_args()
     if not TPU.exists():
         subprocess.run(["make", "-C", str(REPO_ROOT), "tpu"], check=True, stdout=subprocess.DEVNULL)
@@ -104,16 +118,23 @@ def main() -> int:
         outfeed = work / "outfeed"
         for old in outfeed.glob("*.npy"):
             old.unlink()
-        x, labels = make_dataset(work, args.steps, args.seed)
+        x, labels = make_dataset(work, args.steps, args.seed, args.app, args.odd_columns)
+        app = "infeed" if args.app == "infeed" else str(REPO_ROOT / "tests" / "device" / args.app)
         link = ["--link", args.link] if args.link else []
         pod = ["--boards", str(args.boards)] if args.boards > 1 else []
         command = [str(TPU), "run", "--board", args.board, "--cores", str(args.cores), "--timeout", str(args.timeout), *link, *pod,
-                   "--infeed", f"0={work / 'x.npy'},{work / 'labels.npy'}", "--outfeed-dir", str(outfeed), "infeed"]
+                   "--infeed", f"0={work / 'x.npy'},{work / 'labels.npy'}", "--outfeed-dir", str(outfeed), app]
         run = subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              errors="replace", timeout=args.timeout + 60)
         log = f"$ {' '.join(command)}\n{run.stdout}"
         problem = ""
-        if run.returncode != 0:
+        if args.odd_columns:
+            refusal = rf"tpu: --infeed: infeed queue 0: \S*x.npy: a step of float32\[4, 9\] does not split its dimension 1 over {args.boards} boards"
+            if run.returncode != 2:
+                problem = f"tpu run exited with status {run.returncode}, expected 2 (a dataset that does not split)"
+            elif not re.search(refusal, run.stdout):
+                problem = "no message saying x.npy does not split along dimension 1"
+        elif run.returncode != 0:
             problem = f"tpu run exited with status {run.returncode}"
         elif not re.search(rf"{args.cores} of {args.cores} cores reported a result, all OK", run.stdout):
             problem = "not every core reported OK"
@@ -121,13 +142,16 @@ def main() -> int:
                            run.stdout):
             problem = "no infeed rate line saying every tuple was consumed"
         else:
-            problem = check_outfeed(outfeed, x, labels, args.cores, args.boards)
+            problem = check_outfeed(outfeed, x, labels, args.cores, args.boards, APPS[args.app][1])
         rate = re.search(r"infeed queue 0 .*MB/s", run.stdout)
         if problem:
             print(log)
-            print(f"FAIL infeed {args.board}/{args.cores}{pod_name(args.boards)}: {problem}")
+            print(f"FAIL {args.app} {args.board}/{args.cores}{pod_name(args.boards)}: {problem}")
             return 1
-        print(f"PASS infeed {args.board}/{args.cores}{pod_name(args.boards)}: {args.steps} steps checked" +
+        if args.odd_columns:
+            print(f"PASS {args.app} {args.board}/{args.cores}{pod_name(args.boards)}: 9 columns refused")
+            return 0
+        print(f"PASS {args.app} {args.board}/{args.cores}{pod_name(args.boards)}: {args.steps} steps checked" +
               (f" ({rate.group(0)})" if rate else ""))
         return 0
 

@@ -151,7 +151,32 @@ TEST_CASE("a pod's board streams its own rows of every step (TPU per-host input)
   tpu::InfeedDataset uneven = dataset(1);
   CHECK_FALSE(uneven.split_for_board(0, 3, error));
   CHECK(error == "element 0: a step of float32[8, 3] does not split its first dimension over 3 boards (each board "
-                 "streams its own rows: TPU per-host input)");
+                 "streams its own part: TPU per-host input)");
+}
+
+TEST_CASE("a pod's board streams its block of each element's cut dimension, strided within a step", "[infeed-host][pod]") {
+  // x [8, 3] cut along dimension 1 over 3 boards: board 2 streams column 2 of every row; the labels
+  // [8] along dimension 0 over 3 do not split (8 rows), over 2 they do.
+  tpu::InfeedDataset columns = dataset(3);
+  std::string error;
+  CHECK_FALSE(columns.split_for_board(2, 3, error, {1, 0}));
+  CHECK(error == "element 1: a step of int32[8] does not split its first dimension over 3 boards (each board "
+                 "streams its own part: TPU per-host input)");
+  tpu::InfeedDataset x_only = *tpu::InfeedDataset::from_npy_bytes(0, {dataset_files(3)[0]}, error);
+  x_only.set_pod_part(2, 3);
+  REQUIRE(x_only.pod_part());
+  REQUIRE(x_only.split_for_board(2, 3, error, {1}));
+  CHECK_FALSE(x_only.pod_part());  // split once
+  CHECK(x_only.describe() == "float32[8, 1]");
+  CHECK(x_only.tuple_bytes() == 8 * 4);
+  float column[8] = {};
+  REQUIRE(x_only.read_step(1, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(column), sizeof column), error));
+  for (int row = 0; row < 8; ++row) CHECK(column[row] == 1 * 100 + row * 3 + 2);  // step 1, row r, column 2
+  tpu::InfeedDataset rows_of_two = dataset(3);  // x along dimension 1 does not split over 2 (3 columns)
+  CHECK_FALSE(rows_of_two.split_for_board(0, 2, error, {1, 0}));
+  CHECK(error == "element 0: a step of float32[8, 3] does not split its dimension 1 over 2 boards (each board "
+                 "streams its own part: TPU per-host input)");
+  CHECK_FALSE(rows_of_two.split_for_board(0, 2, error, {2, 0}));  // no such dimension
 }
 
 TEST_CASE("corrupted, truncated and oversized .npy files are errors, not crashes", "[infeed-host][fuzz]") {

@@ -236,14 +236,16 @@ std::optional<std::vector<InfeedDataset>> load_infeed(const RunOptions& options,
     std::string error;
     const InfeedSpec spec = place.num_tasks > 1 ? spec_of_rank(given, place) : given;
     std::optional<InfeedDataset> dataset = InfeedDataset::load(spec, error);
-    if (dataset && place.num_tasks > 1 && !names_rank(given) && !dataset->split_for_board(place.task, place.num_tasks, error))
-      dataset.reset();
     if (!dataset) {
       std::cerr << "tpu: --infeed: " << error << std::endl;
       return std::nullopt;
     }
+    // One file for the whole pod: this board streams its part, cut where the board says (its credits).
+    const bool pod_part = place.num_tasks > 1 && !names_rank(given);
+    if (pod_part) dataset->set_pod_part(place.task, place.num_tasks);
     std::cerr << "tpu: infeed queue " << spec.queue << ": " << dataset->steps() << " tuples of "
-              << dataset->describe() << " (" << dataset->tuple_bytes() << " bytes each; ";
+              << dataset->describe() << " (" << dataset->tuple_bytes() << " bytes each"
+              << (pod_part ? ", of which this board streams its part" : "") << "; ";
     for (size_t element = 0; element < spec.files.size(); ++element)  // so a board's shape error names the file
       std::cerr << (element ? ", " : "") << "element " << element << " from " << spec.files[element].string();
     std::cerr << ")" << std::endl;
@@ -432,6 +434,13 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
       }
     }
     infeed.pump();
+    if (const std::optional<std::string>& error = infeed.fatal_error()) {  // the same status as a bad --infeed
+      console.flush();
+      process->kill();
+      if (worker) worker->stop();
+      std::cerr << "tpu: --infeed: " << *error << "; stopped " << program << std::endl;
+      return kExitBuildFailed;
+    }
     if (pod_collectives) pod_collectives->pump();
     console.flush_stale();
     watch.tick(*process, session);

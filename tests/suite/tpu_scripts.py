@@ -46,6 +46,16 @@ def infeed_cases() -> list[Case]:
                                  ["tests/infeed_check.py", "--board", board, "--cores", "2", "--boards", "2", "--steps",
                                   "12"],
                                  r"^PASS infeed .* x 2 boards", ((board, "infeed"),), 5))
+    # An element sharded along its columns (dimension 1): on one board, and in pods, where each board's
+    # tpu streams its block of the columns (strided in the file); a file whose columns do not split
+    # over the boards is refused, naming it.
+    for name, board, cores, boards, extra in (("host/4", "host", 4, 1, []), ("pod/host/2x2", "host", 2, 2, []),
+                                              ("pod/qemu-virt-a53/2x2", "qemu-virt-a53", 2, 2, []),
+                                              ("pod/host/2x2/odd-columns", "host", 2, 2, ["--odd-columns"])):
+        cases.append(script_case(f"tpu-infeed/columns/{name}",
+                                 ["tests/infeed_check.py", "--app", "infeed-columns", "--board", board, "--cores",
+                                  str(cores), "--boards", str(boards), "--steps", "12", *extra],
+                                 r"^PASS infeed-columns", ((board, "tests/device/infeed-columns"),), 5))
     # 64 MiB through infeed and back out, bit for bit (the UART takes ~1 min per MiB: small runs only).
     for board, cores, steps, link, estimate_s in (("qemu-virt-a53", 8, 64, "shm", 12), ("qemu-virt-rv64", 4, 16, "shm", 6),
                                                   ("host", 8, 8, "uart", 8), ("qemu-virt-a53", 1, 1, "uart", 60)):

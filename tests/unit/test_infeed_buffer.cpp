@@ -226,9 +226,23 @@ TEST_CASE("credits follow the slowest consumer", "[infeed][buffer]") {
   }
   CHECK(buffer.credits().queue == 3);
   CHECK(buffer.credits().granted_bytes == 6 * 128);
+  CHECK(buffer.credits().cut_dimensions == 0);  // one board: nothing cut
   CHECK(buffer.claim_credits(6));
   CHECK_FALSE(buffer.claim_credits(6));
   CHECK_FALSE(buffer.claim_credits(5));
+}
+
+TEST_CASE("a pod's board names each element's cut dimension in its credits", "[infeed][buffer]") {
+  InfeedElementSpec specs[] = {{DType::kF32, shape({8, 3})}, {DType::kI32, shape({2, 4, 2})}};
+  specs[0].pod_cut_dimension = 1;
+  specs[1].pod_cut_dimension = 2;
+  Storage storage(1);
+  InfeedBuffer buffer;
+  REQUIRE(buffer.init(0, "q", specs, 1, 1, storage.span()).is_ok());
+  const uint32_t cut = buffer.credits().cut_dimensions;
+  CHECK(cut == 0x21);
+  CHECK(rt::link::infeed_cut_dimension(cut, 0) == 1);
+  CHECK(rt::link::infeed_cut_dimension(cut, 1) == 2);
 }
 
 TEST_CASE("a broken infeed stream fails the queue with a clear reason", "[infeed][buffer]") {

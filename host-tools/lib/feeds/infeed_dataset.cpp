@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <sstream>
 
 #include "runtime/link/protocol/infeed_buffer.hpp"
@@ -146,23 +147,41 @@ bool InfeedDataset::read_step(uint64_t step, size_t element, std::span<uint8_t> 
             " bytes asked for, the dataset has " + std::to_string(steps_) + " steps of " + std::to_string(e.step_bytes);
     return false;
   }
-  return e.source->read(e.data_offset + step * e.step_stride + e.slice_offset, into, error);
+  const uint64_t step_start = e.data_offset + step * e.step_stride;
+  if (e.pieces <= 1) return e.source->read(step_start + e.slice_offset, into, error);
+  // Pieces of a cut along an inner dimension: the whole step in one read, then this rank's pieces.
+  thread_local std::vector<uint8_t> whole;
+  whole.resize(e.step_stride);
+  if (!e.source->read(step_start, std::span<uint8_t>(whole.data(), whole.size()), error)) return false;
+  for (uint64_t p = 0; p < e.pieces; ++p)
+    std::memcpy(into.data() + p * e.piece_bytes, whole.data() + p * e.piece_stride + e.slice_offset, e.piece_bytes);
+  return true;
 }
 
-bool InfeedDataset::split_for_board(unsigned board, unsigned boards, std::string& error) {
-  for (InfeedElement& element : elements_) {
-    const int64_t rows = element.shape.rank == 0 ? 0 : element.shape.dims[0];
-    if (rows == 0 || rows % boards != 0) {
+bool InfeedDataset::split_for_board(unsigned board, unsigned boards, std::string& error,
+                                    const std::vector<unsigned>& cut_dimensions) {
+  for (size_t e = 0; e < elements_.size(); ++e) {
+    InfeedElement& element = elements_[e];
+    const unsigned dimension = e < cut_dimensions.size() ? cut_dimensions[e] : 0;
+    const int64_t length = dimension < element.shape.rank ? element.shape.dims[dimension] : 0;
+    if (length == 0 || length % boards != 0) {
+      const std::string which = dimension == 0 ? "its first dimension" : "its dimension " + std::to_string(dimension);
       error = element.file.string() + ": a step of " + std::string(rt::dtype_name(element.dtype)) +
-              shape_text(element.shape) + " does not split its first dimension over " + std::to_string(boards) +
-              " boards (each board streams its own rows: TPU per-host input)";
+              shape_text(element.shape) + " does not split " + which + " over " + std::to_string(boards) +
+              " boards (each board streams its own part: TPU per-host input)";
       return false;
     }
-    const uint64_t row_bytes = element.step_bytes / static_cast<uint64_t>(rows);
-    element.shape.dims[0] = element.shape.real[0] = rows / boards;
-    element.step_bytes = row_bytes * static_cast<uint64_t>(rows / boards);
-    element.slice_offset = element.step_bytes * board;
+    uint64_t outer = 1;  // the runs of the cut dimension in a step: the product of the dimensions before it
+    for (unsigned d = 0; d < dimension; ++d) outer *= static_cast<uint64_t>(element.shape.dims[d]);
+    const uint64_t run = element.step_bytes / outer;  // one run: the whole cut dimension and what follows it
+    element.shape.dims[dimension] = element.shape.real[dimension] = length / boards;
+    element.pieces = outer;
+    element.piece_bytes = run / boards;
+    element.piece_stride = run;
+    element.slice_offset = element.piece_bytes * board;
+    element.step_bytes = element.piece_bytes * outer;
   }
+  pod_part_.reset();
   return true;
 }
 

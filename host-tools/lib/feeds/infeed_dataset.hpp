@@ -33,9 +33,14 @@ struct InfeedElement {
   std::filesystem::path file;
   rt::DType dtype = rt::DType::kF32;
   rt::Shape shape;           // one step's shape (the file's shape without its first dimension)
-  uint64_t step_bytes = 0;   // bytes of one step (of this rank's rows, in a pod: split_for_board)
+  uint64_t step_bytes = 0;   // bytes of one step (of this rank's part, in a pod: split_for_board)
   uint64_t step_stride = 0;  // bytes between two steps in the file (step_bytes unless split)
-  uint64_t slice_offset = 0; // where this rank's rows start within a step
+  // In a pod, this rank's part of a step: `pieces` runs of piece_bytes, piece_stride apart, the first
+  // at slice_offset within the step (one piece where the cut is along the step's first dimension).
+  uint64_t slice_offset = 0;
+  uint64_t pieces = 1;
+  uint64_t piece_bytes = 0;
+  uint64_t piece_stride = 0;
   uint64_t steps = 0;        // the file's first dimension
   std::shared_ptr<const ByteSource> source;  // the .npy file (or its bytes)
   uint64_t data_offset = 0;  // where the .npy data starts in it
@@ -59,10 +64,19 @@ class InfeedDataset {
   bool read_step(uint64_t step, size_t element, std::span<uint8_t> into, std::string& error) const;
   // "float32[8, 3], int32[8]"
   std::string describe() const;
-  // In a pod of `boards` boards (TPU per-host input): board `board` streams rows
-  // [board * B / boards, (board + 1) * B / boards) of every element's first dimension (its batch);
-  // nothing and `error` (naming the file) if an element has no rows or B does not split.
-  bool split_for_board(unsigned board, unsigned boards, std::string& error);
+  // In a pod of `boards` boards (TPU per-host input): board `board` streams the block
+  // [board * D / boards, (board + 1) * D / boards) of every element's cut dimension (of length D;
+  // cut_dimensions[e], as the board's credits say: InfeedCredits::cut_dimensions; the batch, dimension
+  // 0, where none is given); false and `error` (naming the file) if a dimension is missing or does
+  // not split.
+  bool split_for_board(unsigned board, unsigned boards, std::string& error, const std::vector<unsigned>& cut_dimensions = {});
+  // A dataset of the whole pod, which board `board` of `boards` streams its part of once the board
+  // said where each element is cut (InfeedSender: its first credits); nothing once split.
+  struct PodPart {
+    unsigned board = 0, boards = 1;
+  };
+  void set_pod_part(unsigned board, unsigned boards) { pod_part_ = PodPart{board, boards}; }
+  const std::optional<PodPart>& pod_part() const { return pod_part_; }
 
  private:
   static std::optional<InfeedElement> parse_element(std::filesystem::path file,
@@ -71,6 +85,7 @@ class InfeedDataset {
                                                    std::string& error);
 
   uint16_t queue_ = 0;
+  std::optional<PodPart> pod_part_;
   uint64_t steps_ = 0;
   std::vector<InfeedElement> elements_;
 };

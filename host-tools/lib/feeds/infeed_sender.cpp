@@ -77,6 +77,17 @@ void InfeedSender::on_credits(unsigned channel, const rt::link::InfeedCredits& c
   if (!queue->granted) {
     queue->granted = true;
     queue->first_grant = credits.granted_tuples;
+    if (const std::optional<InfeedDataset::PodPart> part = queue->dataset.pod_part()) {
+      std::vector<unsigned> cut;
+      for (size_t e = 0; e < queue->dataset.elements().size(); ++e)
+        cut.push_back(rt::link::infeed_cut_dimension(credits.cut_dimensions, static_cast<unsigned>(e)));
+      std::string error;
+      if (!queue->dataset.split_for_board(part->board, part->boards, error, cut)) {
+        queue->failed = true;
+        if (!fatal_error_) fatal_error_ = "infeed queue " + std::to_string(credits.queue) + ": " + error;
+        return;
+      }
+    }
     const uint64_t tuple = queue->dataset.tuple_bytes();
     if (credits.granted_tuples != 0 && credits.granted_bytes != credits.granted_tuples * tuple)
       notes_ << "tpu: infeed queue " << credits.queue << ": the board's credits (" << credits.granted_tuples

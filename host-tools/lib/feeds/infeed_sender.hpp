@@ -12,6 +12,11 @@
 // with totals smaller than before is noted (once per kind) and changes nothing; absurdly large totals
 // only let the dataset go out, which is finite. Nothing a board sends can crash the sender.
 //
+// In a pod (TPU per-host input) each board's tpu streams its board's part of every tuple, cut along
+// the dimension the board's first credits name for each element (InfeedCredits::cut_dimensions): a
+// dataset that is the pod's (InfeedDataset::set_pod_part) is split then; one that does not split
+// is a fatal error (fatal_error()), since the board would wait for data that never comes.
+//
 // Rate: from the first tuple sent to the moment the board's credits show every tuple consumed (the
 // first grant is the board's slot count; later grants are slots + tuples consumed), or to the last
 // send if that never happens. progress() prints one line per second while tuples are in flight.
@@ -44,6 +49,8 @@ class InfeedSender {
                                         const FillElement& fill)>;
   void set_placer(PlaceTuple placer) { placer_ = std::move(placer); }
 
+  // Why the run cannot go on (a dataset the board's cut does not split), once it happened.
+  const std::optional<std::string>& fatal_error() const { return fatal_error_; }
   // A credit message from the board (already parsed) on `channel`.
   void on_credits(unsigned channel, const rt::link::InfeedCredits& credits);
   // Sends every tuple the credits allow, at most `budget_bytes` of tensor data per call (at least one
@@ -91,6 +98,7 @@ class InfeedSender {
   Clock::time_point last_progress_{};
   uint64_t ignored_credits_ = 0;
   unsigned wrong_channel_notes_ = 0, unknown_queue_notes_ = 0, shrinking_notes_ = 0;
+  std::optional<std::string> fatal_error_;
 };
 
 }  // namespace tpu

@@ -167,6 +167,8 @@ InfeedCredits InfeedBuffer::credits() const {
   const uint64_t tuples = min_released() + slots_;
   credits.granted_tuples = static_cast<uint32_t>(tuples);
   credits.granted_bytes = tuples * tuple_bytes_;
+  for (unsigned e = 0; e < element_count_; ++e)
+    credits.cut_dimensions |= static_cast<uint32_t>(specs_[e].pod_cut_dimension & 0xFu) << (4 * e);
   return credits;
 }
 

@@ -43,6 +43,9 @@ inline constexpr size_t kInfeedAlignment = 64;
 struct InfeedElementSpec {
   DType dtype = DType::kF32;
   Shape shape;  // the full (unsharded) shape the host sends
+  // In a pod: the dimension along which this board's part was cut from the pod's tuples (the
+  // credits tell the host: InfeedCredits::cut_dimensions); 0 on one board.
+  uint8_t pod_cut_dimension = 0;
 };
 
 class InfeedBuffer {

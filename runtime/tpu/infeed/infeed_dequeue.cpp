@@ -47,10 +47,11 @@ Status copy_infeed_shard(const Tensor& full, unsigned dimension, unsigned shards
   return Status::ok();
 }
 
-// In a pod of K boards each board's tpu streams its own rows [t B / K, (t + 1) B / K) of every
-// element's dimension 0 (TPU per-host input), which hold the shards of the board's replicas t R ..
-// t R + R - 1 (TF's default placement, R = shards / K): the board's tuples are the queue's with
-// dimension 0 divided by K, sharded R ways.
+// In a pod of K boards each board's tpu streams its own part of every tuple (TPU per-host input):
+// for each element, the block [t D / K, (t + 1) D / K) of its shard dimension (of length D), which
+// holds the shards of the board's replicas t R .. t R + R - 1 (TF's default placement, R = shards /
+// K). The board's tuples are the queue's with that dimension divided by K, sharded R ways along it;
+// the credits tell the host which dimension each element is cut along (InfeedCredits::cut_dimensions).
 Status InfeedDequeue::per_host_shapes(const InfeedQueue& queue, link::InfeedElementSpec* specs) {
   local_shards_ = shards_;
   first_replica_ = 0;
@@ -59,18 +60,18 @@ Status InfeedDequeue::per_host_shapes(const InfeedQueue& queue, link::InfeedElem
   if (shards_ % pod.num_tasks != 0)
     return invalid_argument("infeed queue '{}' in a pod of {} boards: its {} shards do not split over the boards",
                             queue.name(), pod.num_tasks, shards_);
-  for (unsigned e = 0; e < signature_.count; ++e)
-    if (shards_ > 1 && shard_dimensions_[e] != 0)
-      return Status::error(StatusCode::kUnimplemented,
-                           "infeed queue '{}' in a pod of {} boards: element {} is sharded along dimension {}; each "
-                           "board's tpu streams its rows of dimension 0 (TPU per-host input), so a pod's infeed "
-                           "shards along dimension 0",
-                           queue.name(), pod.num_tasks, e, shard_dimensions_[e]);
   local_shards_ = shards_ / pod.num_tasks;
   first_replica_ = pod.task * local_shards_;
   for (unsigned e = 0; e < signature_.count; ++e) {
-    specs[e].shape.dims[0] /= pod.num_tasks;
-    specs[e].shape.real[0] = specs[e].shape.dims[0];
+    const unsigned dimension = shards_ > 1 && shard_dimensions_[e] > 0 ? static_cast<unsigned>(shard_dimensions_[e]) : 0;
+    Shape& shape = specs[e].shape;
+    if (dimension >= shape.rank || shape.dims[dimension] % pod.num_tasks != 0)
+      return invalid_argument("infeed queue '{}' in a pod of {} boards: element {} of shape {} does not split along "
+                              "dimension {} over the boards",
+                              queue.name(), pod.num_tasks, e, shape.sizes(), dimension);
+    shape.dims[dimension] /= pod.num_tasks;
+    shape.real[dimension] = shape.dims[dimension];
+    specs[e].pod_cut_dimension = static_cast<uint8_t>(dimension);
   }
   return Status::ok();
 }

@@ -98,8 +98,9 @@ class InfeedDequeue {
   InfeedBinding binding_;
   InfeedDequeueSignature signature_;
   unsigned shards_ = 1;
-  // In a pod of boards (TPU per-host input) this board's tpu streams only its boards' rows of
-  // dimension 0, holding the shards of replicas first_replica_ .. first_replica_ + local_shards_ - 1.
+  // In a pod of boards (TPU per-host input) this board's tpu streams only its board's block of each
+  // element's shard dimension, holding the shards of replicas first_replica_ .. first_replica_ +
+  // local_shards_ - 1.
   unsigned local_shards_ = 1;
   unsigned first_replica_ = 0;
   int shard_dimensions_[kMaxInfeedTupleElements] = {};
