@@ -29,7 +29,11 @@ size_t ShmBoardChannel::exchange() {
 bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_t>& out) {
   using Clock = std::chrono::steady_clock;
   const auto give_up = Clock::now() + timeout;
-  auto sleep = kFirstSleep;
+  // A host board rings tpu's doorbell with every frame (a shared futex), so tpu sleeps in long
+  // stretches and only the board's console text waits for them; a QEMU guest cannot ring it, so tpu
+  // polls it with growing sleeps. Short sleeps cost more than wake-ups where tpu shares the boards'
+  // CPUs: every one makes tpu runnable, to wait for a CPU a core holds.
+  auto sleep = link_->memory_is_process() ? kLongestSleep : kFirstSleep;
   for (;;) {
     const uint32_t rings = link_->board_rings();  // before looking: a ring after it ends the sleep below
     const size_t moved = exchange();
