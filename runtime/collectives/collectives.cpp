@@ -241,11 +241,16 @@ Status Collectives::across_boards(CrossBoardCall call, const Group& group, const
 // `mine`, the leader makes its call from the peers' buffers (`leader_call`) and trades it, and the
 // others copy `result_bytes` of the leader's output into theirs.
 Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffers& mine, size_t result_bytes,
-                                          const CollectiveOptions& options, LeaderCall leader_call) {
+                                          const CollectiveOptions& options, LeaderCall leader_call,
+                                          const MemberStep* before_call) {
   const BoardMembers members = board_members(group);
   const Group& local = members.local;
   SharedBuffers peers[hal::kMaxCores];
   RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
+  if (before_call != nullptr) {
+    (*before_call)(peers, local);
+    signal_after_sharing(mine.kind, local, options);
+  }
   if (local.position == 0) {
     const Status traded = across_boards(leader_call(peers, local), group, members, options);
     if (!traded.is_ok()) fail_after_sharing(traded);
@@ -276,37 +281,51 @@ CrossBoardCall Collectives::members_call(CrossBoardKind kind, DType type, size_t
 
 // sum, max and min of the 32- and 64-bit types go by the boards' partials (exact, the cheapest);
 // mean and the 16-bit floats by every member's input, reduced on the host exactly as one board does.
+// The board's partial is its members' inputs reduced in group order: one member's input as it is (the
+// host reads it in place, no copy); from kParallelPartialMinBytes every member reduces a slice of the
+// elements into the leader's output; below that the leader alone. Each element is reduced over the
+// same inputs in the same order either way: the same bits.
 Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                              const Group& group, const CollectiveOptions& options) {
   const bool by_partials = reducible_by_partials(op, type);
+  const size_t element = dtype_size(type);
   const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
-  return fan_out_across_boards(group, mine, count * dtype_size(type), options,
-                               [&](const SharedBuffers* peers, const Group& local) {
-                                 if (!by_partials) {
-                                   CrossBoardCall call = members_call(CrossBoardKind::kAllReduce, type, count, peers,
-                                                                      local, false);
-                                   call.op = op;
-                                   call.out_elements = count;
-                                   return call;
-                                 }
-                                 // The board's partial (its members reduced in group order) is its
-                                 // one member's input as it is: the host reads it there, no copy.
-                                 const uint8_t* partial = in;
-                                 if (local.size > 1) {
-                                   const uint8_t* inputs[hal::kMaxCores];
-                                   for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
-                                   reduce_many(op, type, inputs, local.size, &out, 1, count);
-                                   partial = out;
-                                 }
-                                 CrossBoardCall call;
-                                 call.kind = CrossBoardKind::kAllReduce;
-                                 call.op = op;
-                                 call.type = type;
-                                 call.count = call.row_elements = call.out_elements = count;
-                                 call.row = partial;
-                                 call.out = out;
-                                 return call;
-                               });
+  const auto slice_of_partial = [&](const SharedBuffers* peers, const Group& local) {
+    const size_t chunk = ((count + local.size - 1) / local.size + 15) / 16 * 16;  // whole cache lines of float32
+    const size_t begin = chunk * local.position < count ? chunk * local.position : count;
+    const size_t end = begin + chunk < count ? begin + chunk : count;
+    if (begin == end) return;
+    const uint8_t* inputs[hal::kMaxCores];
+    for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in + begin * element;
+    uint8_t* into = peers[0].out + begin * element;
+    reduce_many(op, type, inputs, local.size, &into, 1, end - begin);
+  };
+  const MemberStep parallel_partial(slice_of_partial);
+  const unsigned here = board_members(group).local.size;
+  const bool parallel = by_partials && here > 1 && count * element >= kParallelPartialMinBytes;
+  const auto leader_call = [&](const SharedBuffers* peers, const Group& local) {
+    if (!by_partials) {
+      CrossBoardCall call = members_call(CrossBoardKind::kAllReduce, type, count, peers, local, false);
+      call.op = op;
+      call.out_elements = count;
+      return call;
+    }
+    const uint8_t* partial = local.size == 1 ? in : out;
+    if (local.size > 1 && !parallel) {
+      const uint8_t* inputs[hal::kMaxCores];
+      for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
+      reduce_many(op, type, inputs, local.size, &out, 1, count);
+    }
+    CrossBoardCall call;
+    call.kind = CrossBoardKind::kAllReduce;
+    call.op = op;
+    call.type = type;
+    call.count = call.row_elements = call.out_elements = count;
+    call.row = partial;
+    call.out = out;
+    return call;
+  };
+  return fan_out_across_boards(group, mine, count * element, options, leader_call, parallel ? &parallel_partial : nullptr);
 }
 
 Status Collectives::reduce_scatter_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,

@@ -58,6 +58,9 @@ struct CollectiveOptions {
 
 // Payloads up to this size use the latency algorithm under Algorithm::kAuto.
 inline constexpr size_t kLatencyAlgorithmMaxBytes = 8 * 1024;
+// Across boards, a board's partial sum of this many bytes or more is reduced by all its members in
+// parallel, each a slice (one signal round more than the leader alone).
+inline constexpr size_t kParallelPartialMinBytes = 32 * 1024;
 // Bandwidth all-reduces of at least this many bytes write their results with non-temporal stores
 // (where the target has them): every member's input and output together then exceed the last-level
 // caches of these machines, so the output lines would only be read from memory to be overwritten.
@@ -133,8 +136,12 @@ class Collectives {
                        const CollectiveOptions& options);
   // The board's leader makes its call from the local members' shared buffers.
   using LeaderCall = FunctionRef<CrossBoardCall(const SharedBuffers* peers, const Group& local)>;
+  // What every member here does with the shared buffers before the leader's call (then one signal
+  // round): its slice of the board's partial.
+  using MemberStep = FunctionRef<void(const SharedBuffers* peers, const Group& local)>;
   Status fan_out_across_boards(const Group& group, const SharedBuffers& mine, size_t result_bytes,
-                               const CollectiveOptions& options, LeaderCall leader_call);
+                               const CollectiveOptions& options, LeaderCall leader_call,
+                               const MemberStep* before_call = nullptr);
   Status all_reduce_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                   const Group& group, const CollectiveOptions& options);
   // By the members' own buffers (cross_board.hpp): the host writes every member's output here, in

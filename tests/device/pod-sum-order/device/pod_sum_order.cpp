@@ -6,6 +6,9 @@
 //   element 0: 1e8 (r % 4 = 0), -1e8 (r % 4 = 2), 1 otherwise
 //   element 1: 1 (r = 0), -1e8 (r = 2), 1e8 (r = 4), 0 otherwise
 //   elements 2, 3: 0.1 (r + 1) and 1 / (r + 1), ordinary rounding everywhere
+//   elements 4 .. 12288: mixed magnitudes from the replica and the element, so that a board of
+//   several cores reduces its partial in parallel slices (from kParallelPartialMinBytes) and every
+//   slice, the ragged last one too, is checked
 // over two groupings: every replica in replica order, and every replica in reverse order. Every board
 // checks every replica's sums bit for bit against a plain loop that adds in the documented order
 // (replica r on task r / C, C cores a board), and prints the first two elements of each grouping:
@@ -20,7 +23,7 @@ namespace {
 using namespace rt;
 using namespace rt::tpu;
 
-constexpr int64_t kElements = 4;
+constexpr int64_t kElements = 12289;  // 48 KiB of float32, an odd count
 constexpr unsigned kGroupings = 2;
 
 float value(unsigned r, int64_t element) {
@@ -28,7 +31,8 @@ float value(unsigned r, int64_t element) {
     case 0: return r % 4 == 0 ? 1e8f : (r % 4 == 2 ? -1e8f : 1.0f);
     case 1: return r == 0 ? 1.0f : (r == 2 ? -1e8f : (r == 4 ? 1e8f : 0.0f));
     case 2: return 0.1f * static_cast<float>(r + 1);
-    default: return 1.0f / static_cast<float>(r + 1);
+    case 3: return 1.0f / static_cast<float>(r + 1);
+    default: return static_cast<float>(element % 97) * (r % 2 == 0 ? 1e4f : -0.37f) + 1.0f / static_cast<float>(r + 1 + element % 13);
   }
 }
 
@@ -70,7 +74,9 @@ unsigned cores_per_board = 1;
 Result<Tensor> sums(ReplicaContext& replica) {
   Arena& arena = replica.arena();
   const unsigned r = replica.replica_id();
-  const Tensor x = RT_TRY(constant<float>(arena, {kElements}, {value(r, 0), value(r, 1), value(r, 2), value(r, 3)}, "x"));
+  const int64_t elements = kElements;
+  const Tensor x = RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&elements, 1))), "x"));
+  for (int64_t i = 0; i < kElements; ++i) x.at<float>(i) = value(r, i);
   const int64_t size = kGroupings * kElements;
   const Tensor out = RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&size, 1))), "out"));
   for (unsigned g = 0; g < kGroupings; ++g) {
