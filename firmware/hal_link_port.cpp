@@ -55,6 +55,5 @@ void ShmLinkPort::sleep_until(uint64_t deadline_ns) {
 }
 
 void ShmLinkPort::sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) { hal::link_sleep(word, seen, deadline_ns); }
-void ShmLinkPort::wake(uint32_t* word) { hal::link_wake(word); }
 
 }  // namespace firmware

@@ -74,7 +74,6 @@ class ShmLinkPort final : public HalLinkPort, private rt::link::ShmClock {
   uint64_t now_ns() override { return HalLinkPort::now_ns(); }
   unsigned core() override { return HalLinkPort::core(); }
   void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) override;
-  void wake(uint32_t* word) override;
 
   rt::link::ShmTransport transport_;
   uint32_t seen_rings_[hal::kMaxCores] = {};  // each core's view of the host's rings at its last sleep

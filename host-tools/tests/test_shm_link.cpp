@@ -27,6 +27,8 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -38,6 +40,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -202,7 +205,6 @@ class FakeClock final : public ShmClock {
   }
   unsigned core() override { return 2; }
   void sleep(const uint32_t*, uint32_t, uint64_t deadline_ns) override { now = deadline_ns; }
-  void wake(uint32_t*) override {}
   uint64_t now = 0;
   uint64_t pauses = 0;
   std::function<void()> on_idle;
@@ -528,6 +530,39 @@ TEST_CASE("shm link: host frames reach the board's transport whole, as reference
   CHECK(difference(recorder.frames[3].payload, odd) == "");
   CHECK(board.to_board_indices().tail.load() == position);  // the board released them all
   CHECK_FALSE(transport.failed());
+}
+
+// A board core's sleep as the host board does it: a shared futex on the doorbell (boards/host/link.cpp).
+class FutexClock final : public ShmClock {
+ public:
+  uint64_t now_ns() override { return 0; }
+  void idle() override {}
+  unsigned core() override { return 0; }
+  void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) override {
+    const timespec timeout{static_cast<time_t>(deadline_ns / 1000000000u), static_cast<long>(deadline_ns % 1000000000u)};
+    syscall(SYS_futex, word, FUTEX_WAIT, seen, &timeout, nullptr, 0);
+  }
+};
+
+TEST_CASE("shm link: every frame rings the board's doorbell, waking a core asleep on it", "[shm_link]") {
+  std::unique_ptr<tpu::ShmLink> link = make_link();
+  Board board(*link);
+  FutexClock clock;
+  ShmTransport transport(board.window, clock, kMessageKinds);
+  const Bytes payload = pattern(100, 4);
+  REQUIRE(link->send(message_header(MessageKind::kHostCallReply, 1, 1), view(payload)));
+  CHECK(transport.host_rings() == 1);  // rung, nobody to wake
+  // A core asleep on the doorbell for up to 60 s is woken by the host's next frame.
+  const uint32_t seen = transport.host_rings();
+  const auto started = std::chrono::steady_clock::now();
+  std::thread core([&] { transport.sleep_until_host_rings(seen, 60ull * 1000000000ull); });
+  while (__atomic_load_n(&reinterpret_cast<ShmControl*>(board.window)->board_bell.sleepers, __ATOMIC_SEQ_CST) == 0)
+    std::this_thread::yield();
+  REQUIRE(link->send(message_header(MessageKind::kHostCallReply, 1, 2), view(payload)));
+  core.join();
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+  CHECK(transport.host_rings() == 2);
+  CHECK(reinterpret_cast<ShmControl*>(board.window)->board_bell.sleepers == 0);
 }
 
 TEST_CASE("shm link: board frames reach receive() as the reference bodies, also across the ring's end", "[shm_link]") {

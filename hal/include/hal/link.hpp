@@ -17,14 +17,12 @@ bool link_host_attached();
 // since its spinning would hold the CPU the host needs to answer. Bare metal: false.
 bool link_host_shares_cpus();
 
-// Waking across the shared-memory window's doorbells (runtime/link/transport/shm_ring.hpp,
-// "Waking"). link_wakeable: whether the host can end a link_sleep early (the host board: a futex on
-// the shared page, which tpu maps too); bare metal: false, nothing outside the guest can wake it.
+// The shared-memory window's doorbell (runtime/link/transport/shm_ring.hpp, "Waking").
+// link_wakeable: whether the host can end a link_sleep early (the host board: a futex on the shared
+// page, which tpu maps too); bare metal: false, nothing outside the guest can wake it.
 bool link_wakeable();
-// Sleeps while *word == seen, until deadline_ns (hal::time_ns) or a wake on the word. Bare metal:
-// the core's doorbell wait until the deadline.
+// Sleeps while *word == seen, until deadline_ns (hal::time_ns) or the host's wake on the word. Bare
+// metal: the core's doorbell wait until the deadline.
 void link_sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns);
-// Wakes every sleeper on `word`, this side's or the host's (bare metal: nothing; tpu polls it).
-void link_wake(uint32_t* word);
 
 }  // namespace hal

@@ -2,6 +2,7 @@
 #include "shm_board_channel.hpp"
 
 #include <string>
+#include <thread>
 
 namespace tpu {
 
@@ -29,13 +30,8 @@ size_t ShmBoardChannel::exchange() {
 bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_t>& out) {
   using Clock = std::chrono::steady_clock;
   const auto give_up = Clock::now() + timeout;
-  // A host board rings tpu's doorbell with every frame (a shared futex), so tpu sleeps in long
-  // stretches and only the board's console text waits for them; a QEMU guest cannot ring it, so tpu
-  // polls it with growing sleeps. Short sleeps cost more than wake-ups where tpu shares the boards'
-  // CPUs: every one makes tpu runnable, to wait for a CPU a core holds.
-  auto sleep = link_->memory_is_process() ? kLongestSleep : kFirstSleep;
+  auto sleep = kFirstSleep;
   for (;;) {
-    const uint32_t rings = link_->board_rings();  // before looking: a ring after it ends the sleep below
     const size_t moved = exchange();
     const size_t console_before = out.size();
     const bool open = process_->pump(std::chrono::milliseconds(0), out);
@@ -47,7 +43,7 @@ bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_
     if (moved != 0 || out.size() != console_before) last_activity_ = now;
     if (moved != 0 || out.size() != console_before || link_->failure() || now >= give_up) return true;
     if (spin_ && now - last_activity_ < kSpinFor) continue;
-    link_->sleep_until_board_rings(rings, std::min<Clock::duration>(sleep, give_up - now));
+    std::this_thread::sleep_for(std::min<Clock::duration>(sleep, give_up - now));
     sleep = std::min(sleep * 2, kLongestSleep);
   }
 }

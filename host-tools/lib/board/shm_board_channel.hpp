@@ -2,9 +2,7 @@
 // text keeps the byte stream: wraps the board's process channel and the ShmLink, and waits on both
 // with an adaptive poll. The poll spins for the first kSpinFor after any activity (a host-call reply
 // is answered within microseconds), then sleeps, doubling from kFirstSleep to kLongestSleep, so an
-// idle board costs this tool almost nothing. The sleeps are on the window's doorbell: a host board's
-// next frame wakes tpu at once (a shared futex), so with a host board every sleep is kLongestSleep
-// (only console text waits for its end); a QEMU guest cannot ring it, so there they run out. Spinning pays only where a CPU is free for it: on a
+// idle board costs this tool almost nothing. Spinning pays only where a CPU is free for it: on a
 // machine whose CPUs the board's cores take all, every microsecond tpu spins is taken from a core
 // (and its peers then wait for it in their collectives), so there tpu only sleeps (set_spin(false)).
 #pragma once

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <climits>
-#include <ctime>
 
 #include <algorithm>
 #include <cerrno>
@@ -223,16 +222,7 @@ void ShmLink::ring_board() {
     syscall(SYS_futex, &control_->board_bell.rings, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
-uint32_t ShmLink::board_rings() const { return control_ == nullptr ? 0 : rt::link::shm_doorbell_rings(control_->host_bell); }
 
-void ShmLink::sleep_until_board_rings(uint32_t seen, std::chrono::nanoseconds timeout) {
-  if (control_ == nullptr || timeout <= std::chrono::nanoseconds(0)) return;
-  rt::link::sleep_on_shm_doorbell(control_->host_bell, seen, [timeout](const uint32_t* word, uint32_t value) {
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
-    const timespec wait{static_cast<time_t>(seconds.count()), static_cast<long>((timeout - seconds).count())};
-    syscall(SYS_futex, word, FUTEX_WAIT, value, &wait, nullptr, 0);  // changed, woken, interrupted or timed out
-  });
-}
 
 uint8_t* ShmLink::board_memory(uint64_t address, uint64_t bytes) const {
   const uint64_t window_address = __atomic_load_n(&control_->window_address, __ATOMIC_RELAXED);
@@ -379,7 +369,7 @@ size_t ShmLink::receive(const Receiver& receiver, size_t max_frames) {
     receiver(std::span<const uint8_t>(record_copy_.data(), record_copy_.size()));
     ++frames;
   }
-  if (frames != 0) ring_board();  // room in the ring for a board that waits to send
+  if (frames != 0) ring_board();  // room in the ring for a core that waits to send
   return frames;
 }
 

@@ -19,7 +19,6 @@
 // board that keeps writing cannot change a frame after its check. A corrupt ring is final:
 // failure() says what was wrong, and nothing outside the window is ever read or written.
 #pragma once
-#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -101,12 +100,6 @@ class ShmLink {
   uint64_t bytes_placed() const { return bytes_placed_; }
   uint64_t bytes_read_in_place() const { return bytes_read_in_place_; }
 
-  // The window's doorbells (runtime/link/transport/shm_ring.hpp, "Waking"): how often the board rang
-  // the host's bell so far, and a sleep until it rings again after `seen` (at most `timeout`). A host
-  // board's ring wakes the sleep at once (a shared futex); a QEMU guest's cannot, so it lasts `timeout`.
-  uint32_t board_rings() const;
-  void sleep_until_board_rings(uint32_t seen, std::chrono::nanoseconds timeout);
-
   // Why the link can no longer be used, if it cannot.
   const std::optional<std::string>& failure() const { return failure_; }
   rt::link::ShmBoardState board_state() const;
@@ -121,7 +114,9 @@ class ShmLink {
   ShmLink() = default;
   void remove_file();
   void fail(std::string reason);
-  void ring_board();  // after publishing to the board or releasing its records: wakes its sleepers
+  // After publishing to the board or releasing its records: rings the board's doorbell, waking the
+  // cores asleep on it (runtime/link/transport/shm_ring.hpp, "Waking").
+  void ring_board();
 
   bool memory_is_process_ = false;
   std::filesystem::path folder_;

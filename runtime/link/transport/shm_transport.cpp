@@ -50,12 +50,7 @@ Status ShmTransport::send(const FrameHeader& header, Span<const uint8_t> payload
     clock_.idle();
   }
   to_host_.write(head, payload, tail);
-  ring_host();
   return Status::ok();
-}
-
-void ShmTransport::ring_host() {
-  if (ring_shm_doorbell(control_->host_bell)) clock_.wake(&control_->host_bell.rings);
 }
 
 void ShmTransport::sleep_until_host_rings(uint32_t seen, uint64_t deadline_ns) {
@@ -170,7 +165,6 @@ size_t ShmTransport::receive(FrameSink& sink, size_t max_frames) {
     to_board_.release();
     ++taken;
   }
-  if (taken != 0) ring_host();  // room in the ring for a host that waits to send
   return taken;
 }
 

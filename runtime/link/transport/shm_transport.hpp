@@ -16,11 +16,9 @@ class ShmClock {
   virtual uint64_t now_ns() = 0;
   virtual void idle() = 0;  // a pause while waiting for room (may sleep briefly)
   virtual unsigned core() = 0;
-  // The doorbells' sleep and wake (shm_ring.hpp, "Waking"): sleep while *word == seen until
-  // deadline_ns or a wake; wake the host's sleepers on `word`. A platform that cannot be woken from
-  // outside sleeps until the deadline; one that cannot wake the host does nothing.
+  // The doorbell's sleep (shm_ring.hpp, "Waking"): while *word == seen, until deadline_ns or the
+  // host's wake. A platform the host cannot wake sleeps until the deadline.
   virtual void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) = 0;
-  virtual void wake(uint32_t* word) = 0;
 
  protected:
   ~ShmClock() = default;
@@ -68,7 +66,6 @@ class ShmTransport final : public FrameTransport {
 
  private:
   void fail(const Status& reason);
-  void ring_host();  // after publishing to the host or releasing its records
 
   ShmControl* control_;
   ShmClock& clock_;
