@@ -36,6 +36,26 @@ struct Progress {
 
 Progress progress;
 
+// train.csv, kept open from call to call (a launch's report is one buffered write, not an open, a
+// write and a close: log_steps comes every steps_per_run steps); flushed every tenth of the run
+// and before the curves are drawn from it.
+struct CsvLog {
+  std::filesystem::path path;
+  std::ofstream file;
+
+  std::ofstream& for_steps(const std::filesystem::path& csv, bool fresh) {
+    if (fresh || csv != path || !file.is_open()) {
+      file.close();
+      const bool header = fresh || !std::filesystem::exists(csv);
+      file.open(csv, header ? std::ios::trunc : std::ios::app);
+      if (header) file << "step,loss,accuracy,samples_per_second,seconds\n";
+      path = csv;
+    }
+    return file;
+  }
+};
+CsvLog csv_log;
+
 float scalar(const tpu::HostCall& call, size_t index) {
   const std::vector<float> value = call.values<float>(index);
   if (value.size() != 1) throw tpu::HostError(rt::StatusCode::kInvalidArgument, call.function() + ": expected scalars");
@@ -72,21 +92,20 @@ TPU_HOST_FUNCTION(log_steps, call) {
   progress.last = now;
   progress.last_step = last;
   const std::filesystem::path csv = run_folder(call) / "train.csv";
-  const bool fresh = first == 0 || !std::filesystem::exists(csv);
-  std::ofstream file(csv, fresh ? std::ios::trunc : std::ios::app);
-  if (fresh) file << "step,loss,accuracy,samples_per_second,seconds\n";
+  std::ofstream& file = csv_log.for_steps(csv, first == 0);
   for (size_t i = 0; i < losses.size(); ++i)
     file << first + static_cast<long>(i) << "," << std::setprecision(9) << losses[i] << "," << accuracies[i] << ","
          << std::setprecision(6) << rate << "," << elapsed << "\n";
-  if (!file) throw tpu::HostError(rt::StatusCode::kUnavailable, "log_steps: cannot write " + csv.string());
   const float loss = losses.back(), accuracy = accuracies.back();
-  if (isatty(STDOUT_FILENO)) {
+  const long tenth = total > 0 ? 10 * (last + 1) / total : 0;
+  const bool new_tenth = tenth != progress.last_reported_tenth;
+  progress.last_reported_tenth = tenth;
+  if (isatty(STDOUT_FILENO))
     call.out() << "\r" << bar(last, total, average, loss, accuracy) << (last + 1 == total ? "\n" : "") << std::flush;
-  } else {
-    const long tenth = total > 0 ? 10 * (last + 1) / total : 0;
-    if (tenth != progress.last_reported_tenth) call.out() << bar(last, total, average, loss, accuracy) << std::endl;
-    progress.last_reported_tenth = tenth;
-  }
+  else if (new_tenth)
+    call.out() << bar(last, total, average, loss, accuracy) << std::endl;
+  if (new_tenth) file.flush();
+  if (!file) throw tpu::HostError(rt::StatusCode::kUnavailable, "log_steps: cannot write " + csv.string());
   return {};
 }
 
@@ -137,6 +156,7 @@ Plot plot;
 
 TPU_HOST_FUNCTION(training_done, call) {
   if (call.task() != 0) return {};
+  csv_log.file.close();  // every step's row in train.csv before the curves are drawn from it
   const std::filesystem::path folder = run_folder(call);
   const std::string script =
       "import csv, sys\n"
