@@ -78,7 +78,7 @@ Status InfeedDequeue::per_host_shapes(const InfeedQueue& queue, link::InfeedElem
 
 namespace {
 
-// InfeedDequeueOptions::slots = 0: as many tuples as fit kInfeedPrefetchBytes, within 4..32.
+// InfeedDequeueOptions::slots = 0: as many tuples as fit kInfeedPrefetchBytes, within 4..64.
 Result<unsigned> default_slots(Span<const link::InfeedElementSpec> elements) {
   const size_t tuple = RT_TRY(link::InfeedBuffer::storage_bytes(elements, 1));
   const uint64_t fitting = tuple == 0 ? kMaxDefaultInfeedSlots : kInfeedPrefetchBytes / tuple;
