@@ -15,7 +15,8 @@ FAIL with the reason; the exit status is 0 only on PASS.
 
 With --app infeed-columns (tests/device/infeed-columns) x is float32 [S, 4, 8] sharded along its
 columns instead: replica r gets x columns [r * 8/N, (r + 1) * 8/N) of every row and labels
-[r * 8/N, (r + 1) * 8/N); in a pod (--boards K) each board's tpu streams its block of the columns.
+[r * 8/N, (r + 1) * 8/N), and outfeeds both as it got them; in a pod (--boards K) each board's tpu
+streams its block of the columns.
 """
 import argparse
 import pathlib
@@ -68,16 +69,22 @@ def check_outfeed(outfeed: pathlib.Path, x: np.ndarray, labels: np.ndarray, core
         for replica in range(cores * boards):
             folder = outfeed / f"task-{replica // cores}" if boards > 1 else outfeed
             prefix = folder / f"c{replica % cores}_q0_t{step}_e"
-            files = [pathlib.Path(f"{prefix}{k}.npy") for k in range(3)]
+            files = [pathlib.Path(f"{prefix}{k}.npy") for k in range(3 if x_dimension == 0 else 2)]
             missing = [f.name for f in files if not f.exists()]
             if missing:
                 return f"step {step} replica {replica}: missing {missing[0]}"
-            shard, sums, total = (np.load(f) for f in files)
             block = slice(replica * rows, (replica + 1) * rows)
             want_shard = x[step, block] if x_dimension == 0 else x[step, :, block]
-            want_labels = labels[step, replica * rows:(replica + 1) * rows]
+            want_labels = labels[step, block]
+            shard = np.load(files[0])
             if shard.dtype != np.float32 or not np.array_equal(shard, want_shard):
                 return f"step {step} replica {replica}: x shard {shard!r}, expected {want_shard!r}"
+            if x_dimension != 0:  # infeed-columns outfeeds its label shard as it got it
+                got_labels = np.load(files[1])
+                if got_labels.dtype != np.int32 or not np.array_equal(got_labels, want_labels):
+                    return f"step {step} replica {replica}: labels {got_labels!r}, expected {want_labels!r}"
+                continue
+            sums, total = np.load(files[1]), np.load(files[2])
             if sums.dtype != np.float32 or sums.tobytes() != column_sums(want_shard).tobytes():
                 return f"step {step} replica {replica}: column sums {sums!r}, expected {column_sums(want_shard)!r}"
             if not np.allclose(sums, want_shard.sum(axis=0, dtype=np.float64), rtol=1e-5, atol=1e-5):

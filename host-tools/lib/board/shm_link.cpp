@@ -9,11 +9,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <climits>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -221,8 +220,6 @@ void ShmLink::ring_board() {
   if (control_ != nullptr && rt::link::ring_shm_doorbell(control_->board_bell))
     syscall(SYS_futex, &control_->board_bell.rings, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
-
-
 
 uint8_t* ShmLink::board_memory(uint64_t address, uint64_t bytes) const {
   const uint64_t window_address = __atomic_load_n(&control_->window_address, __ATOMIC_RELAXED);
