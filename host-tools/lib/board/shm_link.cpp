@@ -154,7 +154,9 @@ void ShmLink::remove_file() {
 }
 
 void ShmLink::close() {
-  if (control_ != nullptr) rt::link::set_shm_host_state(*control_, rt::link::ShmHostState::kClosed);
+  if (control_ == nullptr) return;
+  rt::link::set_shm_host_state(*control_, rt::link::ShmHostState::kClosed);
+  ring_board();  // a core asleep on the doorbell sees the closed link now, not at the end of its sleep
 }
 
 void ShmLink::fail(std::string reason) {
