@@ -247,10 +247,7 @@ Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffer
   const Group& local = members.local;
   SharedBuffers peers[hal::kMaxCores];
   RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
-  if (before_call != nullptr) {
-    (*before_call)(peers, local);
-    signal_after_sharing(mine.kind, local, options);
-  }
+  if (before_call != nullptr && (*before_call)(peers, local)) signal_after_sharing(mine.kind, local, options);
   if (local.position == 0) {
     const Status traded = across_boards(leader_call(peers, local), group, members, options);
     if (!traded.is_ok()) fail_after_sharing(traded);
@@ -290,19 +287,21 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
   const bool by_partials = reducible_by_partials(op, type);
   const size_t element = dtype_size(type);
   const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
+  const auto parallel = [&](const Group& local) {
+    return by_partials && local.size > 1 && count * element >= kParallelPartialMinBytes;
+  };
   const auto slice_of_partial = [&](const SharedBuffers* peers, const Group& local) {
+    if (!parallel(local)) return false;
     const size_t chunk = ((count + local.size - 1) / local.size + 15) / 16 * 16;  // whole cache lines of float32
     const size_t begin = chunk * local.position < count ? chunk * local.position : count;
     const size_t end = begin + chunk < count ? begin + chunk : count;
-    if (begin == end) return;
     const uint8_t* inputs[hal::kMaxCores];
     for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in + begin * element;
     uint8_t* into = peers[0].out + begin * element;
-    reduce_many(op, type, inputs, local.size, &into, 1, end - begin);
+    if (begin != end) reduce_many(op, type, inputs, local.size, &into, 1, end - begin);
+    return true;
   };
   const MemberStep parallel_partial(slice_of_partial);
-  const unsigned here = board_members(group).local.size;
-  const bool parallel = by_partials && here > 1 && count * element >= kParallelPartialMinBytes;
   const auto leader_call = [&](const SharedBuffers* peers, const Group& local) {
     if (!by_partials) {
       CrossBoardCall call = members_call(CrossBoardKind::kAllReduce, type, count, peers, local, false);
@@ -311,7 +310,7 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
       return call;
     }
     const uint8_t* partial = local.size == 1 ? in : out;
-    if (local.size > 1 && !parallel) {
+    if (local.size > 1 && !parallel(local)) {
       const uint8_t* inputs[hal::kMaxCores];
       for (unsigned j = 0; j < local.size; ++j) inputs[j] = peers[j].in;
       reduce_many(op, type, inputs, local.size, &out, 1, count);
@@ -325,7 +324,7 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
     call.out = out;
     return call;
   };
-  return fan_out_across_boards(group, mine, count * element, options, leader_call, parallel ? &parallel_partial : nullptr);
+  return fan_out_across_boards(group, mine, count * element, options, leader_call, &parallel_partial);
 }
 
 Status Collectives::reduce_scatter_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,

@@ -136,9 +136,10 @@ class Collectives {
                        const CollectiveOptions& options);
   // The board's leader makes its call from the local members' shared buffers.
   using LeaderCall = FunctionRef<CrossBoardCall(const SharedBuffers* peers, const Group& local)>;
-  // What every member here does with the shared buffers before the leader's call (then one signal
-  // round): its slice of the board's partial.
-  using MemberStep = FunctionRef<void(const SharedBuffers* peers, const Group& local)>;
+  // What every member here does with the shared buffers before the leader's call (its slice of the
+  // board's partial); true if it did something, and then the members meet once more (a signal round)
+  // before the call. Every member here must answer alike (decide from `local`, not the position).
+  using MemberStep = FunctionRef<bool(const SharedBuffers* peers, const Group& local)>;
   Status fan_out_across_boards(const Group& group, const SharedBuffers& mine, size_t result_bytes,
                                const CollectiveOptions& options, LeaderCall leader_call,
                                const MemberStep* before_call = nullptr);
