@@ -153,8 +153,9 @@ bool InfeedDataset::read_step(uint64_t step, size_t element, std::span<uint8_t> 
   thread_local std::vector<uint8_t> whole;
   whole.resize(e.step_stride);
   if (!e.source->read(step_start, std::span<uint8_t>(whole.data(), whole.size()), error)) return false;
+  const uint64_t run = e.step_stride / e.pieces;
   for (uint64_t p = 0; p < e.pieces; ++p)
-    std::memcpy(into.data() + p * e.piece_bytes, whole.data() + p * e.piece_stride + e.slice_offset, e.piece_bytes);
+    std::memcpy(into.data() + p * e.piece_bytes, whole.data() + p * run + e.slice_offset, e.piece_bytes);
   return true;
 }
 
@@ -177,7 +178,6 @@ bool InfeedDataset::split_for_board(unsigned board, unsigned boards, std::string
     element.shape.dims[dimension] = element.shape.real[dimension] = length / boards;
     element.pieces = outer;
     element.piece_bytes = run / boards;
-    element.piece_stride = run;
     element.slice_offset = element.piece_bytes * board;
     element.step_bytes = element.piece_bytes * outer;
   }

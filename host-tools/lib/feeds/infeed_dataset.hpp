@@ -35,12 +35,12 @@ struct InfeedElement {
   rt::Shape shape;           // one step's shape (the file's shape without its first dimension)
   uint64_t step_bytes = 0;   // bytes of one step (of this rank's part, in a pod: split_for_board)
   uint64_t step_stride = 0;  // bytes between two steps in the file (step_bytes unless split)
-  // In a pod, this rank's part of a step: `pieces` runs of piece_bytes, piece_stride apart, the first
-  // at slice_offset within the step (one piece where the cut is along the step's first dimension).
+  // In a pod, this rank's part of a step: `pieces` runs of piece_bytes, step_stride / pieces apart
+  // (the step's runs of the cut dimension), the first at slice_offset within the step (one piece
+  // where the cut is along the step's first dimension).
   uint64_t slice_offset = 0;
   uint64_t pieces = 1;
   uint64_t piece_bytes = 0;
-  uint64_t piece_stride = 0;
   uint64_t steps = 0;        // the file's first dimension
   std::shared_ptr<const ByteSource> source;  // the .npy file (or its bytes)
   uint64_t data_offset = 0;  // where the .npy data starts in it
