@@ -36,10 +36,9 @@ APPS = {"infeed": ((8, 3), 0), "infeed-columns": ((4, 8), 1)}
 def make_dataset(directory: pathlib.Path, steps: int, seed: int, app: str, odd: bool = False) -> tuple[np.ndarray, np.ndarray]:
     random = np.random.default_rng(seed)
     (rows, columns), x_dimension = APPS[app]
-    columns += 1 if odd else 0
-    x = random.standard_normal((steps, rows, columns)).astype(np.float32)
-    labels = random.integers(-2**31, 2**31, size=(steps, rows if x_dimension == 0 else columns - odd),
-                             dtype=np.int64).astype(np.int32)
+    labels_length = (rows, columns)[x_dimension]  # the labels shard along with x's sharded dimension
+    x = random.standard_normal((steps, rows, columns + (1 if odd else 0))).astype(np.float32)
+    labels = random.integers(-2**31, 2**31, size=(steps, labels_length), dtype=np.int64).astype(np.int32)
     np.save(directory / "x.npy", x)
     np.save(directory / "labels.npy", labels)
     return x, labels

@@ -13,11 +13,11 @@
 
 namespace tpu {
 
-// Asks the board about to be launched for the binding (the environment variable the host board
-// reads, hal/affinity.hpp) or withdraws the request; returns a note for the user ("" if none).
 // The cores a board boots: `cores` (--cores), or the Makefile's default when it is 0.
 unsigned cores_or_default(unsigned cores);
 
+// Asks the board about to be launched for the binding (the environment variable the host board
+// reads, hal/affinity.hpp) or withdraws the request; returns a note for the user ("" if none).
 // `cores` 0: the board's default count.
 std::string request_core_binding(const std::string& bind_to, const std::string& board, unsigned cores,
                                  unsigned local_rank);
