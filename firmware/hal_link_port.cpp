@@ -36,24 +36,35 @@ void HalLinkPort::idle() {
   } else {
     // Sleep a quarter of the time waited so far: an answer is seen at most ~25% after it came
     // (doubling sleeps could miss it by 100%), and a long wait still costs few wake-ups.
+    const bool first_sleep = wait.sleep_ns == 0;
     const uint64_t quarter = (now - wait.wait_start_ns) / 4;
     wait.sleep_ns = quarter < kFirstSleepNs ? kFirstSleepNs : (quarter > kLongestSleepNs ? kLongestSleepNs : quarter);
-    sleep_until(now + wait.sleep_ns);
+    sleep_until(now + wait.sleep_ns, first_sleep);
   }
   wait.last_idle_ns = hal::time_ns();
 }
 
-void HalLinkPort::sleep_until(uint64_t deadline_ns) { (void)hal::doorbell_wait(deadline_ns); }
+void HalLinkPort::sleep_until(uint64_t deadline_ns, bool) { (void)hal::doorbell_wait(deadline_ns); }
 
-void ShmLinkPort::sleep_until(uint64_t deadline_ns) {
-  if (!hal::link_wakeable()) return HalLinkPort::sleep_until(deadline_ns);
+void ShmLinkPort::wake_all() {
+  HalLinkPort::wake_all();
+  if (hal::link_wakeable()) transport_.ring_board();  // the peers asleep on the window's doorbell
+}
+
+void ShmLinkPort::sleep_until(uint64_t deadline_ns, bool first_sleep) {
+  if (first_sleep) transport_.ring_host();  // the host has the work now: wake it if it sleeps between polls
+  if (!hal::link_wakeable()) return HalLinkPort::sleep_until(deadline_ns, first_sleep);
   uint32_t& seen = seen_rings_[hal::core_id()];
   const uint32_t rings = transport_.host_rings();
-  // The host published since this core last looked: its caller polls again before any sleep.
-  if (rings == seen) transport_.sleep_until_host_rings(rings, deadline_ns);
+  // Something was published since this core last looked: its caller polls again before any sleep.
+  // Otherwise the sleep lasts until the doorbell rings (all a core waits for rings it), the longest
+  // sleep only bounding a ring that never comes.
+  if (rings == seen) transport_.sleep_until_host_rings(rings, hal::time_ns() + kLongestSleepNs);
+  (void)deadline_ns;
   seen = transport_.host_rings();
 }
 
 void ShmLinkPort::sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) { hal::link_sleep(word, seen, deadline_ns); }
+void ShmLinkPort::wake(const uint32_t* word) { hal::link_wake(word); }
 
 }  // namespace firmware

@@ -11,8 +11,11 @@
 // vCPU (WFE is only a yield in TCG) takes host CPU from the vCPUs doing work and from QEMU's I/O
 // thread that feeds the UART, and a long idle should cost next to nothing. Where the host shares
 // the board's CPUs (hal::link_host_shares_cpus) there is no spinning at all: the CPU goes to the host.
-// On the host board's shared-memory link the sleeps are on the window's doorbell, which tpu rings
-// (a shared futex), so a reply ends them at once; the growing sleeps bound the waits where nobody rings.
+// On the host board's shared-memory link the sleeps are on the window's doorbell instead (a shared
+// futex), which everything a core waits for rings (tpu's frames, a peer's wake_all()), so a reply
+// ends them at once and a core sleeps, without timed wake-ups, until it does.
+// The other way, a wait's first sleep rings tpu's doorbell, so a tpu asleep between its polls takes
+// the request the core waits on at once.
 #pragma once
 #include "hal/console.hpp"
 #include "hal/core.hpp"
@@ -41,8 +44,8 @@ class HalLinkPort : public rt::link::LinkPort {
  protected:
   // Counts what the link received (bytes, frames): a change means the link is busy.
   virtual uint64_t activity() { return bytes_read_.load(rt::MemoryOrder::kRelaxed); }
-  // idle()'s sleep: the core's doorbell wait until the deadline.
-  virtual void sleep_until(uint64_t deadline_ns);
+  // idle()'s sleep: the core's doorbell wait until the deadline; `first_sleep`: the wait's first.
+  virtual void sleep_until(uint64_t deadline_ns, bool first_sleep);
 
  private:
   struct alignas(hal::ConsoleLock) LockStorage {
@@ -63,17 +66,20 @@ class ShmLinkPort final : public HalLinkPort, private rt::link::ShmClock {
  public:
   explicit ShmLinkPort(uint8_t* window) : transport_(window, *this, rt::link::kMessageKinds) {}
   void idle() override { HalLinkPort::idle(); }
+  void wake_all() override;
   rt::link::FrameTransport* frame_transport() override { return &transport_; }
   rt::link::ShmTransport& transport() { return transport_; }
 
  private:
   uint64_t activity() override { return transport_.frames_received(); }
-  // Where the host can wake the board (hal::link_wakeable), idle() sleeps on the window's doorbell:
-  // the host's next frame or placed result ends the sleep at once.
-  void sleep_until(uint64_t deadline_ns) override;
+  // Where the host can wake the board (hal::link_wakeable), idle() sleeps on the window's doorbell
+  // until it rings: the host's next frame or placed result, or a peer's wake_all(), ends the sleep at
+  // once. A wait's first sleep rings the host's doorbell first (the core now waits for the host).
+  void sleep_until(uint64_t deadline_ns, bool first_sleep) override;
   uint64_t now_ns() override { return HalLinkPort::now_ns(); }
   unsigned core() override { return HalLinkPort::core(); }
   void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) override;
+  void wake(const uint32_t* word) override;
 
   rt::link::ShmTransport transport_;
   uint32_t seen_rings_[hal::kMaxCores] = {};  // each core's view of the host's rings at its last sleep

@@ -3,7 +3,7 @@
 // and the host's frames come from stdin. `tpu run --board host` starts the image with pipes on
 // both and serves it exactly as it serves QEMU; run alone (make run), no host hello ever arrives,
 // so the board writes no frames and host calls time out with a message saying so. With the
-// shared-memory link, the window's doorbell is a futex both processes share (link_sleep; tpu wakes it).
+// shared-memory link, the window's doorbells are futexes both processes share (link_sleep, link_wake).
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -85,6 +85,8 @@ void link_sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) {
   const timespec timeout{static_cast<time_t>(wait / 1000000000u), static_cast<long>(wait % 1000000000u)};
   syscall(SYS_futex, word, FUTEX_WAIT, seen, &timeout, nullptr, 0);  // EAGAIN (changed), EINTR, ETIMEDOUT: return
 }
+
+void link_wake(const uint32_t* word) { syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
 
 int link_read_byte() {
   std::lock_guard<std::mutex> lock(input.mutex);

@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
@@ -205,6 +206,7 @@ class FakeClock final : public ShmClock {
   }
   unsigned core() override { return 2; }
   void sleep(const uint32_t*, uint32_t, uint64_t deadline_ns) override { now = deadline_ns; }
+  void wake(const uint32_t*) override {}
   uint64_t now = 0;
   uint64_t pauses = 0;
   std::function<void()> on_idle;
@@ -335,7 +337,7 @@ TEST_CASE("shm link: create() makes a private RAM file whose window holds the pl
   const ShmControl control = read_control(file);
   CHECK(check_shm_control(control, kLayout.window_bytes).is_ok());
   CHECK(control.magic == 0x31304d4853555054ull);  // "TPUSHM01"
-  CHECK(control.version == 2);
+  CHECK(control.version == 3);
   CHECK(control.window_bytes == kLayout.window_bytes);
   CHECK(control.to_board.offset == kToBoardOffset);
   CHECK(control.to_board.capacity == kToBoardCapacity);
@@ -542,6 +544,7 @@ class FutexClock final : public ShmClock {
     const timespec timeout{static_cast<time_t>(deadline_ns / 1000000000u), static_cast<long>(deadline_ns % 1000000000u)};
     syscall(SYS_futex, word, FUTEX_WAIT, seen, &timeout, nullptr, 0);
   }
+  void wake(const uint32_t* word) override { syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
 };
 
 TEST_CASE("shm link: every frame rings the board's doorbell, waking a core asleep on it", "[shm_link]") {
@@ -563,6 +566,30 @@ TEST_CASE("shm link: every frame rings the board's doorbell, waking a core aslee
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
   CHECK(transport.host_rings() == 2);
   CHECK(reinterpret_cast<ShmControl*>(board.window)->board_bell.sleepers == 0);
+}
+
+TEST_CASE("shm link: a board core's ring ends tpu's sleep on its doorbell at once", "[shm_link]") {
+  std::unique_ptr<tpu::ShmLink> link = make_link();
+  Board board(*link);
+  FutexClock clock;
+  ShmTransport transport(board.window, clock, kMessageKinds);
+  // A ring since `seen` is seen before any sleep.
+  transport.ring_host();
+  CHECK(link->board_rings() == 1);
+  const auto before_sleep = std::chrono::steady_clock::now();
+  link->sleep_until_board_rings(0, std::chrono::seconds(60));
+  CHECK(std::chrono::steady_clock::now() - before_sleep < std::chrono::seconds(30));
+  // tpu asleep for up to 60 s is woken by the core's next ring.
+  const uint32_t seen = link->board_rings();
+  const auto started = std::chrono::steady_clock::now();
+  std::thread host([&] { link->sleep_until_board_rings(seen, std::chrono::seconds(60)); });
+  while (__atomic_load_n(&reinterpret_cast<ShmControl*>(board.window)->host_bell.sleepers, __ATOMIC_SEQ_CST) == 0)
+    std::this_thread::yield();
+  transport.ring_host();
+  host.join();
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+  CHECK(link->board_rings() == 2);
+  CHECK(reinterpret_cast<ShmControl*>(board.window)->host_bell.sleepers == 0);
 }
 
 TEST_CASE("shm link: board frames reach receive() as the reference bodies, also across the ring's end", "[shm_link]") {

@@ -62,6 +62,8 @@ class FakeClock final : public ShmClock {
     sleeps.push_back({word, seen});
     now = deadline_ns;  // nobody wakes it
   }
+  void wake(const uint32_t* word) override { wakes.push_back(word); }
+  std::vector<const uint32_t*> wakes;
   uint64_t now = 0;
   std::vector<std::pair<const uint32_t*, uint32_t>> sleeps;
 };
@@ -168,6 +170,21 @@ TEST_CASE("shm transport: a core sleeps on the board's doorbell only until the h
   const Bytes payload = pattern(64, 4);
   REQUIRE(transport.send(message_header(MessageKind::kOutfeedData, 1, 2), rt::Span<const uint8_t>(payload.data(), payload.size())).is_ok());
   CHECK(window.control->board_bell.rings == 5);
+}
+
+TEST_CASE("shm transport: ring_host bumps the host's doorbell and wakes the host only when it sleeps") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock, kMessageKinds);
+  transport.ring_host();
+  CHECK(window.control->host_bell.rings == 1);
+  CHECK(clock.wakes.empty());  // nobody asleep: no wake-up
+  window.control->host_bell.sleepers = 1;
+  transport.ring_host();
+  CHECK(window.control->host_bell.rings == 2);
+  REQUIRE(clock.wakes.size() == 1);
+  CHECK(clock.wakes[0] == &window.control->host_bell.rings);
+  CHECK(window.control->board_bell.rings == 0);  // the other bell is the host's to ring
 }
 
 TEST_CASE("shm transport: a frame that fails its check ends the link") {

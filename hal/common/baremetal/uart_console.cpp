@@ -21,5 +21,6 @@ bool link_host_attached() { return false; }
 bool link_host_shares_cpus() { return false; }
 bool link_wakeable() { return false; }
 void link_sleep(const uint32_t*, uint32_t, uint64_t deadline_ns) { (void)doorbell_wait(deadline_ns); }
+void link_wake(const uint32_t*) {}
 
 }  // namespace hal

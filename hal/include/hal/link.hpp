@@ -24,5 +24,8 @@ bool link_wakeable();
 // Sleeps while *word == seen, until deadline_ns (hal::time_ns) or the host's wake on the word. Bare
 // metal: the core's doorbell wait until the deadline.
 void link_sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns);
+// Wakes the sleepers on `word` (one of the window's doorbells, on either side): the host board's
+// futex wake; bare metal: nothing (a guest cannot wake a host process, and its cores keep timed polls).
+void link_wake(const uint32_t* word);
 
 }  // namespace hal

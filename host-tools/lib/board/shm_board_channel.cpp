@@ -2,7 +2,6 @@
 #include "shm_board_channel.hpp"
 
 #include <string>
-#include <thread>
 
 namespace tpu {
 
@@ -32,6 +31,7 @@ bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_
   const auto give_up = Clock::now() + timeout;
   auto sleep = kFirstSleep;
   for (;;) {
+    const uint32_t rings = link_->board_rings();  // before looking: a ring after it ends the sleep below
     const size_t moved = exchange();
     const size_t console_before = out.size();
     const bool open = process_->pump(std::chrono::milliseconds(0), out);
@@ -43,7 +43,7 @@ bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_
     if (moved != 0 || out.size() != console_before) last_activity_ = now;
     if (moved != 0 || out.size() != console_before || link_->failure() || now >= give_up) return true;
     if (spin_ && now - last_activity_ < kSpinFor) continue;
-    std::this_thread::sleep_for(std::min<Clock::duration>(sleep, give_up - now));
+    link_->sleep_until_board_rings(rings, std::min<Clock::duration>(sleep, give_up - now));
     sleep = std::min(sleep * 2, kLongestSleep);
   }
 }

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
 #include "runtime/link/protocol/message_kind.hpp"
 
@@ -221,6 +223,18 @@ size_t ShmLink::flush() {
 void ShmLink::ring_board() {
   if (control_ != nullptr && rt::link::ring_shm_doorbell(control_->board_bell))
     syscall(SYS_futex, &control_->board_bell.rings, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+uint32_t ShmLink::board_rings() const {
+  return control_ == nullptr ? 0 : rt::link::shm_doorbell_rings(control_->host_bell);
+}
+
+void ShmLink::sleep_until_board_rings(uint32_t seen, std::chrono::nanoseconds longest) {
+  if (control_ == nullptr) return std::this_thread::sleep_for(longest);
+  const timespec timeout{static_cast<time_t>(longest.count() / 1000000000), static_cast<long>(longest.count() % 1000000000)};
+  rt::link::sleep_on_shm_doorbell(control_->host_bell, seen, [&timeout](const uint32_t* word, uint32_t value) {
+    syscall(SYS_futex, word, FUTEX_WAIT, value, &timeout, nullptr, 0);  // EAGAIN (rang), EINTR, ETIMEDOUT: return
+  });
 }
 
 uint8_t* ShmLink::board_memory(uint64_t address, uint64_t bytes) const {

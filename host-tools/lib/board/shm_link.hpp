@@ -19,6 +19,7 @@
 // board that keeps writing cannot change a frame after its check. A corrupt ring is final:
 // failure() says what was wrong, and nothing outside the window is ever read or written.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -105,6 +106,11 @@ class ShmLink {
   rt::link::ShmBoardState board_state() const;
   // Tells the board that no host serves the link any more (its waits fail at once).
   void close();
+  // tpu's doorbell (runtime/link/transport/shm_ring.hpp, "Waking"): how often the board's cores rang
+  // it so far, and a sleep of at most `longest` that a ring after `seen` ends at once (a host board's
+  // futex wake; a QEMU guest cannot wake it, so there it is a plain sleep unless the count moved).
+  uint32_t board_rings() const;
+  void sleep_until_board_rings(uint32_t seen, std::chrono::nanoseconds longest);
   size_t queued_frames() const { return queue_.size(); }
   uint64_t bytes_received() const { return bytes_received_; }
   uint64_t frames_sent() const { return frames_sent_; }

@@ -117,17 +117,24 @@ Status Endpoint::send_result(unsigned core, const Status& outcome) {
 
 bool Endpoint::try_lock_receive() {
   uint32_t expected = 0;
-  return receive_busy_.compare_exchange(expected, 1, MemoryOrder::kAcquire);
+  return receive_busy_.compare_exchange(expected, 1, MemoryOrder::kSeqCst);  // ordered with unlock_receive's wake
 }
 
-void Endpoint::unlock_receive() { receive_busy_.store(0, MemoryOrder::kRelease); }
+// A core waiting in lock_receive() may sleep until woken (the port's idle()): the holder wakes it.
+void Endpoint::unlock_receive() {
+  receive_busy_.store(0, MemoryOrder::kSeqCst);
+  if (receive_waiters_.load(MemoryOrder::kSeqCst) != 0) port_.wake_all();
+}
 
 // Waits until the receive lock is free. There is no give-up: the callers (cancelling a call,
 // attaching or detaching an infeed buffer) must not proceed while a decoder may still write into
 // the buffers involved, and the holder is always inside one poll(), which reads at most
 // kPollBudgetBytes and can only block on writing its own replies to the UART.
 void Endpoint::lock_receive() {
+  if (try_lock_receive()) return;
+  receive_waiters_.fetch_add(1);
   while (!try_lock_receive()) port_.idle();
+  receive_waiters_.fetch_sub(1);
 }
 
 size_t Endpoint::poll() {

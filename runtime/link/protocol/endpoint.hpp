@@ -207,6 +207,7 @@ class Endpoint final : private FrameSink {
   BoardIdentity identity_;
   Decoder decoder_;
   Atomic<uint32_t> receive_busy_{0};  // 32-bit: RV64 has no byte-wide compare-and-swap
+  Atomic<uint32_t> receive_waiters_{0};  // cores inside lock_receive()
   Atomic<bool> host_connected_{false};
   Atomic<bool> pod_known_{false};
   PodInfo pod_;  // written under the receive lock before pod_known_

@@ -18,7 +18,8 @@ class LinkPort {
   // The calling core's id (0 .. cores-1).
   virtual unsigned core() = 0;
   virtual uint64_t now_ns() = 0;
-  // A pause inside a wait loop (may sleep briefly; returns soon).
+  // A pause inside a wait loop: it may sleep until the host's next frame or a peer's wake_all() ends
+  // it, so every change a core may wait for is followed by wake_all() (bounded: returns within a ms).
   virtual void idle() = 0;
   // Wakes cores that idle() while waiting for something another core just published.
   virtual void wake_all() = 0;

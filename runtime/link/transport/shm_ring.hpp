@@ -48,15 +48,20 @@
 // is the next tuple and within the credits, and marks it complete. Credits make this safe exactly as
 // for infeed frames: a slot is only written after every replica released the tuple before in it.
 //
-// Waking. The board's doorbell in the control block: a count the host bumps after it published
-// something for the board (a record, and so a placed result or infeed tuple), and how many board
-// cores sleep on it. A core with nothing to do notes the count, looks once more, and sleeps while
-// the count is unchanged (bounded by its own deadline); the host, finding sleepers, wakes them. On
-// the host board the sleep is a futex on the shared page, so a reply wakes the waiting core at once
-// instead of at its next poll; a QEMU guest cannot be woken from outside, so there the cores keep
-// their timed polls and only the count moves. The other way there is no doorbell: tpu polls the
-// board (a wake-up syscall on every frame a core sends cost the training step more than tpu's polls,
-// measured on a 2-vCPU VM: host calls 2-3% of the step without, 6-20% with).
+// Waking. Two doorbells in the control block, one each way: a count the ringing side bumps and how
+// many waiters sleep on it. A waiter with nothing to do notes the count, looks once more, and sleeps
+// while the count is unchanged (bounded by its own deadline); the ringer, finding sleepers, wakes
+// them. The board's bell (board_bell) is rung by the host after it published something for the board
+// (a record, and so a placed result or infeed tuple), and by a board core that took frames its peers
+// wait for or let go of the receive lock one of them waits for: everything a board core waits for
+// rings it, so a core's sleep on it ends when its wait does. The host's bell
+// (host_bell) is rung by a board core once per wait, when it first sleeps waiting for the host (a
+// host-call reply, infeed, room in the ring): the host is then the one with work to do, and a host
+// asleep between polls takes the request at once instead of at its next poll. Not on every frame: a
+// wake-up syscall for each frame a core sends (detached reports, credits) cost the training step more
+// than the host's polls, measured on a 2-vCPU VM (host calls 2-3% of the step without, 6-20% with).
+// On the host board both sleeps are futexes on the shared page; a QEMU guest can neither be woken
+// from outside nor wake the host, so there both sides keep their timed polls and only the counts move.
 //
 // Trust. The reader checks everything it takes from the window before using it: indices (the
 // peer may write garbage), the record header, the length against the ring and the published bytes.
@@ -70,7 +75,7 @@
 namespace rt::link {
 
 inline constexpr uint64_t kShmMagic = 0x31304d4853555054ull;  // "TPUSHM01"
-inline constexpr uint32_t kShmVersion = 2;  // 2: the board's doorbell
+inline constexpr uint32_t kShmVersion = 3;  // 2: the board's doorbell; 3: the host's
 inline constexpr uint32_t kShmControlBytes = 4096;
 inline constexpr uint32_t kPadLength = 0xFFFFFFFFu;
 inline constexpr uint32_t kRecordKey = 0x5EC0AD5Eu;
@@ -132,10 +137,10 @@ struct alignas(64) ShmInfeedTarget {
   uint64_t element_bytes[kShmMaxInfeedElements];
 };
 
-// The board's doorbell (see "Waking"): both fields are read and written atomically by both sides.
+// A doorbell (see "Waking"): both fields are read and written atomically by both sides.
 struct alignas(64) ShmDoorbell {
-  uint32_t rings;     // bumped by the host after each publication
-  uint32_t sleepers;  // the board's cores asleep on `rings`
+  uint32_t rings;     // bumped by each ring
+  uint32_t sleepers;  // the waiters asleep on `rings`
 };
 
 struct ShmControl {
@@ -160,7 +165,8 @@ struct ShmControl {
   // the RAM it maps.
   alignas(64) uint64_t core_status_address;
   uint64_t core_status_bytes;
-  ShmDoorbell board_bell;  // rung by the host when it published something for the board
+  ShmDoorbell board_bell;  // rung when something a board core may wait for happened (see "Waking")
+  ShmDoorbell host_bell;   // rung by a board core when it starts waiting for the host
 };
 static_assert(sizeof(ShmControl) <= kShmControlBytes, "the control block fits its page");
 
@@ -190,7 +196,7 @@ inline bool move_shm_target_state(ShmReplyTarget& target, ShmTargetState from, S
                                      __ATOMIC_ACQUIRE);
 }
 
-// Rings `bell` after a publication; true if the board has sleepers to wake (the host's futex wake).
+// Rings `bell`; true if it has sleepers to wake (the ringer's futex wake).
 inline bool ring_shm_doorbell(ShmDoorbell& bell) {
   __atomic_add_fetch(&bell.rings, 1u, __ATOMIC_SEQ_CST);
   return __atomic_load_n(&bell.sleepers, __ATOMIC_SEQ_CST) != 0;

@@ -58,6 +58,14 @@ void ShmTransport::sleep_until_host_rings(uint32_t seen, uint64_t deadline_ns) {
                         [this, deadline_ns](const uint32_t* word, uint32_t value) { clock_.sleep(word, value, deadline_ns); });
 }
 
+void ShmTransport::ring_host() {
+  if (ring_shm_doorbell(control_->host_bell)) clock_.wake(&control_->host_bell.rings);
+}
+
+void ShmTransport::ring_board() {
+  if (ring_shm_doorbell(control_->board_bell)) clock_.wake(&control_->board_bell.rings);
+}
+
 void ShmTransport::announce_memory(const uint8_t* aperture, size_t aperture_bytes) {
   control_->window_address = reinterpret_cast<uintptr_t>(control_);
   control_->aperture_address = reinterpret_cast<uintptr_t>(aperture);

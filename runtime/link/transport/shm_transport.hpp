@@ -19,6 +19,8 @@ class ShmClock {
   // The doorbell's sleep (shm_ring.hpp, "Waking"): while *word == seen, until deadline_ns or the
   // host's wake. A platform the host cannot wake sleeps until the deadline.
   virtual void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) = 0;
+  // Wakes the sleepers on a doorbell's `word` (either side's); a platform that cannot does nothing.
+  virtual void wake(const uint32_t* word) = 0;
 
  protected:
   ~ShmClock() = default;
@@ -60,6 +62,11 @@ class ShmTransport final : public FrameTransport {
   // until it rings again after `seen` (or deadline_ns).
   uint32_t host_rings() const { return shm_doorbell_rings(control_->board_bell); }
   void sleep_until_host_rings(uint32_t seen, uint64_t deadline_ns);
+  // Rings the host's doorbell: a core starts waiting for the host (once per wait; shm_ring.hpp, "Waking").
+  void ring_host();
+  // Rings the board's own doorbell: a core published something its peers may be asleep waiting for
+  // (a reply or infeed tuple it took for them, the receive lock it let go).
+  void ring_board();
 
   // The board's state for the host to see (attached once the endpoint uses the window, finished at the end).
   void set_board_state(ShmBoardState state) { set_shm_board_state(*control_, state); }

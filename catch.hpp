@@ -1,0 +1,1 @@
+build/host-tools/pch/catch2/catch.hpp
