@@ -5,10 +5,12 @@ Runs tests/bench/bench-pod-allreduce on a pod of 2 boards of 1 core (tpu run --b
 core; host and qemu-virt-a53 boards, one float (the latency) and 4 KiB to 16 MiB), each call timed on
 the board (median per call over at least 5 calls and about 1 s), and Open MPI's MPI_Allreduce between
 2 processes of the same machine (tests/bench/baselines/mpi_allreduce.sh, its median per call) in the
-same run. One JSON line per board kind and size:
-  {"bench": "pod_allreduce_f32/<board>/2boards/<size>", "metric": "seconds_per_call", "value": ours,
-   "unit": "s", "baseline": "Open MPI MPI_Allreduce, 2 processes", "baseline_value": MPI's,
-   "ratio": MPI's / ours (1.0: as fast as MPI), "algbw_gbps": bytes / ours / 1e9}
+same run: ROUNDS rounds, each board's run next to one of MPI's (ours first, then MPI first). One JSON
+line per board kind and size:
+  {"bench": "pod_allreduce_f32/<board>/2boards/<size>", "metric": "seconds_per_call", "value": ours
+   (median over the rounds; min/max the fastest and slowest round), "unit": "s", "baseline": "Open MPI
+   MPI_Allreduce, 2 processes", "baseline_value": MPI's median, "ratio": the median of the rounds'
+   MPI / ours (1.0: as fast as MPI; ratio_per_round each), "algbw_gbps": bytes / ours / 1e9}
 Where the time goes: the board's partial reaches its tpu as a host call through the shared-memory link,
 tpu sends it to the other board's tpu over MPI point-to-point straight from board memory, receives
 theirs into a buffer kept from call to call and folds both straight into the board's output (no copy
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -58,16 +61,31 @@ def mpi_times() -> dict[int, float]:
     return {line["size_bytes"]: line["seconds"] for line in lines}
 
 
+ROUNDS = 3  # this machine's speed (and MPI's with it) drifts by 2x within minutes: pair each run with MPI's
+
+
 def pod_results(record: Callable[[dict], None]) -> None:
-    mpi = mpi_times()
+    ours: dict[str, dict[int, list[float]]] = {board: {} for board in BOARDS}  # seconds per call, run by run
+    theirs: dict[str, dict[int, list[float]]] = {board: {} for board in BOARDS}  # MPI's, the run beside each
+    for round_index in range(ROUNDS):
+        for board in BOARDS:
+            for step in ("pod", "mpi") if round_index % 2 == 0 else ("mpi", "pod"):
+                if step == "pod":
+                    for size, record_of_size in pod_times(board).items():
+                        ours[board].setdefault(size, []).append(record_of_size["seconds"])
+                else:
+                    for size, seconds in mpi_times().items():
+                        theirs[board].setdefault(size, []).append(seconds)
     for board in BOARDS:
-        for size, ours in sorted(pod_times(board).items()):
-            baseline = mpi.get(size)
+        for size, times in sorted(ours[board].items()):
+            baselines = theirs[board].get(size, [])
+            ratios = [baseline / time for time, baseline in zip(times, baselines)]
             record({"bench": f"pod_allreduce_f32/{board}/2boards/{size_name(size)}", "metric": "seconds_per_call",
-                    "value": ours["seconds"], "min": ours["min"], "max": ours["max"], "calls": ours["calls"],
+                    "value": statistics.median(times), "min": min(times), "max": max(times), "rounds": len(times),
                     "unit": "s", "baseline": "Open MPI MPI_Allreduce, 2 processes, this machine",
-                    "baseline_value": baseline, "ratio": baseline / ours["seconds"] if baseline else None,
-                    "algbw_gbps": size / ours["seconds"] / 1e9})
+                    "baseline_value": statistics.median(baselines) if baselines else None,
+                    "ratio": statistics.median(ratios) if ratios else None,
+                    "ratio_per_round": [round(ratio, 3) for ratio in ratios], "algbw_gbps": size / statistics.median(times) / 1e9})
 
 
 if __name__ == "__main__":
