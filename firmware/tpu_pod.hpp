@@ -39,6 +39,7 @@
 #include "runtime/ops/reshape.hpp"
 #include "runtime/ops/softmax.hpp"
 #include "runtime/ops/softmax_cross_entropy.hpp"
+#include "runtime/ops/training_ops.hpp"
 #include "runtime/ops/unary.hpp"
 #include "runtime/mxu/core_mxu.hpp"
 #include "runtime/mxu/mxu.hpp"

@@ -194,8 +194,10 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
   if (spans_boards(*group)) return all_reduce_across_boards(op, type, source, destination, count, *group, options);
   if (group->size == 1) {
     // One member: the result is its own value, through the reduction kernel with one input (mean
-    // divides by 1, 16-bit types round-trip exactly): one pass, no scratch.
-    reduce_many(op, type, &source, 1, &destination, 1, count);
+    // divides by 1, 16-bit types round-trip exactly): one pass, no scratch. In place, where that
+    // kernel stores every element as it loaded it (sum, max, min of 32- and 64-bit types), nothing.
+    const bool identity = op != ReduceOp::kMean && type != DType::kBF16 && type != DType::kF16;
+    if (in != out || !identity) reduce_many(op, type, &source, 1, &destination, 1, count);
     return Status::ok();
   }
   const bool small = count * dtype_size(type) <= kLatencyAlgorithmMaxBytes;

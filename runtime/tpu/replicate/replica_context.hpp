@@ -51,6 +51,9 @@ class ReplicaContext {
 
   Result<Tensor> cross_replica_sum(const Tensor& x, const GroupAssignment& groups = {});
   Result<Tensor> all_reduce(ReduceOp op, const Tensor& x, const GroupAssignment& groups = {});
+  // all_reduce into x itself (contiguous: a buffer the caller owns, such as a packed temporary):
+  // the same bits, without an output buffer (and, for a group of one, without a pass over x).
+  Status all_reduce_in_place(ReduceOp op, const Tensor& x, const GroupAssignment& groups = {});
   Result<Tensor> all_gather(const Tensor& x, const GroupAssignment& groups = {});
   // XLA's reduce-scatter along dimension 0: the group's x reduced with `op`, and member p of the
   // group keeps rows [p * rows / n, (p + 1) * rows / n) of the result (n: the group's size, which

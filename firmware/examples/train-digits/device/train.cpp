@@ -95,13 +95,13 @@ struct StepSums {
 };
 
 // weights -= learning_rate * grads, leaf by leaf, in place on the replica's copies (TF's
-// nest.map_structure(lambda w, g: w.assign_sub(learning_rate * g), weights, grads)).
-Status sgd_update(Arena& arena, const Params& weights, const Params& grads, float learning_rate) {
-  auto assign_sub = [&](const Tensor& w, const Tensor& g) -> Result<Tensor> {
-    RT_RETURN_IF_ERROR(binary(BinaryOp::kSub, w, RT_TRY(mul(arena, g, learning_rate)), w));
+// GradientDescentOptimizer: ApplyGradientDescent on every variable).
+Status sgd_update(const Params& weights, const Params& grads, float learning_rate) {
+  auto descend = [learning_rate](const Tensor& w, const Tensor& g) -> Result<Tensor> {
+    RT_RETURN_IF_ERROR(apply_gradient_descent(w, learning_rate, g));
     return w;
   };
-  return nest::map_structure(assign_sub, weights, grads).status();
+  return nest::map_structure(descend, weights, grads).status();
 }
 
 // The gradients and metrics summed over the replicas in one all_reduce of the structure (one
@@ -110,7 +110,7 @@ Result<Tensor> apply(StrategyReplicaContext& context, const Params& weights, con
   Arena& arena = context.arena();
   const StepSums local{g.params, RT_TRY(constant<float>(arena, {2}, {g.loss_sum, g.correct}))};
   const StepSums total = RT_TRY(context.all_reduce(ReduceOp::kSum, local));
-  RT_RETURN_IF_ERROR(sgd_update(arena, weights, total.grads, learning_rate));
+  RT_RETURN_IF_ERROR(sgd_update(weights, total.grads, learning_rate));
   return total.metrics;
 }
 

@@ -81,6 +81,11 @@ Result<Tensor> ReplicaContext::all_reduce(ReduceOp op, const Tensor& x, const Gr
   return out;
 }
 
+Status ReplicaContext::all_reduce_in_place(ReduceOp op, const Tensor& x, const GroupAssignment& groups) {
+  if (!x.is_contiguous()) return invalid_argument("all_reduce_in_place: a strided view has no buffer to reduce into");
+  return collectives_.all_reduce(op, x.dtype, x.data, x.data, x.num_elements(), options(groups));
+}
+
 Result<Tensor> ReplicaContext::all_gather(const Tensor& x, const GroupAssignment& groups) {
   Result<Tensor> in = contiguous(x, "an all_gather input");
   if (!in) return in;

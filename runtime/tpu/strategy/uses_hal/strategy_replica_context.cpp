@@ -68,8 +68,8 @@ Status StrategyReplicaContext::all_reduce_group(ReduceOp op, Span<const Tensor* 
     int64_t elements = 0;
     for (size_t i = first; i < values.size(); ++i)
       if (scaled[i].dtype == dtype) elements += scaled[i].shape.num_elements();
-    const Tensor packed = RT_TRY(pack(arena(), dtype, Span<const Tensor>(scaled, values.size()), elements));
-    const Tensor total = RT_TRY(replica_.cross_replica_sum(packed));
+    const Tensor total = RT_TRY(pack(arena(), dtype, Span<const Tensor>(scaled, values.size()), elements));
+    RT_RETURN_IF_ERROR(replica_.all_reduce_in_place(ReduceOp::kSum, total));  // the packed copy is ours
     int64_t offset = 0;
     for (size_t i = first; i < values.size(); ++i) {
       if (scaled[i].dtype != dtype) continue;
