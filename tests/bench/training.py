@@ -31,6 +31,8 @@ Per run:
                         run (benchmarks.py passes it: issue 24's "measured GEMM rate" of the MXU)
   vs_fma_bound (a53)    samples/s against what the emulated bound allows on that many cores (bound x
                         cores / the matmul FLOPs per sample)
+Once per run: fma-peak/ymm/every-cpu-at-once, the vfmadd231ps ymm rate with fma_peak pinned to every
+CPU at once (summed), against one CPU's: the ceiling of a speed-up from more cores on FMA-bound work.
 Boards with more cores than this machine has share its CPUs (QEMU's vCPUs are threads), so scaling
 there measures oversubscription, not the runtime: the lines say how many CPUs the machine has. The
 host board runs with --bind-to core (each core on a CPU of its own, as mpirun binds ranks; where the
@@ -151,17 +153,32 @@ def baseline_rates(data: Path) -> dict[str, float]:
     return rates
 
 
-def fma_peak_ymm() -> float:
-    """The core's vfmadd231ps ymm rate in GFLOP/s (tests/bench/baselines/fma_peak.cpp), one thread."""
-    binary = ROOT / "build" / "bench" / "fma_peak"
-    binary.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["g++", "-std=c++20", "-O2", str(ROOT / "tests" / "bench" / "baselines" / "fma_peak.cpp"), "-o",
-                    str(binary)], check=True, timeout=300)
-    output = subprocess.run([str(binary)], capture_output=True, text=True, check=True, timeout=600).stdout
+FMA_PEAK = ROOT / "build" / "bench" / "fma_peak"
+
+
+def ymm_rate(output: str) -> float:
     for text in output.splitlines():
         if text.startswith("{") and "vfmadd231ps ymm" in text:
             return float(json.loads(text)["value"])
     raise RuntimeError("training benchmark: fma_peak printed no vfmadd231ps ymm line")
+
+
+def fma_peak_ymm() -> float:
+    """The core's vfmadd231ps ymm rate in GFLOP/s (tests/bench/baselines/fma_peak.cpp), one thread."""
+    FMA_PEAK.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["g++", "-std=c++20", "-O2", str(ROOT / "tests" / "bench" / "baselines" / "fma_peak.cpp"), "-o",
+                    str(FMA_PEAK)], check=True, timeout=300)
+    return ymm_rate(subprocess.run([str(FMA_PEAK)], capture_output=True, text=True, check=True, timeout=600).stdout)
+
+
+def fma_peak_every_cpu_at_once(cpus: int) -> float:
+    """The machine's vfmadd231ps ymm rate with one fma_peak pinned to each CPU, all at once (GFLOP/s,
+    summed): what a data-parallel step bound by the FMA units can reach on every core together. On a
+    VM it moves with the neighbours: on this 2-vCPU VM 1.9-2.7x one CPU's in four tries, and once
+    1.0x (each CPU at half its peak while the other computed)."""
+    runs = [subprocess.Popen([str(FMA_PEAK)], stdout=subprocess.PIPE, text=True,
+                             preexec_fn=lambda cpu=cpu: os.sched_setaffinity(0, {cpu})) for cpu in range(cpus)]
+    return sum(ymm_rate(run.communicate(timeout=600)[0]) for run in runs)
 
 
 FMA_BOUND_RUNS = 3  # a bound is the best the core reaches: the best of a few 1-second measurements
@@ -207,6 +224,10 @@ def training_results(record: Callable[[dict], None] = print_line, mxu_gemm: floa
         for entry in entries:
             record(entry)
         results.extend(entries)
+
+    # The ceiling of any speed-up from more host cores on an FMA-bound step: ratio = how many one-CPU
+    # peaks the machine gives with every CPU computing.
+    emit([line(f"fma-peak/ymm/every-cpu-at-once/{cpus}cpus", "gflops", fma_peak_every_cpu_at_once(cpus), "GFLOP/s", peak)])
 
     for model, boards in RUNS.items():
         host_data = prepare_data(model, STEPS["host"])
