@@ -401,9 +401,12 @@ $(HOST_STD_PCH): host-tools/lib/std_headers.hpp | setup-host-tools
 # includes it first; elsewhere (or if the flags differ) GCC parses the header itself, linked beside
 # it. Each test file so compiles in less than half the CPU time. The .gch is made from a one-line
 # header that includes Catch2's, so its `#pragma GCC system_header` holds (no warnings from its code).
-CATCH2_HEADER := $(wildcard /usr/include/catch2/catch.hpp)
+# The header's path is fixed (Debian's catch2): a prerequisite only where it exists when make reads
+# this file, since on a fresh machine setup-all installs it during the same run.
+CATCH2_INSTALLED_HEADER := /usr/include/catch2/catch.hpp
+CATCH2_HEADER := $(wildcard $(CATCH2_INSTALLED_HEADER))
 # $(1): the folder of the build; writes $(1)/pch/catch2/catch.hpp.gch with the flags $(2)
-catch2_pch = mkdir -p $(1)/pch/catch2 && ln -sf $(CATCH2_HEADER) $(1)/pch/catch2/catch.hpp && \
+catch2_pch = mkdir -p $(1)/pch/catch2 && ln -sf $(CATCH2_INSTALLED_HEADER) $(1)/pch/catch2/catch.hpp && \
   echo '\#include <catch2/catch.hpp>' > $(1)/pch/catch2-include.hpp && \
   g++ $(filter-out -MMD -MP -I$(1)/pch,$(2)) -x c++-header $(1)/pch/catch2-include.hpp -o $@.$$$$ $(into_place)
 # The test files themselves are test-only code: -O1 without -g (a failing check names its file and

@@ -54,13 +54,12 @@ void ShmLinkPort::wake_all() {
 void ShmLinkPort::sleep_until(uint64_t deadline_ns, bool first_sleep) {
   if (first_sleep) transport_.ring_host();  // the host has the work now: wake it if it sleeps between polls
   if (!hal::link_wakeable()) return HalLinkPort::sleep_until(deadline_ns, first_sleep);
+  // Everything a core waits for here rings the doorbell, so the sleep lasts until it rings (not to
+  // idle()'s growing deadline): the longest sleep only bounds a ring that never comes. Something
+  // published since this core last looked: its caller polls again before any sleep.
   uint32_t& seen = seen_rings_[hal::core_id()];
   const uint32_t rings = transport_.host_rings();
-  // Something was published since this core last looked: its caller polls again before any sleep.
-  // Otherwise the sleep lasts until the doorbell rings (all a core waits for rings it), the longest
-  // sleep only bounding a ring that never comes.
   if (rings == seen) transport_.sleep_until_host_rings(rings, hal::time_ns() + kLongestSleepNs);
-  (void)deadline_ns;
   seen = transport_.host_rings();
 }
 

@@ -2,10 +2,11 @@
 // text keeps the byte stream: wraps the board's process channel and the ShmLink, and waits on both
 // with an adaptive poll. The poll spins for the first kSpinFor after any activity (a host-call reply
 // is answered within microseconds), then sleeps, doubling from kFirstSleep to kLongestSleep, so an
-// idle board costs this tool almost nothing; a board core that starts waiting for tpu rings its
-// doorbell, which ends such a sleep at once (runtime/link/transport/shm_ring.hpp, "Waking"). Spinning pays only where a CPU is free for it: on a
-// machine whose CPUs the board's cores take all, every microsecond tpu spins is taken from a core
-// (and its peers then wait for it in their collectives), so there tpu only sleeps (set_spin(false)).
+// idle board costs this tool almost nothing; a board core that starts waiting for tpu rings tpu's
+// doorbell, which ends such a sleep at once (runtime/link/transport/shm_ring.hpp, "Waking").
+// Spinning pays only where a CPU is free for it: on a machine whose CPUs the board's cores take
+// all, every microsecond tpu spins is taken from a core (and its peers then wait for it in their
+// collectives), so there tpu only sleeps (set_spin(false)).
 #pragma once
 #include <memory>
 

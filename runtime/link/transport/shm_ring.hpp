@@ -54,12 +54,12 @@
 // them. The board's bell (board_bell) is rung by the host after it published something for the board
 // (a record, and so a placed result or infeed tuple), and by a board core that took frames its peers
 // wait for or let go of the receive lock one of them waits for: everything a board core waits for
-// rings it, so a core's sleep on it ends when its wait does. The host's bell
-// (host_bell) is rung by a board core once per wait, when it first sleeps waiting for the host (a
-// host-call reply, infeed, room in the ring): the host is then the one with work to do, and a host
-// asleep between polls takes the request at once instead of at its next poll. Not on every frame: a
-// wake-up syscall for each frame a core sends (detached reports, credits) cost the training step more
-// than the host's polls, measured on a 2-vCPU VM (host calls 2-3% of the step without, 6-20% with).
+// rings it, so a core's sleep on it ends when its wait does. The host's bell (host_bell) is rung by a
+// board core once per wait, when it first sleeps waiting for the host (a host-call reply, infeed,
+// room in the ring): the host is then the one with work to do, and a host asleep between polls takes
+// the request at once instead of at its next poll. Not on every frame: a wake-up syscall for each
+// frame a core sends (detached reports, credits) cost the training step more than the host's polls,
+// measured on a 2-vCPU VM (host calls 2-3% of the step without, 6-20% with).
 // On the host board both sleeps are futexes on the shared page; a QEMU guest can neither be woken
 // from outside nor wake the host, so there both sides keep their timed polls and only the counts move.
 //

@@ -1,1 +1,0 @@
-build/host-tools/pch/catch2/catch.hpp
