@@ -547,6 +547,19 @@ class FutexClock final : public ShmClock {
   void wake(const uint32_t* word) override { syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
 };
 
+// Runs `sleep` (a sleep of up to 60 s on `bell`) on a thread, calls `ring` once it sleeps there, and
+// checks that the ring ended the sleep at once and that no sleeper is left counted.
+template <class Sleep, class Ring>
+void check_ring_wakes_sleeper(const ShmDoorbell& bell, Sleep sleep, Ring ring) {
+  const auto started = std::chrono::steady_clock::now();
+  std::thread sleeper(sleep);
+  while (__atomic_load_n(&bell.sleepers, __ATOMIC_SEQ_CST) == 0) std::this_thread::yield();
+  ring();
+  sleeper.join();
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+  CHECK(__atomic_load_n(&bell.sleepers, __ATOMIC_SEQ_CST) == 0);
+}
+
 TEST_CASE("shm link: every frame rings the board's doorbell, waking a core asleep on it", "[shm_link]") {
   std::unique_ptr<tpu::ShmLink> link = make_link();
   Board board(*link);
@@ -557,15 +570,11 @@ TEST_CASE("shm link: every frame rings the board's doorbell, waking a core aslee
   CHECK(transport.host_rings() == 1);  // rung, nobody to wake
   // A core asleep on the doorbell for up to 60 s is woken by the host's next frame.
   const uint32_t seen = transport.host_rings();
-  const auto started = std::chrono::steady_clock::now();
-  std::thread core([&] { transport.sleep_until_host_rings(seen, 60ull * 1000000000ull); });
-  while (__atomic_load_n(&reinterpret_cast<ShmControl*>(board.window)->board_bell.sleepers, __ATOMIC_SEQ_CST) == 0)
-    std::this_thread::yield();
-  REQUIRE(link->send(message_header(MessageKind::kHostCallReply, 1, 2), view(payload)));
-  core.join();
-  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+  check_ring_wakes_sleeper(
+      reinterpret_cast<ShmControl*>(board.window)->board_bell,
+      [&] { transport.sleep_until_host_rings(seen, 60ull * 1000000000ull); },
+      [&] { REQUIRE(link->send(message_header(MessageKind::kHostCallReply, 1, 2), view(payload))); });
   CHECK(transport.host_rings() == 2);
-  CHECK(reinterpret_cast<ShmControl*>(board.window)->board_bell.sleepers == 0);
 }
 
 TEST_CASE("shm link: a board core's ring ends tpu's sleep on its doorbell at once", "[shm_link]") {
@@ -581,15 +590,10 @@ TEST_CASE("shm link: a board core's ring ends tpu's sleep on its doorbell at onc
   CHECK(std::chrono::steady_clock::now() - before_sleep < std::chrono::seconds(30));
   // tpu asleep for up to 60 s is woken by the core's next ring.
   const uint32_t seen = link->board_rings();
-  const auto started = std::chrono::steady_clock::now();
-  std::thread host([&] { link->sleep_until_board_rings(seen, std::chrono::seconds(60)); });
-  while (__atomic_load_n(&reinterpret_cast<ShmControl*>(board.window)->host_bell.sleepers, __ATOMIC_SEQ_CST) == 0)
-    std::this_thread::yield();
-  transport.ring_host();
-  host.join();
-  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+  check_ring_wakes_sleeper(
+      reinterpret_cast<ShmControl*>(board.window)->host_bell,
+      [&] { link->sleep_until_board_rings(seen, std::chrono::seconds(60)); }, [&] { transport.ring_host(); });
   CHECK(link->board_rings() == 2);
-  CHECK(reinterpret_cast<ShmControl*>(board.window)->host_bell.sleepers == 0);
 }
 
 TEST_CASE("shm link: board frames reach receive() as the reference bodies, also across the ring's end", "[shm_link]") {
