@@ -72,11 +72,21 @@ def trained_like_numpy(tpu: Path, board: str, cores: int, link: str | None, fold
     ok, log = train_on_board(tpu, board, cores, link, folder, boards)
     problem = "" if ok else "the run failed"
     if ok:
-        problem = compare_with_numpy(folder)
+        problem = compare_with_numpy(folder) or infeed_fully_consumed(log, folder)
     if problem:
         print(log)
         print(f"FAIL train-digits: {name}: {problem}")
     return not problem
+
+
+def infeed_fully_consumed(log: str, folder: Path) -> str:
+    """'' if every board's infeed rate line says each of the dataset's tuples was sent and consumed
+    (the last, partial batch of credits included: the board's final credits when it closes the queue)."""
+    steps = len(np.load(folder / "infeed_y.npy", mmap_mode="r"))
+    lines = re.findall(r"infeed queue 0 .*?: (\d+) of (\d+) tuples sent, (\d+) consumed", log)
+    if not lines or any(counts != (str(steps),) * 3 for counts in lines):
+        return f"the infeed rate lines {lines} do not all say {steps} of {steps} tuples sent, {steps} consumed"
+    return ""
 
 
 def summary(folder: Path) -> np.ndarray:

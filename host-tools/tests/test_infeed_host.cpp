@@ -245,6 +245,29 @@ TEST_CASE("the sender sends only what the credits allow, in order", "[infeed-hos
   CHECK(notes.str().find("MB/s") != std::string::npos);
 }
 
+TEST_CASE("a queue's final credits count its last consumption and end the sending", "[infeed-host]") {
+  SentFrames sent;
+  std::ostringstream notes;
+  std::vector<tpu::InfeedDataset> datasets;
+  datasets.push_back(dataset(10));
+  tpu::InfeedSender sender(std::move(datasets), sent.sink(), notes);
+  sender.on_credits(0, credits(0, 4, 4 * 128));  // the board's 4 slots
+  CHECK(sender.pump() == 4 * 128);
+  sender.on_credits(0, credits(0, 8, 8 * 128));  // 4 consumed (a batch)
+  CHECK(sender.pump() == 4 * 128);
+  CHECK(sender.tuples_consumed(0) == 4);
+  // The program closed the queue after 6 tuples: its final totals would allow 2 more, but none go.
+  rt::link::InfeedCredits closing = credits(0, 10, 10 * 128);
+  closing.closed = 1;
+  sender.on_credits(0, closing);
+  CHECK(sender.pump() == 0);
+  CHECK(sender.tuples_sent(0) == 8);
+  CHECK(sender.tuples_consumed(0) == 6);
+  sender.report();
+  CHECK(notes.str().find("tpu: infeed queue 0 (float32[8, 3], int32[8]): 8 of 10 tuples sent, 6 consumed") !=
+        std::string::npos);
+}
+
 TEST_CASE("garbage credits never crash the sender or make it send beyond its dataset", "[infeed-host][fuzz]") {
   std::mt19937_64 random(3);
   for (int round = 0; round < 200; ++round) {

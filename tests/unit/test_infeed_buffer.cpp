@@ -375,6 +375,14 @@ TEST_CASE("replicas dequeue their shards of tuples the host streamed over the li
         "replica 4 dequeues from infeed queue 'InfeedQueue', which is sharded 4 ways (set its number of shards to the "
         "number of replicas)");
   CHECK(message(queue.generate_dequeue_op().status()) == "Can't generate two dequeue Ops from the same queue");
+
+  // Closing the queue sends its final credits: 2 slots + the 2 tuples consumed, marked closed.
+  CHECK(decode(port.written).last_credits.closed == 0);
+  infeed.close();
+  const BoardOutput closed = decode(port.written);
+  CHECK(closed.last_credits.closed == 1);
+  CHECK(closed.last_credits.granted_tuples == 4);
+  CHECK(closed.last_credits.granted_bytes == 4 * 128);
 }
 
 TEST_CASE("a bad infeed frame reaches the host as an error and the replicas as the failure", "[infeed][dequeue]") {

@@ -86,7 +86,7 @@ Hello board_hello() {
 TEST_CASE("Hello round-trips with the documented layout", "[link][message]") {
   const Hello hello = board_hello();
   const Bytes payload = encoded([&](rt::Span<uint8_t> out) { return encode_hello(hello, out); });
-  Bytes expected = {2, 1, 8, 0, 0x00, 0x10, 2, 0, 2, 0, 1, 0, 2, 0, 13};  // protocol version 2
+  Bytes expected = {3, 1, 8, 0, 0x00, 0x10, 2, 0, 2, 0, 1, 0, 2, 0, 13};  // protocol version 3
   for (char c : std::string("qemu-virt-a53")) expected.push_back(uint8_t(c));
   expected.push_back(5);
   for (char c : std::string("hello")) expected.push_back(uint8_t(c));
@@ -132,12 +132,12 @@ TEST_CASE("Hello validation", "[link][message]") {
   CHECK_FALSE(encode_hello(hello, rt::Span<uint8_t>()).is_ok());
 
   // Another protocol version is reported as such, whatever follows.
-  auto other = parse_hello(view(Bytes{1, 1, 2, 3}));
+  auto other = parse_hello(view(Bytes{2, 1, 2, 3}));
   REQUIRE_FALSE(other.is_ok());
-  CHECK(std::string(other.status().c_str()) == "peer speaks host-link protocol version 1, this side speaks 2");
-  auto newer = parse_hello(view(Bytes{3, 1, 2, 3}));
+  CHECK(std::string(other.status().c_str()) == "peer speaks host-link protocol version 2, this side speaks 3");
+  auto newer = parse_hello(view(Bytes{4, 1, 2, 3}));
   REQUIRE_FALSE(newer.is_ok());
-  CHECK(std::string(newer.status().c_str()) == "peer speaks host-link protocol version 3, this side speaks 2");
+  CHECK(std::string(newer.status().c_str()) == "peer speaks host-link protocol version 4, this side speaks 3");
   // A small output buffer is an error, not an overrun.
   Bytes small(10, 0xEE);
   CHECK_FALSE(encode_hello(board_hello(), rt::Span<uint8_t>(small.data(), 9)).is_ok());
@@ -314,15 +314,26 @@ TEST_CASE("Infeed credits round-trip", "[link][message]") {
   // cut_dimensions 0x10: element 0 cut along dimension 0, element 1 along dimension 1.
   const InfeedCredits credits{7, 123456, 0x0102030405060708ull, 0x10};
   const Bytes payload = encoded([&](rt::Span<uint8_t> out) { return encode_infeed_credits(credits, out); });
-  CHECK(payload == Bytes({7, 0, 0x40, 0xE2, 0x01, 0x00, 8, 7, 6, 5, 4, 3, 2, 1, 0x10, 0, 0, 0}));
+  CHECK(payload == Bytes({7, 0, 0x40, 0xE2, 0x01, 0x00, 8, 7, 6, 5, 4, 3, 2, 1, 0x10, 0, 0, 0, 0}));
   auto parsed = parse_infeed_credits(view(payload));
   REQUIRE(parsed.is_ok());
   CHECK(parsed->queue == 7);
+  CHECK(parsed->closed == 0);
   CHECK(parsed->granted_tuples == 123456);
   CHECK(parsed->granted_bytes == 0x0102030405060708ull);
   CHECK(infeed_cut_dimension(parsed->cut_dimensions, 0) == 0);
   CHECK(infeed_cut_dimension(parsed->cut_dimensions, 1) == 1);
   CHECK(infeed_cut_dimension(parsed->cut_dimensions, 2) == 0);
+
+  // A queue's final credits (the board closed it) carry closed = 1; any other byte is refused.
+  Bytes closing = payload;
+  closing.back() = 1;
+  auto final_credits = parse_infeed_credits(view(closing));
+  REQUIRE(final_credits.is_ok());
+  CHECK(final_credits->closed == 1);
+  closing.back() = 2;
+  const rt::Status refused = parse_infeed_credits(view(closing)).status();
+  CHECK(std::string(refused.message().data(), refused.message().size()) == "infeed credits' closed byte is 2, not 0 or 1");
 }
 
 TEST_CASE("Host-call request, reply, run and result round-trip", "[link][message]") {

@@ -99,6 +99,7 @@ void InfeedSender::on_credits(unsigned channel, const rt::link::InfeedCredits& c
   }
   queue->granted_tuples = std::max<uint64_t>(queue->granted_tuples, credits.granted_tuples);
   queue->granted_bytes = std::max<uint64_t>(queue->granted_bytes, credits.granted_bytes);
+  if (credits.closed != 0) queue->closed = true;
   if (!queue->all_consumed && queue->sent_tuples == queue->dataset.steps() && queue->consumed() >= queue->dataset.steps())
     queue->all_consumed = Clock::now();
 }
@@ -114,7 +115,7 @@ void InfeedSender::fail(Queue& queue, const std::string& error) {
 }
 
 bool InfeedSender::may_send(const Queue& queue) const {
-  if (queue.failed || !queue.granted || queue.sent_tuples >= queue.dataset.steps() || queue.sent_tuples >= queue.granted_tuples)
+  if (queue.failed || queue.closed || !queue.granted || queue.sent_tuples >= queue.dataset.steps() || queue.sent_tuples >= queue.granted_tuples)
     return false;
   const uint64_t tuple = queue.dataset.tuple_bytes();
   return queue.sent_tuples == 0 || queue.sent_bytes + tuple <= queue.granted_bytes;
@@ -204,7 +205,7 @@ uint64_t InfeedSender::pump(uint64_t budget_bytes) {
 void InfeedSender::progress(Clock::time_point now, Clock::duration interval) {
   if (now - last_progress_ < interval) return;
   for (const Queue& queue : queues_) {
-    if (!queue.started || queue.all_consumed || now - *queue.started < interval) continue;
+    if (!queue.started || queue.all_consumed || queue.closed || now - *queue.started < interval) continue;
     const uint64_t consumed = std::min(queue.consumed(), queue.sent_tuples);
     notes_ << "tpu: infeed queue " << queue.dataset.queue() << ": " << queue.sent_tuples << " of "
            << queue.dataset.steps() << " tuples sent, " << consumed << " consumed, "

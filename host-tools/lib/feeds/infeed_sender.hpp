@@ -19,7 +19,9 @@
 //
 // Rate: from the first tuple sent to the moment the board's credits show every tuple consumed (the
 // first grant is the board's slot count; later grants are slots + tuples consumed), or to the last
-// send if that never happens. progress() prints one line per second while tuples are in flight.
+// send if that never happens. The board sends a queue's final credits when it closes it
+// (InfeedCredits::closed), so the last batch of consumption is counted too; nothing more is sent
+// on a closed queue. progress() prints one line per second while tuples are in flight.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -72,6 +74,7 @@ class InfeedSender {
     InfeedDataset dataset;
     bool granted = false;
     bool failed = false;  // a step could not be read: nothing more goes out
+    bool closed = false;  // the board closed the queue (its final credits): nothing more goes out
     uint64_t first_grant = 0;  // the board's slot count
     uint64_t granted_tuples = 0;
     uint64_t granted_bytes = 0;

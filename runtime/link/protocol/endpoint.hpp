@@ -108,6 +108,8 @@ class Endpoint final : private FrameSink {
   // Infeed: from now on the kInfeedData frames of link queue buffer.queue() go into `buffer` (it
   // must outlive the attachment); an error if another buffer has that queue or all slots are taken.
   Status attach_infeed(InfeedBuffer& buffer);
+  // Ends the attachment and sends the queue's final credits (InfeedCredits::closed): the host learns
+  // how many tuples the board consumed, its last batch included, and sends no more.
   void detach_infeed(InfeedBuffer& buffer);
   // Sends the buffer's credit totals: kBatched once they grew by a quarter of the slots since they
   // were last sent (so the host wakes once per few tuples, not per tuple, while the replicas still

@@ -49,6 +49,12 @@ void Endpoint::detach_infeed(InfeedBuffer& buffer) {
   for (InfeedBuffer*& slot : infeed_)
     if (slot == &buffer) slot = nullptr;
   unlock_receive();
+  if (!host_connected()) return;
+  InfeedCredits final_credits = buffer.credits();  // nothing is consumed any more
+  final_credits.closed = 1;
+  Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
+  if (Result<size_t> size = encode_infeed_credits(final_credits, payload))
+    (void)send_frame(MessageKind::kInfeedCredits, 0, payload.subspan(0, *size));  // a broken link says so elsewhere
 }
 
 Status Endpoint::grant_infeed_credits(InfeedBuffer& buffer, CreditGrant when) {

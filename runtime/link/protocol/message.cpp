@@ -113,7 +113,10 @@ Status validate_message(const LogMessage& log, MessageKind) {
 
 Status validate_message(const QueueData& data, MessageKind) { return check_element(data.element_count, data.element_index); }
 
-Status validate_message(const InfeedCredits&, MessageKind) { return Status::ok(); }
+Status validate_message(const InfeedCredits& credits, MessageKind) {
+  if (credits.closed > 1) return invalid_argument("infeed credits' closed byte is {}, not 0 or 1", credits.closed);
+  return Status::ok();
+}
 
 Status validate_message(const CallMessage& call, MessageKind kind) {
   if (!is_call_kind(kind))

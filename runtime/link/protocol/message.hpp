@@ -26,7 +26,9 @@
 // increments), so a lost or repeated credit message does no harm: the host may have sent at most
 // that many tuples and tensor bytes on the queue. cut_dimensions, for a board of a pod (TPU
 // per-host input): 4 bits per element (element e in bits 4e..4e+3), the dimension along which the
-// board's part of each of the pod's tuples is cut (its shard dimension); 0 on one board.
+// board's part of each of the pod's tuples is cut (its shard dimension); 0 on one board. closed: 0,
+// or 1 in the last credits of a queue, sent when the board closes it: the tuples it consumed are
+// granted_tuples less its slots (the first grant), and the host sends nothing more on the queue.
 // kHostCallRequest (board -> host), kHostCallReply (host -> board), channel = the calling core;
 // kRun (host -> board, channel 0) and kResult (board -> host, channel = the core whose outputs):
 //   id: call id / run id; replica: requests: the calling replica, else kNoReplica; status 0 in
@@ -60,7 +62,7 @@ namespace rt::link {
 // The reserved host-call name of an outfeed tuple sent in place (see "Outfeed in place" above).
 inline constexpr const char* kOutfeedFunction = ".outfeed";
 
-inline constexpr uint8_t kProtocolVersion = 2;  // 2: InfeedCredits::cut_dimensions
+inline constexpr uint8_t kProtocolVersion = 3;  // 2: InfeedCredits::cut_dimensions; 3: InfeedCredits::closed
 inline constexpr uint16_t kMinAdvertisedPayload = 512;
 
 // TensorFlow's canonical code for a status code, and back.
@@ -102,9 +104,10 @@ struct InfeedCredits {
   uint32_t granted_tuples = 0;
   uint64_t granted_bytes = 0;
   uint32_t cut_dimensions = 0;
+  uint8_t closed = 0;  // 1: the queue closed on the board; the totals are final
 };
 #define RT_LINK_INFEED_CREDITS_FIELDS(F) \
-  F(u16, queue) F(u32, granted_tuples) F(u64, granted_bytes) F(u32, cut_dimensions)
+  F(u16, queue) F(u32, granted_tuples) F(u64, granted_bytes) F(u32, cut_dimensions) F(u8, closed)
 
 // Element e's cut dimension in InfeedCredits::cut_dimensions.
 inline unsigned infeed_cut_dimension(uint32_t cut_dimensions, unsigned element) {
