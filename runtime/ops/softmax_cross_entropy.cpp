@@ -32,17 +32,22 @@ Status check_operands(const Tensor& labels, const Tensor& logits) {
 }
 
 // One row, first half: x - max(x) into the backprop row (the exponentials' arguments), and the
-// label's x - max into `loss` (finished by finish_row).
+// label's x - max into `loss` (finished by finish_row). The row is read through its strides (checked
+// by the caller's shapes); the max has no branches (a select, and a NaN flag: a row holding a NaN
+// has a NaN max, and every output of such a row ends up the canonical NaN whichever NaN it is).
 void row_shifted(const Tensor& logits, int64_t i, int32_t label, float* backprop, float& loss) {
-  const int64_t classes = logits.shape.dims[1];
-  const auto x = [&](int64_t j) { return logits.at<float>(i, j); };
-  float max = x(0);
+  const int64_t classes = logits.shape.dims[1], step = logits.strides[1];
+  const float* row = reinterpret_cast<const float*>(logits.data) + i * logits.strides[0];
+  float max = row[0];
+  bool nan = max != max;
   for (int64_t j = 1; j < classes; ++j) {
-    const float value = x(j);
-    max = (max > value || max != max) ? max : value;
+    const float value = row[j * step];
+    max = max > value ? max : value;
+    nan |= value != value;
   }
-  for (int64_t j = 0; j < classes; ++j) backprop[j] = x(j) - max;
-  loss = x(label) - max;
+  if (nan) max = __builtin_nanf("");
+  for (int64_t j = 0; j < classes; ++j) backprop[j] = row[j * step] - max;
+  loss = row[label * step] - max;
 }
 
 // Second half, once the row holds its exponentials: their sum, softmax - one_hot and the loss.

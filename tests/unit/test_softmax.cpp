@@ -257,6 +257,41 @@ TEST_CASE("sparse_softmax_cross_entropy_with_logits: the same bits as log_softma
   CHECK(xent.backprop.at<float>(2, 1) == -1.0f);
 }
 
+TEST_CASE("sparse_softmax_cross_entropy_with_logits reads strided logits; a NaN in a row makes the row NaN", "[softmax]") {
+  std::vector<uint8_t> memory(1 << 16);
+  rt::Arena arena(0, memory.data(), memory.size());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float rows[3][3] = {{2.0f, -0.0f, 0.0f}, {1.0f, nan, 3.0f}, {-kInf, 5.0f, 4.0f}};
+  const int32_t label_values[] = {1, 2, 0};
+  rt::Tensor logits = *arena.allocate_tensor(rt::DType::kF32, test_helpers::shape_of({3, 3}), "logits");
+  std::memcpy(logits.data, rows, sizeof rows);
+  // The same logits as a transposed view: columns of a contiguous [3, 3] holding their transpose.
+  rt::Tensor stored = *arena.allocate_tensor(rt::DType::kF32, test_helpers::shape_of({3, 3}), "transposed");
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) stored.at<float>(j, i) = rows[i][j];
+  const unsigned swap[] = {1, 0};
+  const rt::Tensor strided = *stored.transpose(rt::Span<const unsigned>(swap, 2));
+  REQUIRE(strided.strides[1] == 3);
+  rt::Tensor labels = *arena.allocate_tensor(rt::DType::kI32, test_helpers::shape_of({3}), "labels");
+  std::memcpy(labels.data, label_values, sizeof label_values);
+  const rt::SoftmaxCrossEntropy plain = *rt::sparse_softmax_cross_entropy_with_logits(arena, labels, logits);
+  const rt::SoftmaxCrossEntropy viewed = *rt::sparse_softmax_cross_entropy_with_logits(arena, labels, strided);
+  for (int64_t i = 0; i < 3; ++i) {
+    CHECK(bits_of(viewed.loss.at<float>(i)) == bits_of(plain.loss.at<float>(i)));
+    for (int64_t c = 0; c < 3; ++c) CHECK(bits_of(viewed.backprop.at<float>(i, c)) == bits_of(plain.backprop.at<float>(i, c)));
+  }
+  // Row 0 by hand against exp: softmax of [2, -0, 0], label 1.
+  const double sum = std::exp(2.0) + 2.0;
+  CHECK(plain.loss.at<float>(0) == Approx(std::log(sum)).epsilon(1e-6));
+  CHECK(plain.backprop.at<float>(0, 1) == Approx(1.0 / sum - 1.0).epsilon(1e-6));
+  // Row 1 holds a NaN: its loss and every backprop entry are NaN (the canonical one where not negated).
+  CHECK(std::isnan(plain.loss.at<float>(1)));
+  for (int64_t c = 0; c < 3; ++c) CHECK(bits_of(plain.backprop.at<float>(1, c)) == rt::kCanonicalNanF32);
+  // Row 2: the label's logit is -inf: probability 0, loss +inf, backprop -1 there.
+  CHECK(plain.loss.at<float>(2) == kInf);
+  CHECK(plain.backprop.at<float>(2, 0) == -1.0f);
+}
+
 TEST_CASE("sparse_softmax_cross_entropy_with_logits refuses a label outside the classes with TF's text", "[softmax]") {
   std::vector<uint8_t> memory(1 << 16);
   rt::Arena arena(0, memory.data(), memory.size());

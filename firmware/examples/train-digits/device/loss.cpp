@@ -31,9 +31,13 @@ Result<Tensor> softmax_cross_entropy(Arena& arena, const Tensor& logits, const T
   for (size_t i = 0; i < losses.size(); ++i) {
     gradients.loss_sum += losses[i];
     const float* row = rows.data() + i * kClasses;
-    int64_t best = 0;
-    for (int64_t c = 1; c < kClasses; ++c)
-      if (row[c] > row[best]) best = c;
+    int64_t best = 0;  // the first largest logit (argmax); selects, not branches
+    float best_logit = row[0];
+    for (int64_t c = 1; c < kClasses; ++c) {
+      const bool larger = row[c] > best_logit;
+      best = larger ? c : best;
+      best_logit = larger ? row[c] : best_logit;
+    }
     gradients.correct += best == label[i] ? 1.0f : 0.0f;
   }
   return mul(arena, xent.backprop, 1.0f / static_cast<float>(kBatch));
