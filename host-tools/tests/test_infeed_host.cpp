@@ -67,6 +67,19 @@ struct SentFrames {
   }
 };
 
+// A sender of one dataset of `steps` tuples, its frames and its notes kept.
+struct SenderUnderTest {
+  explicit SenderUnderTest(int steps) : sender(one_dataset(steps), sent.sink(), notes) {}
+  static std::vector<tpu::InfeedDataset> one_dataset(int steps) {
+    std::vector<tpu::InfeedDataset> datasets;
+    datasets.push_back(dataset(steps));
+    return datasets;
+  }
+  SentFrames sent;
+  std::ostringstream notes;
+  tpu::InfeedSender sender;
+};
+
 rt::link::InfeedCredits credits(uint16_t queue, uint32_t tuples, uint64_t bytes) {
   rt::link::InfeedCredits c;
   c.queue = queue;
@@ -213,11 +226,10 @@ TEST_CASE("corrupted, truncated and oversized .npy files are errors, not crashes
 }
 
 TEST_CASE("the sender sends only what the credits allow, in order", "[infeed-host]") {
-  SentFrames sent;
-  std::ostringstream notes;
-  std::vector<tpu::InfeedDataset> datasets;
-  datasets.push_back(dataset(5));
-  tpu::InfeedSender sender(std::move(datasets), sent.sink(), notes);
+  SenderUnderTest test(5);
+  tpu::InfeedSender& sender = test.sender;
+  const SentFrames& sent = test.sent;
+  const std::ostringstream& notes = test.notes;
   CHECK(sender.pump() == 0);  // no credits yet
   sender.on_credits(0, credits(0, 2, 256));
   CHECK(sender.pump() == 256);
@@ -246,11 +258,9 @@ TEST_CASE("the sender sends only what the credits allow, in order", "[infeed-hos
 }
 
 TEST_CASE("a queue's final credits count its last consumption and end the sending", "[infeed-host]") {
-  SentFrames sent;
-  std::ostringstream notes;
-  std::vector<tpu::InfeedDataset> datasets;
-  datasets.push_back(dataset(10));
-  tpu::InfeedSender sender(std::move(datasets), sent.sink(), notes);
+  SenderUnderTest test(10);
+  tpu::InfeedSender& sender = test.sender;
+  const std::ostringstream& notes = test.notes;
   sender.on_credits(0, credits(0, 4, 4 * 128));  // the board's 4 slots
   CHECK(sender.pump() == 4 * 128);
   sender.on_credits(0, credits(0, 8, 8 * 128));  // 4 consumed (a batch)
