@@ -113,9 +113,10 @@ class Endpoint final : private FrameSink {
   void detach_infeed(InfeedBuffer& buffer);
   // Sends the buffer's credit totals: kBatched once they grew by a quarter of the slots since they
   // were last sent (so the host wakes once per few tuples, not per tuple, while the replicas still
-  // have tuples buffered), kNow if they grew at all (a replica is about to wait), kRefresh always.
-  // OK (nothing sent) while no host is connected.
-  enum class CreditGrant : uint8_t { kBatched, kNow, kRefresh };
+  // have tuples buffered), kNow if they grew at all (a replica is about to wait), kRefresh always,
+  // kClosing always and marked closed (the queue's final totals, detach_infeed). OK (nothing sent)
+  // while no host is connected.
+  enum class CreditGrant : uint8_t { kBatched, kNow, kRefresh, kClosing };
   Status grant_infeed_credits(InfeedBuffer& buffer, CreditGrant when = CreditGrant::kBatched);
   // Pumps the link until tuple `tuple` of the buffer is complete. Errors: the queue's failure, or
   // DEADLINE_EXCEEDED naming the core and the queue. Re-sends the credits every

@@ -49,19 +49,16 @@ void Endpoint::detach_infeed(InfeedBuffer& buffer) {
   for (InfeedBuffer*& slot : infeed_)
     if (slot == &buffer) slot = nullptr;
   unlock_receive();
-  if (!host_connected()) return;
-  InfeedCredits final_credits = buffer.credits();  // nothing is consumed any more
-  final_credits.closed = 1;
-  Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
-  if (Result<size_t> size = encode_infeed_credits(final_credits, payload))
-    (void)send_frame(MessageKind::kInfeedCredits, 0, payload.subspan(0, *size));  // a broken link says so elsewhere
+  (void)grant_infeed_credits(buffer, CreditGrant::kClosing);  // a broken link says so elsewhere
 }
 
 Status Endpoint::grant_infeed_credits(InfeedBuffer& buffer, CreditGrant when) {
   if (!host_connected()) return Status::ok();
-  const InfeedCredits credits = buffer.credits();
+  InfeedCredits credits = buffer.credits();
   if (when == CreditGrant::kBatched && !buffer.credits_worth_sending(credits.granted_tuples)) return Status::ok();
-  if (!buffer.claim_credits(credits.granted_tuples) && when != CreditGrant::kRefresh) return Status::ok();
+  const bool always = when == CreditGrant::kRefresh || when == CreditGrant::kClosing;
+  if (!buffer.claim_credits(credits.granted_tuples) && !always) return Status::ok();
+  credits.closed = when == CreditGrant::kClosing ? 1 : 0;
   Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
   Result<size_t> size = encode_infeed_credits(credits, payload);
   if (!size) return size.status();
