@@ -9,6 +9,7 @@
 #   make tpu           build the host tool build/host-tools/tpu (tpu run APP: boot, serve, collect)
 #   make tpu-tests     build and run the host tool's Catch2 tests
 #   make bench         benchmarks: one JSON line each, also in build/bench/results.jsonl
+#   make multi-host-check   a pod across this host and a second one emulated with Linux namespaces (root)
 #   make sdcard / make chainboot   (BOARD=raspi3b) SD-card boot folder / send an image over the UART
 #   SANITIZE=thread    (BOARD=host) build with ThreadSanitizer; also address, undefined
 #   make setup         install the Debian packages the build needs (run automatically)
@@ -603,6 +604,15 @@ SOAK_RUNS ?= 120
 .PHONY: soak
 soak: setup-all
 	/usr/bin/python3 tests/soak.py --runs $(SOAK_RUNS)
+
+# A pod across two hosts (not in make test: it needs root for Linux namespaces and a veth pair): the
+# second host emulated by namespaces of its own (name, network, IPC, /tmp, /dev/shm), reached by
+# mpirun --host through an rsh agent, Open MPI over TCP between them (tests/multi_host_check.py).
+MULTI_HOST_PACKAGES := iproute2 util-linux
+.PHONY: multi-host-check
+multi-host-check: setup-all tpu
+	$(call install_missing,$(MULTI_HOST_PACKAGES))
+	/usr/bin/python3 tests/multi_host_check.py
 
 # Benchmarks: one JSON object per line, also written to build/bench/results.jsonl.
 # python3-torch: the training benchmark's PyTorch baseline (tests/bench/train_baselines.py), nothing else.
