@@ -130,11 +130,12 @@ ifeq ($(BOARD_ARCH),host)
   CXX_TARGET := g++
   # TSan does not model standalone fences (-Wtsan); the handshake they order is argued in mailbox.hpp.
   SANITIZER_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer) $(if $(filter thread,$(SANITIZE)),-Wno-tsan)
-  TARGET_FLAGS := -pthread $(BOARD_CPU_FLAGS) $(SANITIZER_FLAGS)
-  HOSTED_CXXFLAGS := $(CXXSTD) $(OPT) $(WARNINGS) $(INCLUDES) $(DEFINES) -pthread $(BOARD_CPU_FLAGS) $(SANITIZER_FLAGS)
+  TARGET_FLAGS := -pthread $(BOARD_CPU_FLAGS) $(BOARD_STACK_FLAGS) $(SANITIZER_FLAGS)
+  HOSTED_CXXFLAGS := $(CXXSTD) $(OPT) $(WARNINGS) $(INCLUDES) $(DEFINES) -pthread $(BOARD_CPU_FLAGS) $(BOARD_STACK_FLAGS) $(SANITIZER_FLAGS)
 else
   CXX_TARGET := $(BOARD_CROSS)g++
-  # BOARD_STACK_FLAGS (board.mk, optional): the compiler's stack probes, where it has them.
+  # BOARD_STACK_FLAGS (board.mk): the compiler's stack probes, which the guard below each core's
+  # stack must match (hal/arch/<arch>/stack_guard.h); the host board's are in TARGET_FLAGS above.
   TARGET_FLAGS := $(BOARD_CPU_FLAGS) $(BOARD_STACK_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -fno-pie -fno-pic
 endif
 CXXFLAGS_NO_DEPS := $(CXXSTD) $(OPT) $(WARNINGS) $(FREESTANDING) $(TARGET_FLAGS) $(INCLUDES) $(DEFINES)

@@ -3,6 +3,9 @@
 BOARD_ARCH := host
 # The MXU's numerics are one fused multiply-add per step on every board; x86 needs FMA3 for that.
 BOARD_CPU_FLAGS := -mavx2 -mfma
+# Stack probes: a frame larger than a page touches each page as it grows, so a core thread's overflow
+# lands in its stack's guard page (reported as a stack overflow) instead of stepping over it.
+BOARD_STACK_FLAGS := -fstack-clash-protection
 BOARD_DRIVERS :=
 BOARD_CORES_VALID := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16
 BOARD_MXU_TILE := 128

@@ -20,6 +20,7 @@ namespace hal::arch {
 namespace {
 
 constexpr uint64_t kPage = 4096;
+static_assert(STACK_GUARD_SIZE == kPage, "each core's stack guard is the one page unmapped below (stack_guard.h)");
 constexpr uint64_t kL1Span = 1ull << 30;  // 1 GiB per level-1 entry
 constexpr uint64_t kL2Span = 1ull << 21;  // 2 MiB per level-2 entry
 constexpr unsigned kEntries = 512;

@@ -1,6 +1,7 @@
-// PMP setup: entry 0 = this hart's stack guard, entry 1 = the null page, both 4 KiB NAPOT regions
-// with the lock bit (which makes them apply to M-mode) and no permissions. Unmatched addresses stay
-// fully accessible to M-mode. Each hart programs its own PMP, so one entry per guard suffices.
+// PMP setup: entry 0 = this hart's stack guard (STACK_GUARD_SIZE, aligned to it), entry 1 = the
+// 4 KiB null page, both NAPOT regions with the lock bit (which makes them apply to M-mode) and no
+// permissions. Unmatched addresses stay fully accessible to M-mode. Each hart programs its own PMP,
+// so one entry per guard suffices.
 #include "pmp.hpp"
 
 #include <stdint.h>
@@ -21,7 +22,7 @@ constexpr uint64_t napot_address(uint64_t base, uint64_t size) { return (base >>
 
 void pmp_protect_guards(unsigned core) {
   const uint64_t guard = reinterpret_cast<uintptr_t>(core_stacks[core].guard);
-  write_csr(pmpaddr0, napot_address(guard, kPageSize));
+  write_csr(pmpaddr0, napot_address(guard, STACK_GUARD_SIZE));
   write_csr(pmpaddr1, napot_address(0, kPageSize));
   write_csr(pmpcfg0, (kLocked | kNapot) | ((kLocked | kNapot) << 8));
 }

@@ -1,11 +1,13 @@
 /* Per-core stack layout, shared by assembly start code and C++ (so only #defines here).
  * Each core owns one CORE_STACKS_SIZE slot in the .stacks section, lowest address first:
- *   [guard page, never mapped / no access] [main stack, grows down] [exception stack]
+ *   [guard, never mapped / no access] [main stack, grows down] [exception stack]
  * A main-stack overflow hits the guard and faults; the fault handler runs on the exception stack,
- * so it can still report. Sizes are multiples of the 4 KiB page so guards can be unmapped. */
+ * so it can still report. The guard's size is the architecture's (hal/arch/<arch>/stack_guard.h:
+ * what its stack probes need); the slot is a whole number of guards, so every guard is aligned to
+ * its size (the RISC-V PMP's NAPOT regions need it) and lies on whole pages. */
 #pragma once
 
-#define STACK_GUARD_SIZE 0x1000
+#include "stack_guard.h"
 /* Main stack: 256 KiB. The runtime keeps per-replica values inline: a DistributedValue has room for
  * one 168-byte Tensor per replica of the pod, kMaxPodDevices = 64 of them (10.5 KiB), and the
  * strategy's cross-replica calls keep a few such tables in their frames. Measured with -fstack-usage
@@ -19,10 +21,14 @@
  * (distributed_value.hpp). An overflow still faults in the guard page below: on AArch64 every frame
  * larger than a page probes each page as it grows (BOARD_STACK_FLAGS, -fstack-clash-protection), so a
  * 10 KiB frame cannot step over the 4 KiB guard (at 64 KiB, train-digits on qemu-virt-a53 did so and
- * hung; with the probes it stops with "stack overflow"). RISC-V's GCC 12 has no such probes: there a
- * frame larger than the guard could still step over it. */
+ * hung; with the probes it stops with "stack overflow"); RISC-V probes the same way with GCC's generic
+ * stack checking and a 16 KiB guard (hal/arch/riscv64/stack_guard.h). tests/faults/stack-leap checks
+ * it on every board with 48 KiB frames. */
 #define STACK_MAIN_SIZE 0x40000
-#define STACK_EXCEPTION_SIZE 0x2000
-#define CORE_STACKS_SIZE (STACK_GUARD_SIZE + STACK_MAIN_SIZE + STACK_EXCEPTION_SIZE)
+#define STACK_EXCEPTION_MIN_SIZE 0x2000
+/* Rounded up to a whole number of guards; the rounding goes to the exception stack. */
+#define CORE_STACKS_SIZE \
+  ((STACK_GUARD_SIZE + STACK_MAIN_SIZE + STACK_EXCEPTION_MIN_SIZE + STACK_GUARD_SIZE - 1) / STACK_GUARD_SIZE * STACK_GUARD_SIZE)
+#define STACK_EXCEPTION_SIZE (CORE_STACKS_SIZE - STACK_GUARD_SIZE - STACK_MAIN_SIZE)
 #define STACK_MAIN_TOP_OFFSET (STACK_GUARD_SIZE + STACK_MAIN_SIZE)
 #define STACK_EXCEPTION_TOP_OFFSET CORE_STACKS_SIZE
