@@ -2,8 +2,7 @@
 // lowest byte of each (a test image). Without stack probes the first frame to cross the guard would
 // step over it and write below, into whatever lies there; with them, a probe lands in the guard, and
 // the expected outcome is the same fault the small frames of tests/faults/stack-overflow give.
-#include "firmware/app.hpp"
-#include "hal/time.hpp"
+#include "tests/faults/fault_on_core.hpp"
 
 namespace {
 
@@ -20,16 +19,9 @@ __attribute__((noinline)) uint64_t leap(uint64_t depth) {
 #pragma GCC diagnostic pop
 
 rt::Status run(const firmware::CoreContext& context) {
-  if (context.cores <= kFaultingCore)
-    return rt::Status::error(rt::StatusCode::kFailedPrecondition, "stack-leap needs at least {} cores",
-                             kFaultingCore + 1);
-  if (context.core == kFaultingCore) {
-    const uint64_t result = leap(0);
-    return rt::internal_error("unbounded recursion returned {}", result);
-  }
-  hal::delay_ns(30000 * hal::kNanosPerMilli);
-  return rt::internal_error("core {}: the run was not ended by core {}'s stack overflow", context.core,
-                            kFaultingCore);
+  return fault_images::fault_on_core(context, kFaultingCore, "stack-leap", [] {
+    return rt::internal_error("unbounded recursion returned {}", leap(0));
+  });
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // stack-overflow: core 1 recurses without bound (a test image). The expected outcome is a fault in
 // core 1's stack guard page, reported as a stack overflow from the exception stack.
-#include "firmware/app.hpp"
-#include "hal/time.hpp"
+#include "tests/faults/fault_on_core.hpp"
 
 namespace {
 
@@ -19,16 +18,9 @@ __attribute__((noinline)) uint64_t recurse(uint64_t depth) {
 #pragma GCC diagnostic pop
 
 rt::Status run(const firmware::CoreContext& context) {
-  if (context.cores <= kFaultingCore)
-    return rt::Status::error(rt::StatusCode::kFailedPrecondition, "stack-overflow needs at least {} cores",
-                             kFaultingCore + 1);
-  if (context.core == kFaultingCore) {
-    const uint64_t result = recurse(0);
-    return rt::internal_error("unbounded recursion returned {}", result);
-  }
-  hal::delay_ns(30000 * hal::kNanosPerMilli);
-  return rt::internal_error("core {}: the run was not ended by core {}'s stack overflow", context.core,
-                            kFaultingCore);
+  return fault_images::fault_on_core(context, kFaultingCore, "stack-overflow", [] {
+    return rt::internal_error("unbounded recursion returned {}", recurse(0));
+  });
 }
 
 }  // namespace
