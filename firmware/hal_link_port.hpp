@@ -40,6 +40,8 @@ class HalLinkPort : public rt::link::LinkPort {
   uint64_t now_ns() override;
   void idle() override;
   void wake_all() override;
+  // Bytes read from the link so far (a host that began to speak: link_service's host_expected).
+  uint64_t bytes_read() const { return bytes_read_.load(rt::MemoryOrder::kRelaxed); }
 
  protected:
   // Counts what the link received (bytes, frames): a change means the link is busy.

@@ -22,6 +22,7 @@ static_assert(hal::kMaxCores <= rt::link::kMaxLinkCores, "the link endpoint has 
 alignas(HalLinkPort) unsigned char uart_port_storage[sizeof(HalLinkPort)];
 alignas(ShmLinkPort) unsigned char shm_port_storage[sizeof(ShmLinkPort)];
 ShmLinkPort* shm_port = nullptr;
+HalLinkPort* uart_port = nullptr;
 alignas(rt::link::Endpoint) unsigned char endpoint_storage[sizeof(rt::link::Endpoint)];
 rt::link::Endpoint* endpoint = nullptr;
 
@@ -39,9 +40,12 @@ struct PendingResult {
 PendingResult results[hal::kMaxCores];
 
 // Whether a host is (or was about to be) on the link: tpu set up shared memory or said so before
-// boot, or bytes came in.
+// boot, or bytes came in. Over the UART a byte is enough: tpu writes its hello and the pod's kPod
+// before a QEMU board boots, but a board that polls while the hello is still arriving through the
+// UART's FIFO holds only part of the frame.
 bool host_expected() {
   if (shm_port != nullptr || hal::link_host_attached()) return true;
+  if (uart_port != nullptr && uart_port->bytes_read() != 0) return true;
   const rt::link::DecoderCounters received = endpoint->counters().decoder;
   return received.frames_ok + received.bad_frames() + received.text_bytes != 0;
 }
@@ -66,11 +70,12 @@ rt::link::LinkPort& choose_port() {
       rt::log_error("link: the shared-memory window is set up wrongly, using the UART: {}", usable.message());
     }
   }
-  return *new (uart_port_storage) HalLinkPort();
+  uart_port = new (uart_port_storage) HalLinkPort();
+  return *uart_port;
 }
 
-// The board's task in its pod, from the host's kPod message, before the app runs. Without a host (or
-// over a UART, which cannot say whether one is there) the board is task 0 of 1.
+// The board's task in its pod, from the host's kPod message, before the app runs. Without a host the
+// board is task 0 of 1.
 void learn_pod_membership() {
   if (!host_expected()) return;
   const rt::Result<rt::link::PodInfo> pod = endpoint->wait_for_pod(kPodWaitNs);

@@ -59,9 +59,6 @@ std::string pod_size_refusal(unsigned boards, unsigned cores_given) {
 std::string pod_refusal(const RunOptions& options, unsigned boards) {
   if (options.attach.any())
     return "a pod launches its boards; --serial and --socket attach tpu to one running board";
-  if (options.link == LinkChoice::kUart)
-    return "a pod needs the shared-memory link (--link shm, the default) or the host board: over --link uart a "
-           "board cannot tell at boot that a host will say which task it is";
   return pod_size_refusal(boards, options.cores);
 }
 

@@ -244,9 +244,9 @@ def mpirun_environment() -> dict[str, str]:
 
 
 def check_pod_refused(case: str) -> Outcome:
-    """A pod whose boards disagree (started by mpirun directly, as on several machines), that asks for
-    the UART link or that has more TPU devices than the runtime's tables hold is refused before any
-    board starts: exit 2, the reason named, no board output."""
+    """A pod whose boards disagree (started by mpirun directly, as on several machines), that would
+    attach to a running board instead of launching its boards, or that has more TPU devices than the
+    runtime's tables hold is refused before any board starts: exit 2, the reason named, no board output."""
     missing = tpu_not_built()
     if missing:
         return missing
@@ -265,8 +265,8 @@ def check_pod_refused(case: str) -> Outcome:
                         r"every board of a pod runs the same program"),
         "boards-differ-from-ranks": (mpirun + ["-n", "2", tpu, "run", "--boards", "3", "--board", "host", "pod"],
                                      r"tpu: --boards 3, but mpirun started 2 ranks"),
-        "uart": ([TPU_BINARY, "run", "--boards", "2", "--board", "qemu-virt-a53", "--link", "uart", "pod"],
-                 r"a pod needs the shared-memory link"),
+        "serial-attach": ([TPU_BINARY, "run", "--boards", "2", "--board", "raspi3b", "--serial", "/dev/null", "pod"],
+                          r"a pod launches its boards; --serial and --socket attach tpu to one running board"),
         "more-devices-than-the-tables": ([TPU_BINARY, "run", "--boards", "5", "--board", "host", "--cores", "16", "pod"],
                                          r"tpu: a pod of 5 boards of 16 cores has 80 TPU devices; the runtime's "
                                          r"tables hold at most 64 \(kMaxPodDevices\) in all"),
@@ -425,10 +425,15 @@ def pod_cases() -> list[Case]:
                   images=(("qemu-virt-a53", "pod"),), estimate_s=15),
              Case("tpu-pod/host+qemu-virt-a53/2x2", partial(check_pod_knowledge, "host,qemu-virt-a53", 2, 2),
                   images=(("host", "pod"), ("qemu-virt-a53", "pod")), estimate_s=15),
-             # raspi3b under QEMU (its 4 cores, the shared-memory window at the top of its RAM); a real
-             # Pi has only its UART, which a pod refuses (tpu-pod/refused/uart).
+             # raspi3b under QEMU (its 4 cores, the shared-memory window at the top of its RAM), and over
+             # its UART, the only link a real Pi has (the board learns at boot from the first byte of
+             # tpu's hello that a host will name its task).
              Case("tpu-pod/raspi3b/2x4", partial(check_pod_knowledge, "raspi3b", 2, 4),
                   images=(("raspi3b", "pod"), ("qemu-virt-a53", "pod")), estimate_s=15),
+             Case("tpu-pod/raspi3b/2x4/uart", partial(check_pod_knowledge, "raspi3b", 2, 4, ("--link", "uart")),
+                  images=(("raspi3b", "pod"), ("qemu-virt-a53", "pod")), estimate_s=15),
+             Case("tpu-pod/qemu-virt-rv64/2x2/uart", partial(check_pod_knowledge, "qemu-virt-rv64", 2, 2, ("--link", "uart")),
+                  images=(("qemu-virt-rv64", "pod"),), estimate_s=15),
              Case("tpu-pod/host+raspi3b/2x4", partial(check_pod_knowledge, "host,raspi3b", 2, 4),
                   images=(("host", "pod"), ("raspi3b", "pod")), estimate_s=15),
              Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),
@@ -451,7 +456,7 @@ def pod_cases() -> list[Case]:
                           partial(check_readme_examples_on_pod, board, boards, cores),
                           images=tuple((kind, "readme-examples") for kind in board.split(",")), estimate_s=8))
     refusal_images = {"cores-differ": host_pod + (("host", "hello"),), "apps-differ": host_pod + (("host", "hello"),),
-                      "boards-differ-from-ranks": host_pod, "uart": (("qemu-virt-a53", "pod"),),
+                      "boards-differ-from-ranks": host_pod, "serial-attach": (("raspi3b", "pod"),),
                       "more-devices-than-the-tables": host_pod,
                       "tf-config-of-another-rank": host_pod}
     cases += [Case(f"tpu-pod/refused/{name}", partial(check_pod_refused, name), images=images, estimate_s=4)
