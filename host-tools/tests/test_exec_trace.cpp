@@ -12,6 +12,7 @@
 #include "host-tools/lib/tensors/npy_read.hpp"
 #include "host-tools/lib/session/trace_collector.hpp"
 #include "runtime/link/protocol/message.hpp"
+#include "scratch_directory.hpp"
 
 namespace {
 
@@ -73,8 +74,8 @@ TEST_CASE("exec job: per-replica files, spec text and host functions", "[exec]")
   CHECK(functions.call(call("exec.output", "1 0", {int32_tensor({3}, 0)})).code == rt::StatusCode::kOk);
   REQUIRE(job->complete());
 
-  const std::filesystem::path directory = std::filesystem::temp_directory_path() / "tpu-exec-test";
-  std::filesystem::create_directories(directory);
+  const ScratchDirectory scratch("exec-test");
+  const std::filesystem::path& directory = scratch.path();
   std::vector<std::filesystem::path> written;
   REQUIRE(tpu::write_exec_outputs(*job, directory / "out.npy", false, written) == "");
   std::optional<tpu::HostTensor> stacked = tpu::read_npy_file(directory / "out.npy", error);

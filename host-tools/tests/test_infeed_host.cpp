@@ -4,8 +4,6 @@
 // Endpoint's InfeedBuffer and back as credits (in memory, single threaded).
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +15,7 @@
 #include "host-tools/lib/session/link_session.hpp"
 #include "runtime/link/protocol/endpoint.hpp"
 #include "runtime/tensor/npy.hpp"
+#include "scratch_directory.hpp"
 
 namespace {
 
@@ -127,8 +126,8 @@ TEST_CASE("datasets check their files", "[infeed-host]") {
 }
 
 TEST_CASE("a dataset file stays on disk: each step is read when asked, a file that shrank is an error", "[infeed-host]") {
-  const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("tpu-infeed-test-" + std::to_string(::getpid()) + ".npy");
+  const ScratchDirectory scratch("infeed-test");
+  const std::filesystem::path path = scratch / "x.npy";
   const Bytes bytes = dataset_files(5)[0];
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   std::string error;
@@ -143,7 +142,6 @@ TEST_CASE("a dataset file stays on disk: each step is read when asked, a file th
   CHECK(loaded->read_step(2, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(step_4), sizeof step_4), error));
   CHECK_FALSE(loaded->read_step(4, 0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(step_4), sizeof step_4), error));
   CHECK(error.find("shrank") != std::string::npos);
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("a pod's board streams its own rows of every step (TPU per-host input)", "[infeed-host][pod]") {

@@ -20,6 +20,7 @@
 #include "host-tools/lib/session/link_session.hpp"
 #include "runtime/link/protocol/endpoint.hpp"
 #include "runtime/tensor/npy.hpp"
+#include "scratch_directory.hpp"
 
 namespace {
 
@@ -195,9 +196,8 @@ TEST_CASE("unknown host functions are NOT_FOUND naming them", "[host-functions]"
 }
 
 TEST_CASE("summary_csv appends rows to summary.csv", "[host-functions]") {
-  const std::filesystem::path directory = std::filesystem::temp_directory_path() / "tpu-test-summary";
-  std::filesystem::remove_all(directory);
-  std::filesystem::create_directories(directory);
+  const ScratchDirectory scratch("test-summary");
+  const std::filesystem::path& directory = scratch.path();
   const tpu::HostEnvironment environment{directory, nullptr};
   auto row = request("summary_csv", "loss", {tpu::HostTensor::scalar_f32(0.25f), int32_scalar(3)});
   row.core = 2;
@@ -207,7 +207,6 @@ TEST_CASE("summary_csv appends rows to summary.csv", "[host-functions]") {
   const std::string content((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   CHECK(content == "core,tag,values\n2,loss,0.25,3\n2,loss,0.25,3\n");
   CHECK(tpu::host_summary_csv(request("summary_csv", "a,b"), environment).code == rt::StatusCode::kInvalidArgument);
-  std::filesystem::remove_all(directory);
 }
 
 // ---------------------------------------------------------------- board endpoint <-> host session
@@ -360,9 +359,8 @@ TEST_CASE("a silent host makes host calls time out with a message naming core an
 }
 
 TEST_CASE("outfeed tuples arrive as .npy files and results are recorded", "[link-session]") {
-  const std::filesystem::path directory = std::filesystem::temp_directory_path() / "tpu-test-outfeed";
-  std::filesystem::remove_all(directory);
-  std::filesystem::create_directories(directory);
+  const ScratchDirectory scratch("test-outfeed");
+  const std::filesystem::path& directory = scratch.path();
   Loopback link(directory);
   link.calling_core = 1;
   std::vector<float> values(3000);
@@ -386,7 +384,6 @@ TEST_CASE("outfeed tuples arrive as .npy files and results are recorded", "[link
   REQUIRE(link.session.results().count(1));
   CHECK(link.session.results().at(1).code == rt::StatusCode::kInvalidArgument);
   CHECK(link.session.results().at(1).message == "bad 42");
-  std::filesystem::remove_all(directory);
 }
 
 // ---------------------------------------------------------------- robustness
