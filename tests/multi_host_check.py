@@ -18,9 +18,10 @@ Checks (each prints PASS or FAIL, then "N passed, M failed"; exit 0 only if all 
     a qemu-virt-a53 board on each host, and with a host board here and a qemu-virt-a53 board there;
   - the pod app on both hosts: every rank agrees, and TPUStrategy's cluster spec names both hosts;
   - faults: the second host's QEMU killed mid-training, then its rank's tpu killed: mpirun ends
-    non-zero within 30 s, naming the rank (and, for the QEMU, its host and board); afterwards no
-    process is left in the second host's namespaces, its /tmp and /dev/shm are empty, and this host's
-    /dev/shm and QEMU processes are as before.
+    non-zero within 30 s, naming the rank (and, for the QEMU, its host and board); then, within 10 s,
+    no process of the launch is left on either host, nothing is left in the second host's namespaces,
+    its /tmp and /dev/shm are empty, and the launch's RAM files are gone from this host's /dev/shm.
+An interrupted check (Ctrl-C, SIGTERM) kills its launch on both hosts before the namespaces go.
 Needs root (namespaces, a veth pair), util-linux (unshare, nsenter), iproute2, Open MPI and the
 tools built (`make multi-host-check` does all of it).
 """
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 TPU = ROOT / "build" / "host-tools" / "tpu"
@@ -57,6 +59,27 @@ def run(command: list[str], **options) -> subprocess.CompletedProcess:
     return subprocess.run(command, check=True, capture_output=True, text=True, **options)
 
 
+def proc_field(pid: int, index: int) -> int | None:
+    """Field `index` (0-based, after the command name) of /proc/PID/stat, or None once it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[index])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def session_processes(session: int) -> dict[int, str]:
+    """Every process of session `session` (a launch: mpirun leads it, and nothing below it starts
+    another): pid -> name."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and proc_field(int(entry.name), 3) == session:
+            try:
+                found[int(entry.name)] = (entry / "comm").read_text().strip()
+            except OSError:
+                continue  # it ended meanwhile
+    return found
+
+
 class SecondHost:
     """The emulated second host: a process holding its namespaces, and a veth pair to it."""
 
@@ -67,6 +90,7 @@ class SecondHost:
         self.veth_here, self.veth_there = f"tpuh{suffix}a", f"tpuh{suffix}b"
         self.holder: subprocess.Popen | None = None
         self.pid = 0  # the process inside the namespaces
+        self.uts = ""  # their UTS namespace, as /proc names it
 
     def __enter__(self) -> "SecondHost":
         inside = (f"mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm && hostname {SECOND_HOST_NAME} && "
@@ -78,6 +102,7 @@ class SecondHost:
             if self.holder.stdout.readline().strip() != "ready":
                 raise RuntimeError("the second host's namespaces could not be made (root and util-linux's unshare needed)")
             self.pid = inner_process(self.holder.pid)
+            self.uts = os.readlink(f"/proc/{self.pid}/ns/uts")  # read once: the holder may die first
             run(["ip", "link", "add", self.veth_here, "type", "veth", "peer", "name", self.veth_there])
             run(["ip", "link", "set", self.veth_there, "netns", str(self.pid)])
             run(["ip", "addr", "add", f"{self.here}/24", "dev", self.veth_here])
@@ -90,6 +115,16 @@ class SecondHost:
         return self
 
     def __exit__(self, *_: object) -> None:
+        for _ in range(50):  # what an interrupted check left in the namespaces (orted, tpu, QEMU)
+            left = self.processes() if self.uts else {}
+            if not left:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.1)
         subprocess.run(["ip", "link", "del", self.veth_here], capture_output=True)  # its peer goes with it
         if self.holder is not None and self.holder.poll() is None:
             self.holder.kill()  # unshare --kill-child takes the namespaces' process, its tmpfs with it
@@ -98,8 +133,8 @@ class SecondHost:
     def enter(self, command: list[str]) -> subprocess.CompletedProcess:
         return run(["nsenter", "-t", str(self.pid), "-n", "-u", "-i", "-m", "--", *command])
 
-    def namespace(self) -> str:
-        return os.readlink(f"/proc/{self.pid}/ns/uts")
+    def alive(self) -> bool:
+        return self.holder is not None and self.holder.poll() is None
 
     def processes(self) -> dict[int, str]:
         """Every process in the second host's namespaces but the two holding them: pid -> name."""
@@ -109,7 +144,7 @@ class SecondHost:
             if not entry.name.isdigit() or int(entry.name) in holders:
                 continue
             try:
-                if os.readlink(entry / "ns" / "uts") == self.namespace():
+                if os.readlink(entry / "ns" / "uts") == self.uts:
                     found[int(entry.name)] = (entry / "comm").read_text().strip()
             except OSError:
                 continue  # it ended meanwhile
@@ -160,19 +195,44 @@ def mpirun_two_hosts(host: SecondHost, rank_arguments: list[list[str]]) -> list[
     return command
 
 
+def lingering(session: int, patience_s: float) -> dict[int, str]:
+    """The session's processes still there after waiting up to `patience_s` for them to end."""
+    deadline = time.monotonic() + patience_s
+    while (left := session_processes(session)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+LAUNCHES: set[subprocess.Popen] = set()  # running launches, each the leader of its own session
+
+
 def start(command: list[str], log: Path) -> subprocess.Popen:
     with open(log, "w") as out:
-        return subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **MPI_ENV},
-                                preexec_fn=die_with_parent, start_new_session=True)
+        launch = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                  env={**os.environ, **MPI_ENV}, preexec_fn=die_with_parent, start_new_session=True)
+    LAUNCHES.add(launch)
+    return launch
 
 
-def finish(process: subprocess.Popen, timeout_s: float) -> int | None:
+def kill_launch(launch: subprocess.Popen) -> None:
+    """Every process of the launch's session, here and on the second host (the agent started those)."""
+    for pid in session_processes(launch.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    launch.wait()
+    LAUNCHES.discard(launch)
+
+
+def finish(launch: subprocess.Popen, timeout_s: float) -> int | None:
     """The exit status, or None after killing the whole launch for overstaying."""
     try:
-        return process.wait(timeout=timeout_s)
+        status = launch.wait(timeout=timeout_s)
+        LAUNCHES.discard(launch)
+        return status
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        kill_launch(launch)
         return None
 
 
@@ -201,10 +261,10 @@ def trained_bits(folder: Path) -> dict[str, bytes]:
 def reference_training() -> tuple[dict[str, bytes] | None, str]:
     """train-digits on 2 host boards of 2 cores on this machine alone (`tpu run --boards 2`)."""
     folder = prepare(WORK / "one-machine", 24)
-    command = [str(TPU), "run", "--boards", "2", *train_arguments("host", folder)[1:]]
-    ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    if ran.returncode != 0:
-        return None, ran.stdout + ran.stderr
+    log = folder / "log.txt"
+    status = finish(start([str(TPU), "run", "--boards", "2", *train_arguments("host", folder)[1:]], log), RUN_TIMEOUT_S)
+    if status != 0:
+        return None, f"exit status {status}; log {log}:\n" + log.read_text(errors="replace")[-3000:]
     return trained_bits(folder), ""
 
 
@@ -241,20 +301,19 @@ def check_pod_app(host: SecondHost) -> str:
     return ""
 
 
-def qemu_processes() -> set[int]:
-    listed = subprocess.run(["pgrep", "-f", "^qemu-system"], capture_output=True, text=True).stdout
-    return {int(pid) for pid in listed.split()}
-
-
 def victim(host: SecondHost, name: str) -> int | None:
     """The second host's QEMU, or its rank's tpu (the one whose parent is Open MPI's orted)."""
     for pid, command in host.processes().items():
-        if command.startswith(name):
-            if name != "tpu":
+        if not command.startswith(name):
+            continue
+        if name != "tpu":
+            return pid
+        parent = proc_field(pid, 1)
+        try:
+            if parent is not None and Path(f"/proc/{parent}/comm").read_text().strip() == "orted":
                 return pid
-            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            if Path(f"/proc/{parent}/comm").read_text().strip() == "orted":
-                return pid
+        except OSError:
+            continue  # it ended meanwhile
     return None
 
 
@@ -262,24 +321,24 @@ def check_fault(host: SecondHost, target: str, expected_message: str) -> str:
     """Kills `target` on the second host mid-training; the launch must end loudly and leave nothing."""
     folder = prepare(WORK / f"fault-{target}", 1760)  # minutes on QEMU: ends only by the fault
     log = folder / "log.txt"
-    shm_before, qemu_before = set(os.listdir("/dev/shm")), qemu_processes()
     launch = start(mpirun_two_hosts(host, [train_arguments("qemu-virt-a53", folder)] * 2), log)
     started = time.monotonic()
     training = re.compile(r"^\[task 1\] tpu: infeed queue 0: \d+ of \d+ tuples sent", re.M)  # a progress line
     while not training.search(log.read_text(errors="replace")):
         if launch.poll() is not None or time.monotonic() - started > 120:
-            finish(launch, 0)
+            kill_launch(launch)
             return f"the pod never started training (mpirun status {launch.returncode}); log {log}"
         time.sleep(0.2)
     pid = victim(host, "qemu-system" if target == "qemu" else "tpu")
     if pid is None:
-        finish(launch, 0)
+        kill_launch(launch)
         return f"no {target} process found on the second host among {host.processes()}"
+    ram_files = [f"tpu-link-{tpu}-" for tpu, name in session_processes(launch.pid).items() if name == "tpu"]
     os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
     status = finish(launch, FAULT_DEADLINE_S)
     took = time.monotonic() - killed
-    time.sleep(1)  # what is left after the launch ended
+    left = lingering(launch.pid, 10.0)  # the ranks' own shutdown (stopping QEMU) may outlast mpirun briefly
     problems = []
     if status is None:
         problems.append(f"mpirun still ran {FAULT_DEADLINE_S} s after the kill")
@@ -292,14 +351,60 @@ def check_fault(host: SecondHost, target: str, expected_message: str) -> str:
         problems.append(f"processes left on the second host: {host.processes()}")
     if host.files_left():
         problems.append(f"files left in the second host's /tmp or /dev/shm: {host.files_left()}")
-    if set(os.listdir("/dev/shm")) - shm_before:
-        problems.append(f"new files left in this host's /dev/shm: {set(os.listdir('/dev/shm')) - shm_before}")
-    if qemu_processes() - qemu_before:
-        problems.append(f"QEMU processes left here: {qemu_processes() - qemu_before}")
+    left_here = [name for name in os.listdir("/dev/shm") if name.startswith(tuple(ram_files))] if ram_files else []
+    if left_here:
+        problems.append(f"the launch's RAM files left in this host's /dev/shm: {left_here}")
+    if left:
+        problems.append(f"processes of the launch still there 10 s after it ended: {left}")
     if problems:
         return "; ".join(problems) + f"; log {log}"
     print(f"      (mpirun exited {status} {took:.1f} s after the kill)")
     return ""
+
+
+class OneMachineReference:
+    """The one-machine pod's training, run once, when the first training check asks for it."""
+
+    def __init__(self) -> None:
+        self.result: tuple[dict[str, bytes] | None, str] | None = None
+
+    def bits(self) -> tuple[dict[str, bytes] | None, str]:
+        if self.result is None:
+            self.result = reference_training()
+        return self.result
+
+
+def checked_training(host: SecondHost, boards: tuple[str, str], reference: OneMachineReference) -> str:
+    bits, log = reference.bits()
+    if bits is None:
+        return f"the one-machine reference pod failed: {log}"
+    return check_training(host, boards, bits)
+
+
+def named_checks(host: SecondHost) -> dict[str, Callable[[], str]]:
+    reference = OneMachineReference()
+    return {
+        "train-digits/host+host": lambda: checked_training(host, ("host", "host"), reference),
+        "train-digits/qemu-virt-a53+qemu-virt-a53": lambda: checked_training(host, ("qemu-virt-a53",) * 2, reference),
+        "train-digits/host+qemu-virt-a53": lambda: checked_training(host, ("host", "qemu-virt-a53"), reference),
+        "pod-app/qemu-virt-a53": lambda: check_pod_app(host),
+        "fault/qemu-killed-on-second-host": lambda: check_fault(
+            host, "qemu", f"rank 1 (host {SECOND_HOST_NAME}, board qemu-virt-a53) failed"),
+        "fault/rank-killed-on-second-host": lambda: check_fault(host, "tpu", "process rank 1 with PID"),
+    }
+
+
+def run_check(host: SecondHost, check: Callable[[], str]) -> str:
+    """The check's problem ('' if none); an exception is the check's failure, not the script's."""
+    if not host.alive():
+        return "the second host's namespaces are gone"
+    try:
+        return check()
+    except Exception as error:  # a check that breaks fails alone; the launches it left are killed
+        return f"the check broke: {error!r}"
+    finally:
+        for launch in list(LAUNCHES):
+            kill_launch(launch)
 
 
 def main(argv: list[str]) -> int:
@@ -312,33 +417,30 @@ def main(argv: list[str]) -> int:
     if not TPU.exists():
         print(f"multi-host-check: {TPU} is missing (make tpu)", file=sys.stderr)
         return 2
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `timeout`, a CI cancel: clean up as for Ctrl-C
     WORK.mkdir(parents=True, exist_ok=True)
     passed = failed = 0
     with SecondHost() as host:
         print(f"second host: {SECOND_HOST_NAME} at {host.there} (this host {os.uname().nodename} at {host.here})")
-        reference, reference_log = reference_training()
-        checks = {
-            "train-digits/host+host": lambda: check_training(host, ("host", "host"), reference),
-            "train-digits/qemu-virt-a53+qemu-virt-a53": lambda: check_training(host, ("qemu-virt-a53",) * 2, reference),
-            "train-digits/host+qemu-virt-a53": lambda: check_training(host, ("host", "qemu-virt-a53"), reference),
-            "pod-app/qemu-virt-a53": lambda: check_pod_app(host),
-            "fault/qemu-killed-on-second-host": lambda: check_fault(
-                host, "qemu", f"rank 1 (host {SECOND_HOST_NAME}, board qemu-virt-a53) failed"),
-            "fault/rank-killed-on-second-host": lambda: check_fault(
-                host, "tpu", f"process rank 1 with PID"),
-        }
-        for name, check in checks.items():
-            if arguments.substrings and not any(s in name for s in arguments.substrings):
-                continue
-            started = time.monotonic()
-            problem = check() if reference is not None or not name.startswith("train") else \
-                f"the one-machine reference pod failed:\n{reference_log[-3000:]}"
-            print(f"{'FAIL' if problem else 'PASS'}  {name}  ({time.monotonic() - started:.1f} s){'  ' + problem if problem else ''}",
-                  flush=True)
-            passed, failed = passed + (not problem), failed + bool(problem)
+        try:
+            for name, check in named_checks(host).items():
+                if arguments.substrings and not any(s in name for s in arguments.substrings):
+                    continue
+                started = time.monotonic()
+                problem = run_check(host, check)
+                print(f"{'FAIL' if problem else 'PASS'}  {name}  ({time.monotonic() - started:.1f} s)"
+                      f"{'  ' + problem if problem else ''}", flush=True)
+                passed, failed = passed + (not problem), failed + bool(problem)
+        finally:
+            for launch in list(LAUNCHES):  # Ctrl-C or SIGTERM: the launches first, then the namespaces
+                kill_launch(launch)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:  # the launches and the second host are gone by now (finally, __exit__)
+        print("multi-host-check: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -3,7 +3,7 @@ BOARD_ARCH := aarch64
 BOARD_CROSS := aarch64-linux-gnu-
 BOARD_CPU_FLAGS := -mcpu=cortex-a53 -mno-outline-atomics
 # Stack probes: a frame larger than a page touches each page as it grows, so an overflow always lands
-# in the core's 4 KiB guard page (2^12; hal/common/baremetal/stack_layout.h) and faults, even from a
+# in the core's 4 KiB guard page (2^12; hal/arch/aarch64/stack_guard.h) and faults, even from a
 # frame holding per-replica tables (10.5 KiB each at kMaxPodDevices = 64) that would otherwise step over it.
 BOARD_STACK_FLAGS := -fstack-clash-protection --param stack-clash-protection-guard-size=12
 BOARD_PICOLIBC := /usr/lib/picolibc/aarch64-linux-gnu

@@ -4,9 +4,10 @@ BOARD_CROSS := riscv64-unknown-elf-
 BOARD_CPU_FLAGS := -march=rv64imafdc_zicsr_zifencei -mabi=lp64d -mcmodel=medany
 BOARD_PICOLIBC := /usr/lib/picolibc/riscv64-unknown-elf
 # Stack probes: RISC-V's GCC 12 has no -fstack-clash-protection, so GCC's generic stack checking:
-# each non-leaf function stores 12 KiB below its stack pointer and a large frame every 4 KiB below
-# that, which the core's 16 KiB guard (hal/arch/riscv64/stack_guard.h) always catches. One store per
-# call; the MXU's kernels are leaf loops.
+# each non-leaf function stores about 4.6 KiB below its stack pointer and a large frame every 4 KiB,
+# which the core's 16 KiB guard (hal/arch/riscv64/stack_guard.h) always catches. It costs a store
+# per non-leaf call and per 4 KiB of a large frame (and a frame pointer there); the MXU's kernels
+# are leaf loops.
 BOARD_STACK_FLAGS := -fstack-check
 BOARD_DRIVERS := ns16550 clint semihosting sifive_test
 BOARD_CORES_VALID := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16

@@ -18,6 +18,11 @@ constexpr uint64_t kPageSize = 4096;
 
 constexpr uint64_t napot_address(uint64_t base, uint64_t size) { return (base >> 2) | ((size >> 3) - 1); }
 
+// A NAPOT region is a power of two at least 8 bytes long, aligned to its size.
+static_assert(STACK_GUARD_SIZE >= 8 && (STACK_GUARD_SIZE & (STACK_GUARD_SIZE - 1)) == 0, "a guard is one NAPOT region");
+static_assert(alignof(hal::CoreStacks) >= STACK_GUARD_SIZE && CORE_STACKS_SIZE % STACK_GUARD_SIZE == 0,
+              "every core's guard is aligned to its size");
+
 }  // namespace
 
 void pmp_protect_guards(unsigned core) {
