@@ -215,7 +215,14 @@ def start(command: list[str], log: Path) -> subprocess.Popen:
 
 
 def kill_launch(launch: subprocess.Popen) -> None:
-    """Every process of the launch's session, here and on the second host (the agent started those)."""
+    """Ends the launch: mpirun first, asked (SIGTERM: it stops its job and removes its session folder
+    under /tmp), then every process of its session still there, here and on the second host (the
+    agent started those), and the session folder if mpirun could not remove it."""
+    launch.terminate()
+    try:
+        launch.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
     for pid in session_processes(launch.pid):
         try:
             os.kill(pid, signal.SIGKILL)
@@ -223,6 +230,7 @@ def kill_launch(launch: subprocess.Popen) -> None:
             pass
     launch.wait()
     LAUNCHES.discard(launch)
+    shutil.rmtree(Path("/tmp") / f"ompi.{os.uname().nodename}.{os.getuid()}" / f"pid.{launch.pid}", ignore_errors=True)
 
 
 def finish(launch: subprocess.Popen, timeout_s: float) -> int | None:
