@@ -45,7 +45,7 @@ class HalLinkPort : public rt::link::LinkPort {
 
  protected:
   // Counts what the link received (bytes, frames): a change means the link is busy.
-  virtual uint64_t activity() { return bytes_read_.load(rt::MemoryOrder::kRelaxed); }
+  virtual uint64_t activity() { return bytes_read(); }
   // idle()'s sleep: the core's doorbell wait until the deadline; `first_sleep`: the wait's first.
   virtual void sleep_until(uint64_t deadline_ns, bool first_sleep);
 

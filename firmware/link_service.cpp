@@ -40,14 +40,13 @@ struct PendingResult {
 PendingResult results[hal::kMaxCores];
 
 // Whether a host is (or was about to be) on the link: tpu set up shared memory or said so before
-// boot, or bytes came in. Over the UART a byte is enough: tpu writes its hello and the pod's kPod as
-// it starts the board (they wait in the serial line until the board reads them), but a board that
-// polls while the hello is still coming through the UART's FIFO holds only part of the frame.
+// boot, or bytes came in on the UART. A byte is enough (every frame or text the decoder saw came as
+// bytes): tpu writes its hello and the pod's kPod as it starts the board (they wait in the serial
+// line until the board reads them), but a board that polls while the hello is still coming through
+// the UART's FIFO holds only part of the frame.
 bool host_expected() {
   if (shm_port != nullptr || hal::link_host_attached()) return true;
-  if (uart_port != nullptr && uart_port->bytes_read() != 0) return true;
-  const rt::link::DecoderCounters received = endpoint->counters().decoder;
-  return received.frames_ok + received.bad_frames() + received.text_bytes != 0;
+  return uart_port != nullptr && uart_port->bytes_read() != 0;
 }
 
 // The shared-memory port if the board has a window and tpu set the link up in it; else the UART's.
