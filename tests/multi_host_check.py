@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import os
 import re
 import shutil
@@ -37,7 +38,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 ROOT = Path(__file__).resolve().parent.parent
 TPU = ROOT / "build" / "host-tools" / "tpu"
@@ -67,17 +68,30 @@ def proc_field(pid: int, index: int) -> int | None:
         return None
 
 
+def processes_where(wanted: Callable[[int], bool]) -> dict[int, str]:
+    """Every process `wanted(pid)` accepts: pid -> name (one that ends meanwhile is left out)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and wanted(int(entry.name)):
+                found[int(entry.name)] = (entry / "comm").read_text().strip()
+        except OSError:
+            continue  # it ended meanwhile
+    return found
+
+
 def session_processes(session: int) -> dict[int, str]:
     """Every process of session `session` (a launch: mpirun leads it, and nothing below it starts
     another): pid -> name."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and proc_field(int(entry.name), 3) == session:
-            try:
-                found[int(entry.name)] = (entry / "comm").read_text().strip()
-            except OSError:
-                continue  # it ended meanwhile
-    return found
+    return processes_where(lambda pid: proc_field(pid, 3) == session)
+
+
+def kill_all(pids: Iterable[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass  # it ended meanwhile
 
 
 class SecondHost:
@@ -119,11 +133,7 @@ class SecondHost:
             left = self.processes() if self.uts else {}
             if not left:
                 break
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+            kill_all(left)
             time.sleep(0.1)
         subprocess.run(["ip", "link", "del", self.veth_here], capture_output=True)  # its peer goes with it
         if self.holder is not None and self.holder.poll() is None:
@@ -138,17 +148,8 @@ class SecondHost:
 
     def processes(self) -> dict[int, str]:
         """Every process in the second host's namespaces but the two holding them: pid -> name."""
-        found = {}
         holders = {self.pid, self.holder.pid if self.holder is not None else 0}
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) in holders:
-                continue
-            try:
-                if os.readlink(entry / "ns" / "uts") == self.uts:
-                    found[int(entry.name)] = (entry / "comm").read_text().strip()
-            except OSError:
-                continue  # it ended meanwhile
-        return found
+        return processes_where(lambda pid: pid not in holders and os.readlink(f"/proc/{pid}/ns/uts") == self.uts)
 
     def files_left(self) -> list[str]:
         listed = self.enter(["sh", "-c", "ls -A /tmp /dev/shm"]).stdout
@@ -223,11 +224,7 @@ def kill_launch(launch: subprocess.Popen) -> None:
         launch.wait(timeout=5)
     except subprocess.TimeoutExpired:
         pass
-    for pid in session_processes(launch.pid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    kill_all(session_processes(launch.pid))
     launch.wait()
     LAUNCHES.discard(launch)
     shutil.rmtree(Path("/tmp") / f"ompi.{os.uname().nodename}.{os.getuid()}" / f"pid.{launch.pid}", ignore_errors=True)
@@ -276,7 +273,11 @@ def reference_training() -> tuple[dict[str, bytes] | None, str]:
     return trained_bits(folder), ""
 
 
-def check_training(host: SecondHost, boards: tuple[str, str], reference: dict[str, bytes]) -> str:
+def check_training(host: SecondHost, boards: tuple[str, str],
+                   one_machine: Callable[[], tuple[dict[str, bytes] | None, str]]) -> str:
+    reference, reference_log = one_machine()
+    if reference is None:
+        return f"the one-machine reference pod failed: {reference_log}"
     folder = prepare(WORK / f"two-hosts-{boards[0]}-{boards[1]}", 24)
     log = folder / "log.txt"
     status = finish(start(mpirun_two_hosts(host, [train_arguments(board, folder) for board in boards]), log), RUN_TIMEOUT_S)
@@ -355,10 +356,10 @@ def check_fault(host: SecondHost, target: str, expected_message: str) -> str:
     output = log.read_text(errors="replace")
     if expected_message not in output:
         problems.append(f"no line says '{expected_message}'")
-    if host.processes():
-        problems.append(f"processes left on the second host: {host.processes()}")
-    if host.files_left():
-        problems.append(f"files left in the second host's /tmp or /dev/shm: {host.files_left()}")
+    if left_there := host.processes():
+        problems.append(f"processes left on the second host: {left_there}")
+    if files_there := host.files_left():
+        problems.append(f"files left in the second host's /tmp or /dev/shm: {files_there}")
     left_here = [name for name in os.listdir("/dev/shm") if name.startswith(tuple(ram_files))] if ram_files else []
     if left_here:
         problems.append(f"the launch's RAM files left in this host's /dev/shm: {left_here}")
@@ -370,31 +371,12 @@ def check_fault(host: SecondHost, target: str, expected_message: str) -> str:
     return ""
 
 
-class OneMachineReference:
-    """The one-machine pod's training, run once, when the first training check asks for it."""
-
-    def __init__(self) -> None:
-        self.result: tuple[dict[str, bytes] | None, str] | None = None
-
-    def bits(self) -> tuple[dict[str, bytes] | None, str]:
-        if self.result is None:
-            self.result = reference_training()
-        return self.result
-
-
-def checked_training(host: SecondHost, boards: tuple[str, str], reference: OneMachineReference) -> str:
-    bits, log = reference.bits()
-    if bits is None:
-        return f"the one-machine reference pod failed: {log}"
-    return check_training(host, boards, bits)
-
-
 def named_checks(host: SecondHost) -> dict[str, Callable[[], str]]:
-    reference = OneMachineReference()
+    one_machine = functools.cache(reference_training)  # run once, by the first training check that asks
     return {
-        "train-digits/host+host": lambda: checked_training(host, ("host", "host"), reference),
-        "train-digits/qemu-virt-a53+qemu-virt-a53": lambda: checked_training(host, ("qemu-virt-a53",) * 2, reference),
-        "train-digits/host+qemu-virt-a53": lambda: checked_training(host, ("host", "qemu-virt-a53"), reference),
+        "train-digits/host+host": lambda: check_training(host, ("host", "host"), one_machine),
+        "train-digits/qemu-virt-a53+qemu-virt-a53": lambda: check_training(host, ("qemu-virt-a53",) * 2, one_machine),
+        "train-digits/host+qemu-virt-a53": lambda: check_training(host, ("host", "qemu-virt-a53"), one_machine),
         "pod-app/qemu-virt-a53": lambda: check_pod_app(host),
         "fault/qemu-killed-on-second-host": lambda: check_fault(
             host, "qemu", f"rank 1 (host {SECOND_HOST_NAME}, board qemu-virt-a53) failed"),
@@ -408,9 +390,9 @@ def run_check(host: SecondHost, check: Callable[[], str]) -> str:
         return "the second host's namespaces are gone"
     try:
         return check()
-    except Exception as error:  # a check that breaks fails alone; the launches it left are killed
+    except Exception as error:  # a check that breaks fails alone
         return f"the check broke: {error!r}"
-    finally:
+    finally:  # also on Ctrl-C and SIGTERM: the launches go before the namespaces do
         for launch in list(LAUNCHES):
             kill_launch(launch)
 
@@ -430,18 +412,14 @@ def main(argv: list[str]) -> int:
     passed = failed = 0
     with SecondHost() as host:
         print(f"second host: {SECOND_HOST_NAME} at {host.there} (this host {os.uname().nodename} at {host.here})")
-        try:
-            for name, check in named_checks(host).items():
-                if arguments.substrings and not any(s in name for s in arguments.substrings):
-                    continue
-                started = time.monotonic()
-                problem = run_check(host, check)
-                print(f"{'FAIL' if problem else 'PASS'}  {name}  ({time.monotonic() - started:.1f} s)"
-                      f"{'  ' + problem if problem else ''}", flush=True)
-                passed, failed = passed + (not problem), failed + bool(problem)
-        finally:
-            for launch in list(LAUNCHES):  # Ctrl-C or SIGTERM: the launches first, then the namespaces
-                kill_launch(launch)
+        for name, check in named_checks(host).items():
+            if arguments.substrings and not any(s in name for s in arguments.substrings):
+                continue
+            started = time.monotonic()
+            problem = run_check(host, check)
+            print(f"{'FAIL' if problem else 'PASS'}  {name}  ({time.monotonic() - started:.1f} s)"
+                  f"{'  ' + problem if problem else ''}", flush=True)
+            passed, failed = passed + (not problem), failed + bool(problem)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
