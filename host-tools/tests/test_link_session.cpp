@@ -211,6 +211,35 @@ TEST_CASE("summary_csv appends rows to summary.csv", "[host-functions]") {
 
 // ---------------------------------------------------------------- board endpoint <-> host session
 
+TEST_CASE("a host hello lost on a serial line is said again until the board answers, and the board's answers make one note",
+          "[link-session]") {
+  Loopback link;
+  link.to_board.clear();  // the constructor's hello never reached the board (a board booting later)
+  const auto said = std::chrono::steady_clock::now();
+  const auto interval = std::chrono::milliseconds(250);
+  link.session.say_hello_again_if_unanswered(said, interval);
+  REQUIRE(link.to_board.empty());  // not before the interval
+  link.session.say_hello_again_if_unanswered(said + std::chrono::milliseconds(300), interval);
+  REQUIRE_FALSE(link.to_board.empty());
+  require_well_formed(link.to_board);
+  link.endpoint->poll();
+  REQUIRE(link.endpoint->host_connected());
+  link.deliver();
+  REQUIRE(link.session.board());
+  REQUIRE(link.session.board()->board == "loopback");
+
+  const size_t sent = link.to_board.size();
+  link.session.say_hello_again_if_unanswered(said + std::chrono::seconds(10), interval);
+  REQUIRE(link.to_board.size() == sent);  // answered: said no more
+
+  link.session.send_hello();  // a repeat that crossed the board's answer: the board answers again
+  link.endpoint->poll();
+  link.deliver();
+  const std::string notes = link.notes.str();
+  REQUIRE(notes.find("tpu: link up: board loopback") != std::string::npos);
+  REQUIRE(notes.find("tpu: link up") == notes.rfind("tpu: link up"));
+}
+
 TEST_CASE("host calls round-trip between a board endpoint and the host session", "[link-session]") {
   Loopback link;
   for (unsigned core = 0; core < 4; ++core) {

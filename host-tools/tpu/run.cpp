@@ -45,6 +45,9 @@ constexpr auto kPumpInterval = std::chrono::milliseconds(100);
 constexpr unsigned long kTimerSlackNs = 1000;
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 constexpr auto kAttachedQuiet = std::chrono::milliseconds(700);
+// On a serial line tpu says hello again this often until the board answers (a board attached to may
+// boot later, and bytes that reach a booting board's UART may be lost).
+constexpr auto kHelloRepeat = std::chrono::milliseconds(250);
 constexpr auto kWorkerWait = std::chrono::milliseconds(20);  // while a host function runs, the board is read this often
 
 struct Target {
@@ -425,6 +428,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
     const bool bytes_were_empty = bytes.empty();
     session.feed(bytes);
     bytes.clear();
+    if (process->transport() != "shm") session.say_hello_again_if_unanswered(std::chrono::steady_clock::now(), kHelloRepeat);
     if (const std::optional<std::string> failure = link_failure(*process, session)) {
       console.flush();
       process->kill();

@@ -13,6 +13,7 @@ from .host_faults import host_fault_cases
 from .make_cases import freestanding_cases, make_cases
 from .pod_cases import pod_cases
 from .readme_cases import readme_cases
+from .tpu_attach_cases import attach_cases
 from .tpu_cli_cases import console_cases, hostile_input_cases, tpu_tool_cases
 from .tpu_faults import fault_matrix_cases
 from .tpu_new_app import new_app_cases
@@ -28,6 +29,7 @@ def tpu_cases() -> list[Case]:
         cases += exec_cases(board)
         cases += [case for case in console_cases() if f"/{board}/" in case.name]
     cases += faulty_image_cases() + train_cases() + link_corrupt_cases() + link_bench_cases() + bench_infeed_cases() + bind_to_core_cases()
+    cases += attach_cases()
     cases += hostile_input_cases() + fault_matrix_cases() + host_fault_cases() + hang_triage_cases()
     return cases + pod_cases()
 

@@ -80,6 +80,12 @@ void LinkSession::send_hello() {
   if (size) send_frame(MessageKind::kHello, 0, rt::Span<const uint8_t>(payload, *size));
   size = rt::link::encode_pod_info(pod_, payload);
   if (size) send_frame(MessageKind::kPod, 0, rt::Span<const uint8_t>(payload, *size));
+  hello_sent_at_ = std::chrono::steady_clock::now();
+}
+
+void LinkSession::say_hello_again_if_unanswered(std::chrono::steady_clock::time_point now,
+                                                std::chrono::milliseconds interval) {
+  if (!board_ && now - hello_sent_at_ >= interval) send_hello();
 }
 
 void LinkSession::send_error(StatusCode code, const FrameView& related, const std::string& message) {
@@ -140,6 +146,7 @@ void LinkSession::on_hello(const FrameView& frame) {
   if (hello->role != rt::link::PeerRole::kBoard) return send_error(StatusCode::kInvalidArgument, frame, "a host hello sent to the host");
   BoardInfo info{to_string(hello->board), to_string(hello->app), hello->core_count, {}, hello->max_payload};
   for (unsigned i = 0; i < 4; ++i) info.mesh_shape[i] = hello->mesh_shape[i];
+  if (board_ == info) return;  // the answer to a hello said again (say_hello_again_if_unanswered)
   notes_ << "tpu: link up: board " << info.board << ", app " << info.app << ", " << info.cores << " cores, mesh ["
          << info.mesh_shape[0] << ", " << info.mesh_shape[1] << ", " << info.mesh_shape[2] << ", " << info.mesh_shape[3]
          << "]" << std::endl;

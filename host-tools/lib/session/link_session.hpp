@@ -1,7 +1,8 @@
 // The host's end of one link session with a board: feed it every byte the board writes (console
 // text and frames mixed, any chunking, any garbage) and it
 //   - passes console text and the board's log frames on as they arrive, keeping a tail of lines;
-//   - answers the board's hello (the host says hello first: send_hello() at start);
+//   - answers the board's hello (the host says hello first: send_hello() at start, and on a serial
+//     line again until the board answers: say_hello_again_if_unanswered);
 //   - reassembles host-call requests, runs the host function, sends the reply (or the error);
 //   - reassembles outfeed tuples and hands them to the outfeed sink;
 //   - records each core's run result and the board's error reports;
@@ -11,6 +12,7 @@
 // streams). Notes for the user ("tpu: ...") go to the notes stream.
 #pragma once
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -74,6 +76,7 @@ struct BoardInfo {
   unsigned cores = 0;
   std::array<uint16_t, 4> mesh_shape{};
   size_t max_payload = rt::link::kMaxPayload;  // the largest frame payload the board takes (its hello)
+  bool operator==(const BoardInfo&) const = default;
 };
 
 struct CoreResult {
@@ -99,6 +102,12 @@ class LinkSession final : private rt::link::FrameSink {
 
   // The host's hello, then the board's place in its pod (kPod; task 0 of 1 unless set_pod said).
   void send_hello();
+  // On a serial line the first hello can be lost: a board attached to (--serial, --socket) may boot
+  // after tpu spoke, or overrun its UART's FIFO while it boots (a Pi's mini UART holds 8 bytes). Says
+  // hello (and kPod) again once `interval` has passed since the last time, until the board's hello
+  // arrives; a board that already answered takes a repeated hello as a question and answers again,
+  // a repeated kPod changes nothing (its place in the pod is fixed at boot).
+  void say_hello_again_if_unanswered(std::chrono::steady_clock::time_point now, std::chrono::milliseconds interval);
   void set_pod(unsigned task, unsigned num_tasks) { pod_ = rt::link::PodInfo{uint16_t(task), uint16_t(num_tasks)}; }
   void feed(std::span<const uint8_t> bytes) { decoder_.feed(rt::Span<const uint8_t>(bytes.data(), bytes.size())); }
   void end_of_stream() { decoder_.end_of_stream(); }
@@ -172,6 +181,7 @@ class LinkSession final : private rt::link::FrameSink {
   std::optional<uint32_t> expected_board_sequence_;
   std::optional<BoardInfo> board_;
   rt::link::PodInfo pod_;
+  std::chrono::steady_clock::time_point hello_sent_at_{};
   std::map<unsigned, CoreResult> results_;
   std::map<unsigned, PendingRequest> requests_;
   std::map<std::pair<unsigned, uint16_t>, PendingTuple> tuples_;
