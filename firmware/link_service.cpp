@@ -42,8 +42,9 @@ PendingResult results[hal::kMaxCores];
 // Whether a host is (or was about to be) on the link: tpu set up shared memory or said so before
 // boot, or bytes came in on the UART. A byte is enough (every frame or text the decoder saw came as
 // bytes): tpu writes its hello and the pod's kPod as it starts the board (they wait in the serial
-// line until the board reads them), but a board that polls while the hello is still coming through
-// the UART's FIFO holds only part of the frame.
+// line until the board reads them), and says them again until the board answers when it attached to
+// a board it did not start (a Pi it is to reset); a board that polls while a hello is still coming
+// through the UART's FIFO holds only part of the frame, and a booting Pi may have lost the rest.
 bool host_expected() {
   if (shm_port != nullptr || hal::link_host_attached()) return true;
   return uart_port != nullptr && uart_port->bytes_read() != 0;
@@ -75,14 +76,17 @@ rt::link::LinkPort& choose_port() {
 
 // The board's task in its pod, from the host's kPod message, before the app runs. Without a host the
 // board is task 0 of 1.
+// The place is fixed here, once: the endpoint says it to the host (now and whenever asked again).
 void learn_pod_membership() {
-  if (!host_expected()) return;
+  const rt::link::PodInfo single{0, 1};
+  if (!host_expected()) return endpoint->fix_pod_place(single);
   const rt::Result<rt::link::PodInfo> pod = endpoint->wait_for_pod(kPodWaitNs);
   if (!pod) {
     rt::log_warning("link: {}; running as a single board", pod.status().message());
-    return;
+    return endpoint->fix_pod_place(single);
   }
   rt::tpu::set_pod_membership(rt::tpu::PodMembership{pod->task, pod->num_tasks});
+  endpoint->fix_pod_place(*pod);
   if (pod->num_tasks > 1) rt::log_info("pod: this board is task {} of {}", pod->task, pod->num_tasks);
 }
 

@@ -22,7 +22,11 @@ constexpr uint32_t kLineStatusDataReady = 1u << 0;
 constexpr uint32_t kLineStatusTxSpace = 1u << 5;  // the transmit FIFO can accept a byte
 constexpr uint32_t kLineStatusTxIdle = 1u << 6;   // FIFO empty and the last bit sent
 constexpr uint32_t kLine8Bits = 3;
-constexpr uint32_t kClearFifos = 0xc6;
+// FIFOs on (bits 7:6), the transmit FIFO cleared (bit 2); the receive FIFO (bit 1) is kept: bytes a
+// host sent while the board booted (tpu's hello, said again until the board answers) tell the link
+// service that a host is there (firmware/link_service.cpp host_expected), and a board in a pod
+// then waits for its task instead of running alone.
+constexpr uint32_t kFifosClearTransmit = 0xc4;
 constexpr uint32_t kControlEnableTxRx = (1u << 0) | (1u << 1);
 
 }  // namespace
@@ -33,7 +37,7 @@ void MiniUart::init(uint32_t core_clock_hz, uint32_t baud) const {
   mmio::write32(base_ + kInterruptEnable, 0);
   mmio::write32(base_ + kLineControl, kLine8Bits);
   mmio::write32(base_ + kModemControl, 0);
-  mmio::write32(base_ + kInterruptIdentify, kClearFifos);
+  mmio::write32(base_ + kInterruptIdentify, kFifosClearTransmit);
   if (core_clock_hz != 0 && baud != 0) {
     const uint32_t divisor = (core_clock_hz + 4 * baud) / (8 * baud) - 1;  // rounded
     mmio::write32(base_ + kBaud, divisor & 0xffff);

@@ -227,6 +227,13 @@ TEST_CASE("a host hello lost on a serial line is said again until the board answ
   link.deliver();
   REQUIRE(link.session.board());
   REQUIRE(link.session.board()->board == "loopback");
+  link.session.say_hello_again_if_unanswered(said + std::chrono::seconds(5), interval);
+  REQUIRE(link.to_board.size() > link.read_at);  // the board has not said its place in the pod yet
+  link.endpoint->fix_pod_place({0, 1});  // as the firmware does once it booted
+  link.endpoint->poll();
+  link.deliver();
+  REQUIRE(link.session.board_pod_place());
+  REQUIRE_FALSE(link.session.pod_place_mismatch());
 
   const size_t sent = link.to_board.size();
   link.session.say_hello_again_if_unanswered(said + std::chrono::seconds(10), interval);
@@ -238,6 +245,24 @@ TEST_CASE("a host hello lost on a serial line is said again until the board answ
   const std::string notes = link.notes.str();
   REQUIRE(notes.find("tpu: link up: board loopback") != std::string::npos);
   REQUIRE(notes.find("tpu: link up") == notes.rfind("tpu: link up"));
+}
+
+TEST_CASE("a board that booted as a single board tells a pod's tpu so, and the session names the mismatch",
+          "[link-session]") {
+  Loopback link;
+  link.endpoint->fix_pod_place({0, 1});  // booted before tpu spoke: no host, task 0 of 1
+  link.to_board.clear();
+  link.session.set_pod(1, 2);
+  link.session.send_hello();  // tpu attaches: hello and kPod {1, 2}, answered with the place it took
+  link.endpoint->poll();
+  link.deliver();
+  REQUIRE(link.session.board_pod_place());
+  CHECK(link.session.board_pod_place()->task == 0);
+  CHECK(link.session.board_pod_place()->num_tasks == 1);
+  const std::optional<std::string> mismatch = link.session.pod_place_mismatch();
+  REQUIRE(mismatch);
+  CHECK(mismatch->find("the board is task 0 of 1") != std::string::npos);
+  CHECK(mismatch->find("not task 1 of 2") != std::string::npos);
 }
 
 TEST_CASE("host calls round-trip between a board endpoint and the host session", "[link-session]") {

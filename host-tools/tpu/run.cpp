@@ -283,9 +283,9 @@ std::unique_ptr<BoardChannel> launch_board(const std::filesystem::path& root, co
 }
 
 // --serial / --socket: a board that is already running (nothing is built or launched).
-std::unique_ptr<BoardChannel> attach_board(const RunOptions& options, std::string& program) {
+std::unique_ptr<BoardChannel> attach_board(const AttachTarget& attach, std::string& program) {
   std::string error;
-  std::unique_ptr<BoardChannel> channel = open_board({}, BoardTarget{}, options.attach, std::cerr, error);
+  std::unique_ptr<BoardChannel> channel = open_board({}, BoardTarget{}, attach, std::cerr, error);
   if (!channel) {
     std::cerr << "tpu: " << error << std::endl;
     return nullptr;
@@ -360,7 +360,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   const bool spin = options.attach.any() || cpu_left_for_tpu(options.cores, place.local_size);
   setenv("TPU_HOST_SHARES_CPUS", spin ? "0" : "1", 1);
   prctl(PR_SET_TIMERSLACK, kTimerSlackNs, 0, 0, 0);  // before the board starts: it inherits it
-  std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(options, program) : launch_board(root, options, target, place.local_rank, program);
+  std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(attach_target_of(options.attach, place), program) : launch_board(root, options, target, place.local_rank, program);
   if (!process) return kExitBuildFailed;
   process->set_spin(spin);
   if (worker) worker->set_spin(spin);
@@ -429,6 +429,13 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
     session.feed(bytes);
     bytes.clear();
     if (process->transport() != "shm") session.say_hello_again_if_unanswered(std::chrono::steady_clock::now(), kHelloRepeat);
+    if (const std::optional<std::string> wrong_place = session.pod_place_mismatch()) {
+      console.flush();
+      process->kill();
+      if (worker) worker->stop();
+      std::cerr << "tpu: " << *wrong_place << "; stopped " << program << std::endl;
+      return kExitLinkFailed;
+    }
     if (const std::optional<std::string> failure = link_failure(*process, session)) {
       console.flush();
       process->kill();
@@ -486,8 +493,8 @@ PodRun pod_run(const std::filesystem::path& root, const RunOptions& options, con
   PodRun run;
   run.board = target.board;
   run.target = target.image ? target.image->string() : target.app;
-  run.build = [root, target](const std::string& board) {
-    if (target.image) return true;
+  run.build = [root, target, attaching = options.attach.any()](const std::string& board) {
+    if (target.image || attaching) return true;  // an attached board runs the image it has
     const std::string error = build_image(root, board, target.app);
     if (!error.empty()) std::cerr << "tpu: " << error << std::endl;
     return error.empty();

@@ -55,11 +55,24 @@ std::string pod_size_refusal(unsigned boards, unsigned cores_given) {
          std::to_string(rt::kMaxPodDevices) + " (kMaxPodDevices) in all";
 }
 
-// Why this run cannot be a pod of `boards` boards, or "".
-std::string pod_refusal(const RunOptions& options, unsigned boards) {
-  if (options.attach.any())
-    return "a pod launches its boards; --serial and --socket attach tpu to one running board";
+bool names_its_rank(const std::string& path) {
+  return path.find("{rank}") != std::string::npos || path.find("{local_rank}") != std::string::npos;
+}
+
+// Why this run cannot be a pod of `boards` boards, `boards_here` of them on this machine, or "".
+std::string pod_refusal(const RunOptions& options, unsigned boards, unsigned boards_here) {
+  const std::optional<std::string>& path = options.attach.serial ? options.attach.serial : options.attach.socket;
+  if (path && boards_here > 1 && !names_its_rank(*path))
+    return std::string(options.attach.serial ? "--serial " : "--socket ") + *path + ": " + std::to_string(boards_here) +
+           " boards of the pod on this machine would all attach to it; put {rank} or {local_rank} in the path "
+           "(e.g. /dev/ttyUSB{local_rank}), which each rank replaces with its own";
   return pod_size_refusal(boards, options.cores);
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
 }
 
 std::string link_name(LinkChoice link) { return link == LinkChoice::kShm ? "shm" : link == LinkChoice::kUart ? "uart" : "auto"; }
@@ -101,8 +114,17 @@ int agree_and_finish(MpiPod& pod, int status, double timeout_s) {
 
 }  // namespace
 
+AttachTarget attach_target_of(const AttachTarget& given, const PodPlace& place) {
+  AttachTarget own = given;
+  for (std::optional<std::string>* path : {&own.serial, &own.socket})
+    if (*path)
+      **path = replace_all(replace_all(**path, "{rank}", std::to_string(place.task)), "{local_rank}",
+                           std::to_string(place.local_rank));
+  return own;
+}
+
 int launch_pod(const RunOptions& options, const PodRun& run) {
-  if (const std::string refusal = pod_refusal(options, options.boards); !refusal.empty()) {
+  if (const std::string refusal = pod_refusal(options, options.boards, options.boards); !refusal.empty()) {
     std::cerr << "tpu: " << refusal << std::endl;
     return kExitBuildFailed;
   }
@@ -141,7 +163,7 @@ int run_pod_rank(const RunOptions& options, const PodRank& rank, const PodRun& r
     std::cerr << "tpu: --boards " << options.boards << ", but mpirun started " << rank.size << " ranks" << std::endl;
     return kExitBuildFailed;  // every rank says the same and ends: mpirun sees them all fail
   }
-  if (const std::string refusal = pod_refusal(options, rank.size); !refusal.empty()) {
+  if (const std::string refusal = pod_refusal(options, rank.size, rank.local_size); !refusal.empty()) {
     std::cerr << "tpu: " << refusal << std::endl;
     return kExitBuildFailed;
   }

@@ -40,6 +40,13 @@ struct PodRun {
   std::function<int(PodPlace)> serve;     // run_board's loop for one board; its exit status
 };
 
+// --serial / --socket for one board of a pod: "{rank}" and "{local_rank}" in the path become the
+// board's task and its rank among the pod's ranks on this machine, so that each rank attaches to a
+// board of its own (/dev/ttyUSB{local_rank}: one USB-serial adapter per Pi). A board attached to
+// takes its place in the pod as it boots, from tpu's hello, which tpu says until the board answers:
+// start the pod, then reset the boards.
+AttachTarget attach_target_of(const AttachTarget& given, const PodPlace& place);
+
 // Exec's mpirun (does not return on success); the exit status when it cannot start the pod.
 int launch_pod(const RunOptions& options, const PodRun& run);
 

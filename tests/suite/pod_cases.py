@@ -6,6 +6,7 @@ runtime/tpu/mesh/topology.hpp (each board's default mesh, boards stacked along z
 independently of the runtime."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -18,7 +19,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from qemu_runner import REPO_ROOT, run_image
+from qemu_runner import REPO_ROOT, RunResult, run_image
 
 from .case import Case, Outcome
 from .checks import ram_file_folder
@@ -77,6 +78,7 @@ def pod_lines(output: str, task: int) -> list[str]:
 ACROSS_HASH = re.compile(r"^(?:\[task \d+\] )?\[c0 I\] POD across boards: .* hash ([0-9a-f]{8})$", re.M)
 
 
+@functools.cache  # several pod cases compare with the same board (cases run in threads: at worst twice)
 def one_board_hash(board: str, cores: int) -> tuple[str | None, str]:
     """The hash of the collectives across boards (firmware/examples/pod) on one board of `cores` cores,
     where the same collectives stay on the board: a pod of as many cores must print the same bits.
@@ -103,7 +105,12 @@ def check_pod_knowledge(board: str, boards: int, cores: int, extra: tuple[str, .
     command = [TPU_BINARY, "run", "--boards", str(boards), "--board", board, "--cores", str(cores), "--timeout", "90",
                *extra, "pod"]
     result = run_image(command, TPU_TIMEOUT_S)
-    log = f"$ {shlex.join(command)}\n{result.output}"
+    return judge_pod_knowledge(board, boards, cores, across_hash, result, f"$ {shlex.join(command)}\n{result.output}")
+
+
+def judge_pod_knowledge(board: str, boards: int, cores: int, across_hash: str, result: RunResult, log: str) -> Outcome:
+    """A pod run of the pod app passed: every task's POD lines as computed above (the collectives across
+    boards with `across_hash`, one board's bits), every core OK, rank 0 saying the ranks agree."""
     if result.timed_out or result.exit_code != 0:
         return Outcome(False, f"the pod exited {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
     for task in range(boards):
@@ -244,8 +251,8 @@ def mpirun_environment() -> dict[str, str]:
 
 
 def check_pod_refused(case: str) -> Outcome:
-    """A pod whose boards disagree (started by mpirun directly, as on several machines), that would
-    attach to a running board instead of launching its boards, or that has more TPU devices than the
+    """A pod whose boards disagree (started by mpirun directly, as on several machines), whose boards
+    on one machine would all attach to one serial line, or that has more TPU devices than the
     runtime's tables hold is refused before any board starts: exit 2, the reason named, no board output."""
     missing = tpu_not_built()
     if missing:
@@ -265,8 +272,9 @@ def check_pod_refused(case: str) -> Outcome:
                         r"every board of a pod runs the same program"),
         "boards-differ-from-ranks": (mpirun + ["-n", "2", tpu, "run", "--boards", "3", "--board", "host", "pod"],
                                      r"tpu: --boards 3, but mpirun started 2 ranks"),
-        "serial-attach": ([TPU_BINARY, "run", "--boards", "2", "--board", "raspi3b", "--serial", "/dev/null", "pod"],
-                          r"a pod launches its boards; --serial and --socket attach tpu to one running board"),
+        "one-serial-for-two-boards": ([TPU_BINARY, "run", "--boards", "2", "--board", "raspi3b", "--serial", "/dev/null", "pod"],
+                                      r"tpu: --serial /dev/null: 2 boards of the pod on this machine would all attach to it; "
+                                      r"put \{rank\} or \{local_rank\} in the path"),
         "more-devices-than-the-tables": ([TPU_BINARY, "run", "--boards", "5", "--board", "host", "--cores", "16", "pod"],
                                          r"tpu: a pod of 5 boards of 16 cores has 80 TPU devices; the runtime's "
                                          r"tables hold at most 64 \(kMaxPodDevices\) in all"),
@@ -456,7 +464,7 @@ def pod_cases() -> list[Case]:
                           partial(check_readme_examples_on_pod, board, boards, cores),
                           images=tuple((kind, "readme-examples") for kind in board.split(",")), estimate_s=8))
     refusal_images = {"cores-differ": host_pod + (("host", "hello"),), "apps-differ": host_pod + (("host", "hello"),),
-                      "boards-differ-from-ranks": host_pod, "serial-attach": (("raspi3b", "pod"),),
+                      "boards-differ-from-ranks": host_pod, "one-serial-for-two-boards": (("raspi3b", "pod"),),
                       "more-devices-than-the-tables": host_pod,
                       "tf-config-of-another-rank": host_pod}
     cases += [Case(f"tpu-pod/refused/{name}", partial(check_pod_refused, name), images=images, estimate_s=4)

@@ -4,7 +4,9 @@ mini UART (the one on a Pi's header pins) on a Unix socket or a pty, qemu-virt-r
 on a Unix socket. Two orders are tried: the board boots only once tpu is there (QEMU waits for the
 socket's client, like a Pi reset after tpu started) and the board booted well before tpu attached
 (a pty, like a Pi powered before tpu). Either way the app's host functions must run on tpu's side,
-every core's result must come back, and QEMU must end by itself when the run ends."""
+every core's result must come back, and QEMU must end by itself when the run ends. A pod of two
+raspi3b boards attached to the same way (each rank's socket named by {rank}) must run the pod app as
+a pod tpu launches does; one whose board had booted alone must end with that said."""
 from __future__ import annotations
 
 import os
@@ -18,10 +20,11 @@ from functools import partial
 from pathlib import Path
 
 import qemu_runner as runner
-from qemu_runner import REPO_ROOT, make_command, run_image
+from qemu_runner import REPO_ROOT, RunResult, make_command, run_image
 
 from .case import Case, Outcome
 from .checks import judge_exit_and_output
+from .pod_cases import judge_pod_knowledge, one_board_hash
 from .tpu_tool import TPU_BINARY, TPU_TIMEOUT_S, tpu_not_built
 
 APP = "outside-compilation"
@@ -30,11 +33,11 @@ BOOTED_BEFORE_ATTACH_S = 2.0  # the pty case: how long the board runs before tpu
 QEMU_END_S = 20.0
 
 
-def qemu_command(board: str, cores: int, link: str) -> list[str] | str:
+def qemu_command(board: str, cores: int, link: str, app: str = APP) -> list[str] | str:
     """The board's QEMU command line (make print-run-command) with its link UART on `link` (a QEMU
     -serial backend); an error text if make refused."""
     extra = {"RASPI3B_LINK_SERIAL": link} if board == "raspi3b" else {}
-    result = run_image(make_command("print-run-command", BOARD=board, CORES=cores, APP=APP, **extra), 60)
+    result = run_image(make_command("print-run-command", BOARD=board, CORES=cores, APP=app, **extra), 60)
     lines = [line for line in result.output.splitlines() if line.strip()]
     if result.exit_code != 0 or not lines:
         return f"make print-run-command failed: {runner.describe_exit(result)}"
@@ -62,10 +65,10 @@ def wait_for_pty(log: Path, process: subprocess.Popen, timeout_s: float = 10.0) 
     return None
 
 
-def stop_qemu(process: subprocess.Popen) -> bool:
-    """True if QEMU had ended (or ends within QEMU_END_S) by itself; killed otherwise."""
+def stop_qemu(process: subprocess.Popen, grace_s: float = QEMU_END_S) -> bool:
+    """True if QEMU had ended (or ends within `grace_s`) by itself; killed otherwise."""
     try:
-        process.wait(timeout=QEMU_END_S)
+        process.wait(timeout=grace_s)
         ended = True
     except subprocess.TimeoutExpired:
         ended = False
@@ -114,8 +117,84 @@ def check_attach(board: str, cores: int, backend: str) -> Outcome:
     return judged
 
 
+def run_attached_pod(app: str, waits: list[bool], folder: Path, boards_end: bool = True) -> tuple[RunResult | None, str, bool]:
+    """Raspi3b boards of 4 cores running `app`, board r's mini UART on <folder>/link-r.sock (QEMU
+    waiting for tpu before it boots the board where waits[r], else booted at once and given 2 s),
+    and `tpu run --boards K --socket <folder>/link-{rank}.sock` on them: the run's result (None if a
+    board could not be started), the log, and whether every QEMU ended by itself (given QEMU_END_S if
+    `boards_end`, else killed at once)."""
+    boards, started, log = len(waits), [], ""
+    try:
+        for board, wait in enumerate(waits):
+            link = f"unix:{folder / f'link-{board}.sock'},server=on,wait={'on' if wait else 'off'}"
+            command = qemu_command("raspi3b", 4, link, app)
+            if isinstance(command, str):
+                return None, command, False
+            log += f"$ {shlex.join(command)}\n"
+            started.append((board, start_qemu(command, folder / f"qemu-{board}.txt")))
+        if not all(waits):
+            time.sleep(BOOTED_BEFORE_ATTACH_S)
+        tpu = [TPU_BINARY, "run", "--boards", str(boards), "--board", "raspi3b", "--socket",
+               str(folder / "link-{rank}.sock"), "--timeout", "90", app]
+        result = run_image(tpu, TPU_TIMEOUT_S)
+        log += f"$ {shlex.join(tpu)}\n{result.output}"
+    finally:
+        ended = all([stop_qemu(process, QEMU_END_S if boards_end else 0) for _, process in started])
+        for board, _ in started:
+            log += f"\n--- QEMU {board}:\n" + (folder / f"qemu-{board}.txt").read_text(errors="replace")
+    return result, log, ended
+
+
+def check_attached_pod() -> Outcome:
+    """Two raspi3b boards started by hand, each waiting for its tpu; `tpu run --boards 2 --socket
+    .../link-{rank}.sock pod`: each board learns its task from its tpu's hello as it boots, and the pod
+    app's lines (its topology, hosts, devices and the collectives across boards, the bits of one
+    qemu-virt-a53 board of 8 cores) are what they are on a pod tpu launches."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    across_hash, one_board_log = one_board_hash("qemu-virt-a53", 8)
+    if across_hash is None:
+        return Outcome(False, "one board of 8 cores did not print its hash", one_board_log)
+    with tempfile.TemporaryDirectory(prefix="tpu-attach-") as folder:
+        result, log, ended = run_attached_pod("pod", [True, True], Path(folder))
+    if result is None:
+        return Outcome(False, log, "")
+    judged = judge_pod_knowledge("raspi3b", 2, 4, across_hash, result, log)
+    if judged.ok and not ended:
+        return Outcome(False, f"a QEMU was still running {QEMU_END_S:.0f} s after the pod ended", log)
+    return judged
+
+
+def check_attached_pod_booted_first() -> Outcome:
+    """Board 1 booted before its tpu attached, so it runs as a single board (a board takes its place in
+    a pod only as it boots): its tpu must say so from the board's answer to kPod, and the pod must
+    end, non-zero on every rank, instead of waiting for collectives that board never joins."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    with tempfile.TemporaryDirectory(prefix="tpu-attach-") as folder:
+        started = time.monotonic()
+        result, log, _ = run_attached_pod(APP, [True, False], Path(folder), boards_end=False)
+        log += f"\n(the pod ended {time.monotonic() - started:.1f} s after the boards started)"
+    if result is None:
+        return Outcome(False, log, "")
+    if result.timed_out or result.exit_code == 0:
+        return Outcome(False, f"expected the pod to fail, got {runner.describe_exit(result)}", log)
+    pattern = (r"\[task 1\] tpu: the board is task 0 of 1 \(the place it took as it booted\), not task 1 of 2 as tpu "
+               r"told it: it was running before tpu spoke")
+    if not re.search(pattern, result.output):
+        return Outcome(False, f"output lacks {pattern!r}", log)
+    return Outcome(True, "", log)
+
+
 def attach_cases() -> list[Case]:
     runs = [("raspi3b", 4, "socket"), ("raspi3b", 4, "pty"), ("qemu-virt-rv64", 4, "socket")]
-    return [Case(f"tpu-attach/{board}/{cores}/{backend}", partial(check_attach, board, cores, backend),
-                 images=((board, APP),), estimate_s=8)
-            for board, cores, backend in runs]
+    cases = [Case(f"tpu-attach/{board}/{cores}/{backend}", partial(check_attach, board, cores, backend),
+                  images=((board, APP),), estimate_s=8)
+             for board, cores, backend in runs]
+    return cases + [
+        Case("tpu-attach/pod/raspi3b/2x4/socket", check_attached_pod,
+             images=(("raspi3b", "pod"), ("qemu-virt-a53", "pod")), estimate_s=15),
+        Case("tpu-attach/pod/raspi3b/2x4/booted-first", check_attached_pod_booted_first,
+             images=(("raspi3b", APP),), estimate_s=10)]

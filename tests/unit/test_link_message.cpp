@@ -86,7 +86,7 @@ Hello board_hello() {
 TEST_CASE("Hello round-trips with the documented layout", "[link][message]") {
   const Hello hello = board_hello();
   const Bytes payload = encoded([&](rt::Span<uint8_t> out) { return encode_hello(hello, out); });
-  Bytes expected = {3, 1, 8, 0, 0x00, 0x10, 2, 0, 2, 0, 1, 0, 2, 0, 13};  // protocol version 3
+  Bytes expected = {4, 1, 8, 0, 0x00, 0x10, 2, 0, 2, 0, 1, 0, 2, 0, 13};  // protocol version 4
   for (char c : std::string("qemu-virt-a53")) expected.push_back(uint8_t(c));
   expected.push_back(5);
   for (char c : std::string("hello")) expected.push_back(uint8_t(c));
@@ -132,12 +132,12 @@ TEST_CASE("Hello validation", "[link][message]") {
   CHECK_FALSE(encode_hello(hello, rt::Span<uint8_t>()).is_ok());
 
   // Another protocol version is reported as such, whatever follows.
-  auto other = parse_hello(view(Bytes{2, 1, 2, 3}));
+  auto other = parse_hello(view(Bytes{3, 1, 2, 3}));
   REQUIRE_FALSE(other.is_ok());
-  CHECK(std::string(other.status().c_str()) == "peer speaks host-link protocol version 2, this side speaks 3");
-  auto newer = parse_hello(view(Bytes{4, 1, 2, 3}));
+  CHECK(std::string(other.status().c_str()) == "peer speaks host-link protocol version 3, this side speaks 4");
+  auto newer = parse_hello(view(Bytes{5, 1, 2, 3}));
   REQUIRE_FALSE(newer.is_ok());
-  CHECK(std::string(newer.status().c_str()) == "peer speaks host-link protocol version 4, this side speaks 3");
+  CHECK(std::string(newer.status().c_str()) == "peer speaks host-link protocol version 5, this side speaks 4");
   // A small output buffer is an error, not an overrun.
   Bytes small(10, 0xEE);
   CHECK_FALSE(encode_hello(board_hello(), rt::Span<uint8_t>(small.data(), 9)).is_ok());

@@ -85,7 +85,18 @@ void LinkSession::send_hello() {
 
 void LinkSession::say_hello_again_if_unanswered(std::chrono::steady_clock::time_point now,
                                                 std::chrono::milliseconds interval) {
-  if (!board_ && now - hello_sent_at_ >= interval) send_hello();
+  if ((!board_ || !board_pod_place_) && now - hello_sent_at_ >= interval) send_hello();
+}
+
+std::optional<std::string> LinkSession::pod_place_mismatch() const {
+  if (!board_pod_place_ || (board_pod_place_->task == pod_.task && board_pod_place_->num_tasks == pod_.num_tasks))
+    return std::nullopt;
+  const auto place = [](const rt::link::PodInfo& pod) {
+    return "task " + std::to_string(pod.task) + " of " + std::to_string(pod.num_tasks);
+  };
+  return "the board is " + place(*board_pod_place_) + " (the place it took as it booted), not " + place(pod_) +
+         " as tpu told it: it was running before tpu spoke; a board learns its place in a pod only as it boots, so "
+         "start tpu first and then reset the board (or let tpu launch it)";
 }
 
 void LinkSession::send_error(StatusCode code, const FrameView& related, const std::string& message) {
@@ -117,6 +128,7 @@ void LinkSession::on_frame(const FrameView& frame) {
   expected_board_sequence_ = frame.header.sequence + 1;
   switch (rt::link::message_kind(frame.header)) {
     case MessageKind::kHello: return on_hello(frame);
+    case MessageKind::kPod: return on_pod_place(frame);
     case MessageKind::kLog: return on_log(frame);
     case MessageKind::kHostCallRequest: return on_request(frame);
     case MessageKind::kHostCallArgumentInPlace: return on_request_in_place(frame);
@@ -151,6 +163,12 @@ void LinkSession::on_hello(const FrameView& frame) {
          << info.mesh_shape[0] << ", " << info.mesh_shape[1] << ", " << info.mesh_shape[2] << ", " << info.mesh_shape[3]
          << "]" << std::endl;
   board_ = std::move(info);
+}
+
+void LinkSession::on_pod_place(const FrameView& frame) {
+  rt::Result<rt::link::PodInfo> place = rt::link::parse_pod_info(frame.payload);
+  if (!place) return send_error(place.status().code(), frame, to_string(place.status()));
+  board_pod_place_ = *place;
 }
 
 void LinkSession::on_log(const FrameView& frame) {

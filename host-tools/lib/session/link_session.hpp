@@ -105,7 +105,7 @@ class LinkSession final : private rt::link::FrameSink {
   // On a serial line the first hello can be lost: a board attached to (--serial, --socket) may boot
   // after tpu spoke, or overrun its UART's FIFO while it boots (a Pi's mini UART holds 8 bytes). Says
   // hello (and kPod) again once `interval` has passed since the last time, until the board's hello
-  // arrives; a board that already answered takes a repeated hello as a question and answers again,
+  // and its place in the pod (its kPod) arrived; a board that already answered takes a repeated hello as a question and answers again,
   // a repeated kPod changes nothing (its place in the pod is fixed at boot).
   void say_hello_again_if_unanswered(std::chrono::steady_clock::time_point now, std::chrono::milliseconds interval);
   void set_pod(unsigned task, unsigned num_tasks) { pod_ = rt::link::PodInfo{uint16_t(task), uint16_t(num_tasks)}; }
@@ -128,6 +128,11 @@ class LinkSession final : private rt::link::FrameSink {
   }
 
   const std::optional<BoardInfo>& board() const { return board_; }
+  // The place in its pod the board says it took as it booted (its answer to kPod), once it said.
+  const std::optional<rt::link::PodInfo>& board_pod_place() const { return board_pod_place_; }
+  // Why the board is not the task this session told it to be (it booted before tpu spoke, so it
+  // never heard), or nothing.
+  std::optional<std::string> pod_place_mismatch() const;
   const std::map<unsigned, CoreResult>& results() const { return results_; }
   const ConsoleTail& console_tail() const { return tail_; }
   SessionCounters counters() const;
@@ -150,6 +155,7 @@ class LinkSession final : private rt::link::FrameSink {
   void on_frame(const rt::link::FrameView& frame) override;
 
   void on_hello(const rt::link::FrameView& frame);
+  void on_pod_place(const rt::link::FrameView& frame);
   void on_log(const rt::link::FrameView& frame);
   void on_request(const rt::link::FrameView& frame);
   void on_request_in_place(const rt::link::FrameView& frame);
@@ -181,6 +187,7 @@ class LinkSession final : private rt::link::FrameSink {
   std::optional<uint32_t> expected_board_sequence_;
   std::optional<BoardInfo> board_;
   rt::link::PodInfo pod_;
+  std::optional<rt::link::PodInfo> board_pod_place_;
   std::chrono::steady_clock::time_point hello_sent_at_{};
   std::map<unsigned, CoreResult> results_;
   std::map<unsigned, PendingRequest> requests_;

@@ -223,10 +223,23 @@ void Endpoint::on_hello(const FrameView& frame) {
   }
 }
 
+void Endpoint::fix_pod_place(const PodInfo& place) {
+  pod_place_ = place;
+  pod_place_fixed_.store(true, MemoryOrder::kRelease);
+  if (host_connected()) send_pod_place();
+}
+
+void Endpoint::send_pod_place() {
+  uint8_t payload[16];
+  const Result<size_t> size = encode_pod_info(pod_place_, Span<uint8_t>(payload, sizeof payload));
+  if (size) (void)send_frame(MessageKind::kPod, 0, Span<const uint8_t>(payload, *size));
+}
+
 void Endpoint::on_pod(const FrameView& frame) {
   Result<PodInfo> pod = parse_pod_info(frame.payload);
   if (!pod) return send_error(pod.status().code(), frame, pod.status().message());
-  if (pod_known_.load(MemoryOrder::kAcquire)) return;  // the board's place in the pod is fixed at boot
+  if (pod_place_fixed_.load(MemoryOrder::kAcquire)) return send_pod_place();  // fixed at boot: say which it is
+  if (pod_known_.load(MemoryOrder::kAcquire)) return;  // the first kPod is the one the boot takes
   pod_ = *pod;
   pod_known_.store(true, MemoryOrder::kRelease);
   port_.wake_all();

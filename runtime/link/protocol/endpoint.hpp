@@ -73,6 +73,10 @@ class Endpoint final : private FrameSink {
   // Polls until the host said which task of its pod this board is (kPod, sent right after the host's
   // hello); DEADLINE_EXCEEDED if it did not within `timeout_ns`.
   Result<PodInfo> wait_for_pod(uint64_t timeout_ns);
+  // The board's place in its pod, decided once as it boots (the host's kPod, or task 0 of 1 without
+  // one): said to the host now (if it said hello) and again in answer to every later kPod, so that
+  // a host that attached to a board already running learns the board is not the task it meant.
+  void fix_pod_place(const PodInfo& place);
 
   // Calls `function` on the host with a text argument and tensors (contiguous); the results land
   // in `results`, one slot per result the function returns. Errors: the host's status (unknown
@@ -167,6 +171,7 @@ class Endpoint final : private FrameSink {
 
   void on_hello(const FrameView& frame);
   void on_pod(const FrameView& frame);
+  void send_pod_place();
   void on_reply(const FrameView& frame);
   void on_host_error(const FrameView& frame);
   void on_infeed(const FrameView& frame);
@@ -214,6 +219,8 @@ class Endpoint final : private FrameSink {
   Atomic<bool> host_connected_{false};
   Atomic<bool> pod_known_{false};
   PodInfo pod_;  // written under the receive lock before pod_known_
+  Atomic<bool> pod_place_fixed_{false};
+  PodInfo pod_place_;  // written before pod_place_fixed_, never after
   Atomic<uint32_t> next_call_id_{1};
   uint32_t send_sequence_ = 0;          // under the output lock
   uint32_t expected_host_sequence_ = 0;  // under the receive lock

@@ -50,7 +50,9 @@
 // kError, both ways, channel = the core concerned (0 if none): status not 0; related_kind 0 if none.
 // kPod, host -> board, channel 0, right after every host hello: which task of its pod of boards
 //   this board is (tpu run --boards K, one Open MPI rank per board): task < num_tasks <= kMaxPodTasks.
-//   A single board is task 0 of 1.
+//   A single board is task 0 of 1. Board -> host, channel 0: the place the board took as it booted
+//   (fixed then: the host's first kPod, or task 0 of 1 without one), sent once it is fixed and again
+//   in answer to every later kPod, so a host attached to a running board learns what it is.
 // kTrace, board -> host, channel 0: u16 event_count, then the events. phase as in Chrome traces:
 //   'B' begin, 'E' end, 'X' complete (arg = duration ns), 'i' instant, 'C' counter (arg = value).
 #pragma once
@@ -62,7 +64,8 @@ namespace rt::link {
 // The reserved host-call name of an outfeed tuple sent in place (see "Outfeed in place" above).
 inline constexpr const char* kOutfeedFunction = ".outfeed";
 
-inline constexpr uint8_t kProtocolVersion = 3;  // 2: InfeedCredits::cut_dimensions; 3: InfeedCredits::closed
+inline constexpr uint8_t kProtocolVersion = 4;  // 2: InfeedCredits::cut_dimensions; 3: InfeedCredits::closed;
+                                                 // 4: kPod both ways (the board answers with its place)
 inline constexpr uint16_t kMinAdvertisedPayload = 512;
 
 // TensorFlow's canonical code for a status code, and back.
