@@ -188,7 +188,7 @@ endif
 into_place = && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 
 # ---------------------------------------------------------------- build rules
-.PHONY: all image boot-image runtime app-tool app-tool-link device-half run print-run-command print-app-folders print-link-layout print-board-cores debug test freestanding-check bench \
+.PHONY: all image boot-image runtime app-tool app-tool-link device-half run print-run-command print-app-folders print-link-layout print-board-cores print-boot-image debug test freestanding-check bench \
   setup setup-board setup-host-tools setup-debug setup-all clean help tpu tpu-tests print-app-tool
 all: image
 image: $(APP_IMAGE) $(APP_BOOT_IMAGE)
@@ -284,6 +284,11 @@ print-board-cores:
 # Prints the command `make run` would execute (the test harness uses it).
 print-run-command:
 	@echo $(RUN_COMMAND)
+
+# Prints the file the board boots (raspi3b: kernel8.img; the ELF elsewhere): what `tpu run
+# --chainboot` sends to the raspi3b chainloader.
+print-boot-image:
+	@echo $(BOOT_IMAGE)
 
 # Prints what tpu needs to set up the shared-memory link: the RAM file's size, the window's offset
 # in it and the window's size, in bytes (0 0 0 for a board without a window), and "process" for a

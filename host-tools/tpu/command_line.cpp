@@ -63,6 +63,9 @@ void add_run_options(CLI::App& run, RunOptions& options, bool pod = false) {
   add_board_options(run, options.board, options.cores, options.attach, pod);
   run.add_option("TARGET", options.target, "an app's name (make help lists them), an app folder anywhere, or an ELF image")
       ->check(non_empty());
+  run.add_flag("--chainboot", options.chainboot,
+               "with --serial or --socket on a raspi3b sitting in its UART chainloader (make sdcard CHAINLOADER=1): "
+               "send it the image built for the run first (in a pod, every rank its own board)");
   run.add_option("--timeout", options.timeout_s, "give up after S seconds (default 120), exit status 4")
       ->check(positive_seconds());
   run.add_option("--host-call-deadline", options.host_call_deadline_s,

@@ -9,10 +9,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <vector>
 
 #include "host-tools/lib/board/board_process.hpp"
+#include "host-tools/lib/board/chainloader_upload.hpp"
 #include "host-tools/lib/board/cpu_sharing.hpp"
 #include "host-tools/lib/session/channel_output.hpp"
 #include "host-tools/lib/cli/cli_args.hpp"
@@ -49,6 +52,7 @@ constexpr auto kAttachedQuiet = std::chrono::milliseconds(700);
 // boot later, and bytes that reach a booting board's UART may be lost).
 constexpr auto kHelloRepeat = std::chrono::milliseconds(250);
 constexpr auto kWorkerWait = std::chrono::milliseconds(20);  // while a host function runs, the board is read this often
+constexpr const char* kChainloaderBoard = "raspi3b";  // the one board with a UART chainloader (boards/raspi3b/chainloader)
 
 struct Target {
   std::string board;
@@ -318,6 +322,29 @@ void serve_cluster_spec(HostFunctions& functions, std::vector<std::string> worke
   });
 }
 
+// --chainboot: the image built for the run, sent through the board's UART chainloader (raspi3b's);
+// what the image wrote after the loader's OK (the session reads it first), or nothing after saying
+// why not. The loader is waited for, and the image sent, within the run's deadline (--timeout).
+std::optional<std::vector<uint8_t>> chainboot(const std::filesystem::path& root, const std::optional<Target>& target,
+                                              BoardChannel& channel, std::chrono::steady_clock::time_point deadline) {
+  const std::string board = kChainloaderBoard;
+  std::string error = !target ? "name the app or image to send" : target->image ? build_boot_image(root, board, *target->image)
+                                                                                : build_image(root, board, target->app);
+  std::optional<std::filesystem::path> path;
+  if (error.empty()) path = boot_image_path(root, board, target->app, target->image, error);
+  std::ifstream file;
+  if (path) file.open(*path, std::ios::binary);
+  const std::vector<uint8_t> image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (path && image.empty() && error.empty()) error = "cannot read " + path->string();
+  if (error.empty()) {
+    ChainloaderUpload upload = upload_to_chainloader(channel, image, deadline, std::cerr);
+    if (!upload.error) return std::move(upload.after_ok);
+    error = *upload.error;
+  }
+  std::cerr << "tpu: --chainboot: " << error << std::endl;
+  return std::nullopt;
+}
+
 // --trace FILE: in a pod, each board's trace goes to a file of its own, FILE with ".task-<t>" before
 // its extension (trace.json: trace.task-0.json, trace.task-1.json, ...).
 std::optional<std::filesystem::path> trace_file_of(const std::optional<std::filesystem::path>& file, const PodPlace& place) {
@@ -363,6 +390,13 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(attach_target_of(options.attach, place), program) : launch_board(root, options, target, place.local_rank, program);
   if (!process) return kExitBuildFailed;
   process->set_spin(spin);
+  const auto deadline = deadline_after_seconds(options.timeout_s);  // the run's, the chainloader's upload included
+  std::vector<uint8_t> bytes;  // what the board wrote, read in turns; first what came after the chainloader's OK
+  if (options.chainboot) {
+    std::optional<std::vector<uint8_t>> after_ok = chainboot(root, target, *process, deadline);
+    if (!after_ok) return kExitBuildFailed;
+    bytes = std::move(*after_ok);
+  }
   if (worker) worker->set_spin(spin);
   TraceCollector trace(options.trace_file.has_value());
   trace.serve_with(functions);
@@ -390,9 +424,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   session.set_pod(place.task, place.num_tasks);
   session.send_hello();
 
-  const auto deadline = deadline_after_seconds(options.timeout_s);
   CoreWatch watch(options.watch, std::cerr);  // --watch: the cores live, from board memory
-  std::vector<uint8_t> bytes;
   auto last_bytes_at = std::chrono::steady_clock::now();
   for (bool open = true; open;) {
     if (*interrupted) {
@@ -493,8 +525,8 @@ PodRun pod_run(const std::filesystem::path& root, const RunOptions& options, con
   PodRun run;
   run.board = target.board;
   run.target = target.image ? target.image->string() : target.app;
-  run.build = [root, target, attaching = options.attach.any()](const std::string& board) {
-    if (target.image || attaching) return true;  // an attached board runs the image it has
+  run.build = [root, target, attaching = options.attach.any() && !options.chainboot](const std::string& board) {
+    if (target.image || attaching) return true;  // an attached board runs the image it has (unless sent one)
     const std::string error = build_image(root, board, target.app);
     if (!error.empty()) std::cerr << "tpu: " << error << std::endl;
     return error.empty();
@@ -517,6 +549,12 @@ int run_board(const RunOptions& given) {
     }
     options.boards = static_cast<unsigned>(kinds.size());
     options.board = kinds[0];
+  }
+  if (options.chainboot && (!options.attach.any() || options.board != kChainloaderBoard)) {
+    std::cerr << "tpu: --chainboot sends the image to a raspi3b's UART chainloader: it needs --board raspi3b and "
+                 "--serial DEV or --socket PATH"
+              << std::endl;
+    return kExitBuildFailed;
   }
   const std::optional<std::filesystem::path> root = find_repository_root();
   if (!root) {

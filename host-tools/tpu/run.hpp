@@ -26,6 +26,7 @@ struct RunOptions {
   bool watch = false;  // --watch: what every core does, live from board memory (host-tools/lib/triage/core_watch.hpp)
   LinkChoice link = LinkChoice::kAuto;  // --link shm|uart: how frames travel (shm where the board has it)
   AttachTarget attach;  // --serial DEV [--baud B] / --socket PATH: a running board, not a launched one
+  bool chainboot = false;  // --chainboot: send the board (raspi3b, attached) the image through its UART chainloader first
   std::string target;  // an app name or folder (built with make image) or an image path (optional when attaching)
   std::vector<std::string> argv;  // tpu's whole command line, for handing the run to the app's tool
 };

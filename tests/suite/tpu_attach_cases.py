@@ -6,7 +6,9 @@ socket's client, like a Pi reset after tpu started) and the board booted well be
 (a pty, like a Pi powered before tpu). Either way the app's host functions must run on tpu's side,
 every core's result must come back, and QEMU must end by itself when the run ends. A pod of two
 raspi3b boards attached to the same way (each rank's socket named by {rank}) must run the pod app as
-a pod tpu launches does; one whose board had booted alone must end with that said."""
+a pod tpu launches does; one whose board had booted alone must end with that said. With
+--chainboot the boards boot the UART chainloader (what a Pi's SD card holds) and tpu sends each the
+image it built; a board that is not in its loader is named after --timeout."""
 from __future__ import annotations
 
 import os
@@ -117,12 +119,14 @@ def check_attach(board: str, cores: int, backend: str) -> Outcome:
     return judged
 
 
-def run_attached_pod(app: str, waits: list[bool], folder: Path, boards_end: bool = True) -> tuple[RunResult | None, str, bool]:
+def run_attached_pod(app: str, waits: list[bool], folder: Path, boards_end: bool = True,
+                     loader: Path | None = None) -> tuple[RunResult | None, str, bool]:
     """Raspi3b boards of 4 cores running `app`, board r's mini UART on <folder>/link-r.sock (QEMU
     waiting for tpu before it boots the board where waits[r], else booted at once and given 2 s),
     and `tpu run --boards K --socket <folder>/link-{rank}.sock` on them: the run's result (None if a
     board could not be started), the log, and whether every QEMU ended by itself (given QEMU_END_S if
-    `boards_end`, else killed at once)."""
+    `boards_end`, else killed at once). With `loader` the boards boot it and tpu sends them the app
+    (--chainboot)."""
     boards, started, log = len(waits), [], ""
     try:
         for board, wait in enumerate(waits):
@@ -130,12 +134,14 @@ def run_attached_pod(app: str, waits: list[bool], folder: Path, boards_end: bool
             command = qemu_command("raspi3b", 4, link, app)
             if isinstance(command, str):
                 return None, command, False
+            if loader:
+                boot_loader(command, loader)
             log += f"$ {shlex.join(command)}\n"
             started.append((board, start_qemu(command, folder / f"qemu-{board}.txt")))
         if not all(waits):
             time.sleep(BOOTED_BEFORE_ATTACH_S)
         tpu = [TPU_BINARY, "run", "--boards", str(boards), "--board", "raspi3b", "--socket",
-               str(folder / "link-{rank}.sock"), "--timeout", "90", app]
+               str(folder / "link-{rank}.sock"), *(["--chainboot"] if loader else []), "--timeout", "90", app]
         result = run_image(tpu, TPU_TIMEOUT_S)
         log += f"$ {shlex.join(tpu)}\n{result.output}"
     finally:
@@ -145,19 +151,23 @@ def run_attached_pod(app: str, waits: list[bool], folder: Path, boards_end: bool
     return result, log, ended
 
 
-def check_attached_pod() -> Outcome:
-    """Two raspi3b boards started by hand, each waiting for its tpu; `tpu run --boards 2 --socket
-    .../link-{rank}.sock pod`: each board learns its task from its tpu's hello as it boots, and the pod
-    app's lines (its topology, hosts, devices and the collectives across boards, the bits of one
-    qemu-virt-a53 board of 8 cores) are what they are on a pod tpu launches."""
+def check_attached_pod(chainboot: bool) -> Outcome:
+    """Two raspi3b boards started by hand, each waiting for its tpu (or sitting in its chainloader);
+    `tpu run --boards 2 --socket .../link-{rank}.sock [--chainboot] pod`: each board learns its task
+    from its tpu's hello as it boots, and the pod app's lines (its topology, hosts, devices and the
+    collectives across boards, the bits of one qemu-virt-a53 board of 8 cores) are what they are on a
+    pod tpu launches."""
     missing = tpu_not_built()
     if missing:
         return missing
+    loader = loader_image() if chainboot else None
+    if isinstance(loader, str):
+        return Outcome(False, loader, "")
     across_hash, one_board_log = one_board_hash("qemu-virt-a53", 8)
     if across_hash is None:
         return Outcome(False, "one board of 8 cores did not print its hash", one_board_log)
     with tempfile.TemporaryDirectory(prefix="tpu-attach-") as folder:
-        result, log, ended = run_attached_pod("pod", [True, True], Path(folder))
+        result, log, ended = run_attached_pod("pod", [True, True], Path(folder), loader=loader)
     if result is None:
         return Outcome(False, log, "")
     judged = judge_pod_knowledge("raspi3b", 2, 4, across_hash, result, log)
@@ -188,13 +198,75 @@ def check_attached_pod_booted_first() -> Outcome:
     return Outcome(True, "", log)
 
 
+def loader_image() -> Path | str:
+    """The raspi3b chainloader's kernel8.img (`make chainloader`: what a Pi's SD card holds), or an error."""
+    result = run_image(make_command("chainloader", BOARD="raspi3b"), 300)
+    if result.exit_code != 0:
+        return f"make chainloader failed: {runner.describe_exit(result)}"
+    return REPO_ROOT / "build" / "raspi3b" / "chainloader" / "kernel8.img"
+
+
+def boot_loader(command: list[str], loader: Path) -> None:
+    """Makes a raspi3b QEMU command boot the chainloader, with one TCG thread: under multi-threaded TCG
+    the three cores waiting in the spin table spin and starve QEMU's main loop, which moves the image
+    into the UART a byte at a time (hello's 95 KB: about 2 s against 10 s idle, and 30-50 s beside
+    another such QEMU)."""
+    command[command.index("-kernel") + 1] = str(loader)
+    command[1:1] = ["-accel", "tcg,thread=single"]
+
+
+def check_chainboot(app: str, loader_running: bool) -> Outcome:
+    """A raspi3b booted into its UART chainloader (its mini UART on a Unix socket, QEMU waiting for tpu)
+    and `tpu run --socket S --chainboot APP`: tpu builds the app's kernel8.img, sends it through the
+    loader, and serves the run the image starts. Without the loader (the board runs an app instead)
+    tpu must give up after --timeout naming what it waited for and what the board said."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    loader = loader_image()
+    if isinstance(loader, str):
+        return Outcome(False, loader, "")
+    with tempfile.TemporaryDirectory(prefix="tpu-chainboot-") as folder:
+        socket_path, qemu_log = Path(folder) / "link.sock", Path(folder) / "qemu.txt"
+        command = qemu_command("raspi3b", 4, f"unix:{socket_path},server=on,wait=on", APP)
+        if isinstance(command, str):
+            return Outcome(False, command, "")
+        if loader_running:
+            boot_loader(command, loader)
+        qemu = start_qemu(command, qemu_log)
+        try:
+            timeout = ["--timeout", "90"] if loader_running else ["--timeout", "3"]
+            tpu = [TPU_BINARY, "run", "--board", "raspi3b", "--socket", str(socket_path), "--chainboot", *timeout, app]
+            result = run_image(tpu, TPU_TIMEOUT_S)
+        finally:
+            ended = stop_qemu(qemu, QEMU_END_S if loader_running else 0)
+        log = f"$ {shlex.join(command)}\n$ {shlex.join(tpu)}\n{result.output}\n--- QEMU:\n{qemu_log.read_text(errors='replace')}"
+    if not loader_running:
+        return judge_exit_and_output(result, log, 2, [
+            r"tpu: --chainboot: no 'raspi3b-chainboot: ready' from the board within the time allowed",
+            r"the board said instead:\n\s+\[c\d I\]"])
+    judged = judge_exit_and_output(result, log, 0, [
+        r"tpu: chainloader: \d+ bytes sent in [\d.]+ s; the board starts the image",
+        rf"tpu: link up: board raspi3b, app {app}, 4 cores", r"tpu: 4 of 4 cores reported a result, all OK"])
+    if judged.ok and not ended:
+        return Outcome(False, f"QEMU was still running {QEMU_END_S:.0f} s after the run ended", log)
+    return judged
+
+
 def attach_cases() -> list[Case]:
     runs = [("raspi3b", 4, "socket"), ("raspi3b", 4, "pty"), ("qemu-virt-rv64", 4, "socket")]
     cases = [Case(f"tpu-attach/{board}/{cores}/{backend}", partial(check_attach, board, cores, backend),
                   images=((board, APP),), estimate_s=8)
              for board, cores, backend in runs]
     return cases + [
-        Case("tpu-attach/pod/raspi3b/2x4/socket", check_attached_pod,
+        Case("tpu-attach/pod/raspi3b/2x4/socket", partial(check_attached_pod, False),
              images=(("raspi3b", "pod"), ("qemu-virt-a53", "pod")), estimate_s=15),
+        Case("tpu-attach/pod/raspi3b/2x4/chainboot", partial(check_attached_pod, True),
+             images=(("raspi3b", "pod"), ("qemu-virt-a53", "pod")), estimate_s=25),
         Case("tpu-attach/pod/raspi3b/2x4/booted-first", check_attached_pod_booted_first,
-             images=(("raspi3b", APP),), estimate_s=10)]
+             images=(("raspi3b", APP),), estimate_s=10),
+        # the chainloader receives at QEMU's UART pace (about 50 KB/s): hello's 95 KB image
+        Case("tpu-attach/raspi3b/4/chainboot", partial(check_chainboot, "hello", True),
+             images=(("raspi3b", "hello"),), estimate_s=15),
+        Case("tpu-attach/raspi3b/4/chainboot-without-loader", partial(check_chainboot, "hello", False),
+             images=(("raspi3b", "hello"), ("raspi3b", APP)), estimate_s=6)]

@@ -52,6 +52,9 @@ CLI_CASES = {
     "cores-out-of-range": (["run", "--cores", "17", "hello"], 2, [r"--cores: Value 17 not in range 1 to 16"]),
     "bad-link": (["run", "--link", "wifi", "hello"], 2, [r"--link: wifi not in \{auto,shm,uart\}"]),
     "bad-timeout": (["run", "--timeout", "-3", "hello"], 2, [r"positive number of seconds .*got '-3'"]),
+    "chainboot-without-attach": (["run", "--board", "raspi3b", "--chainboot", "hello"], 2,
+                                 [r"--chainboot sends the image to a raspi3b's UART chainloader: it needs --board "
+                                  r"raspi3b and --serial DEV or --socket PATH"]),
     "unknown-board": (["run", "--board", "pi5", "hello"], 2, [r"--board: unknown board 'pi5' \(boards: host, qemu-virt-a53, qemu-virt-rv64, raspi3b\)"]),
     "unknown-app": (["run", "--board", "host", "nosuchapp"], 2, [r"unknown APP 'nosuchapp'.*valid apps: .*hello"]),
     "exec-bad-op": (["exec", "fly", "-o", "x.npy"], 2, [r"OP: fly not in \{matmul"]),

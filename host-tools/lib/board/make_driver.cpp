@@ -178,6 +178,21 @@ std::optional<std::string> link_layout_text(const std::filesystem::path& root, c
   return last_nonempty_line(listed.output);
 }
 
+std::optional<std::filesystem::path> boot_image_path(const std::filesystem::path& root, const std::string& board,
+                                                     const std::string& app,
+                                                     const std::optional<std::filesystem::path>& image,
+                                                     std::string& error) {
+  std::vector<std::string> argv = {"make", "-s", "print-boot-image", "BOARD=" + board};
+  argv.push_back(image ? "IMAGE=" + image->string() : "APP=" + app);
+  const CommandOutput listed = run_and_collect(argv, root);
+  const std::string path = last_nonempty_line(listed.output);
+  if (listed.exit_code != 0 || path.empty()) {
+    error = "`" + joined_command(argv) + "` failed:\n" + listed.output;
+    return std::nullopt;
+  }
+  return std::filesystem::path(path).is_absolute() ? std::filesystem::path(path) : root / path;
+}
+
 std::optional<std::string> board_of_image(const std::filesystem::path& image, std::string& error) {
   std::ifstream file(image, std::ios::binary);
   std::ostringstream bytes;

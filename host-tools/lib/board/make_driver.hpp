@@ -57,6 +57,13 @@ std::optional<std::filesystem::path> build_app_tool(const std::filesystem::path&
 std::optional<std::vector<unsigned>> valid_core_counts(const std::filesystem::path& root, const std::string& board,
                                                        std::string& error);
 
+// The file `board` boots for `app` (or made from the ELF `image`): `make print-boot-image`; nothing
+// with `error` set.
+std::optional<std::filesystem::path> boot_image_path(const std::filesystem::path& root, const std::string& board,
+                                                     const std::string& app,
+                                                     const std::optional<std::filesystem::path>& image,
+                                                     std::string& error);
+
 // `make print-link-layout`'s line for `board` (RAM file bytes, window offset, window bytes).
 std::optional<std::string> link_layout_text(const std::filesystem::path& root, const std::string& board,
                                             std::string& error);

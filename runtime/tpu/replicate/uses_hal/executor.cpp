@@ -1,6 +1,7 @@
 // Launch slots, the worker loop and core 0's side of the launch protocol.
 #include "runtime/tpu/replicate/executor.hpp"
 
+#include "hal/support/new.hpp"
 #include "hal/time.hpp"
 #include "runtime/mailbox/mailbox.hpp"
 #include "runtime/trace/core_status.hpp"
@@ -18,7 +19,19 @@ struct alignas(kCacheLineSize) LaunchSlot {
   ReplicaOutputs outputs;
 };
 
-LaunchSlot slots[hal::kMaxCores];
+// The slots live in zeroed memory (.bss) and are constructed at start-up, by the boot core's static
+// constructors before any other core runs: as an initialised array (their members' defaults are
+// not all zero bits) they were 400 KiB of every image's data, which a raspi3b chainloader receives
+// at the UART's pace.
+alignas(LaunchSlot) unsigned char slot_storage[sizeof(LaunchSlot) * hal::kMaxCores];
+
+struct ConstructSlots {
+  ConstructSlots() {
+    for (unsigned core = 0; core < hal::kMaxCores; ++core) new (slot_storage + core * sizeof(LaunchSlot)) LaunchSlot();
+  }
+} construct_slots;
+
+LaunchSlot* const slots = reinterpret_cast<LaunchSlot*>(slot_storage);
 uint32_t programs_served[hal::kMaxCores];  // each core's own count of stop requests it honoured
 
 bool idle(const LaunchSlot& slot) {

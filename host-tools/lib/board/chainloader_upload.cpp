@@ -1,0 +1,134 @@
+// The raspi3b chainloader's upload protocol from tpu's side (chainloader_upload.hpp).
+#include "chainloader_upload.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/link/transport/crc32.hpp"
+
+namespace tpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kLoaderPrefix = "raspi3b-chainboot: ";
+constexpr std::string_view kMagic = "TPUBOOT1";
+constexpr auto kHeaderAnswerWithin = std::chrono::seconds(5);
+constexpr auto kPoll = std::chrono::milliseconds(50);
+constexpr size_t kOtherLinesKept = 4;
+
+// The loader's lines as they come off the channel; bytes after the last whole line stay pending.
+class LoaderLines {
+ public:
+  explicit LoaderLines(BoardChannel& channel) : channel_(channel) {}
+
+  // The next loader line starting with `what` (after the prefix), or an error: the loader's ERROR
+  // line, the end of the stream, or the deadline (naming `waiting_for`).
+  std::optional<std::string> wait_for(std::string_view what, Clock::time_point deadline, const std::string& waiting_for,
+                                      std::string& error) {
+    for (;;) {
+      while (std::optional<std::string> line = next_line()) {
+        if (line->rfind(kLoaderPrefix, 0) != 0) {
+          keep_other(*line);
+          continue;
+        }
+        const std::string said = line->substr(kLoaderPrefix.size());
+        if (said.rfind("ERROR", 0) == 0) {
+          error = "the chainloader refused the image: " + said;
+          return std::nullopt;
+        }
+        if (said.rfind(what, 0) == 0) return said;
+      }
+      if (Clock::now() >= deadline) {
+        error = "no '" + std::string(kLoaderPrefix) + std::string(what) + "' from the board within the time allowed (" +
+                waiting_for + ")" + other_text();
+        return std::nullopt;
+      }
+      if (!channel_.pump(kPoll, pending_)) {
+        error = "the line to the board closed while waiting for '" + std::string(kLoaderPrefix) + std::string(what) +
+                "'" + other_text();
+        return std::nullopt;
+      }
+    }
+  }
+
+  std::vector<uint8_t> take_pending() { return std::move(pending_); }
+
+ private:
+  std::optional<std::string> next_line() {
+    const auto end = std::find(pending_.begin(), pending_.end(), uint8_t{'\n'});
+    if (end == pending_.end()) return std::nullopt;
+    std::string line;
+    for (auto byte = pending_.begin(); byte != end; ++byte)
+      if (*byte != 0 && *byte != '\r') line.push_back(static_cast<char>(*byte));
+    pending_.erase(pending_.begin(), end + 1);
+    return line;
+  }
+
+  void keep_other(const std::string& line) {
+    if (line.empty()) return;
+    other_.push_back(line.substr(0, 120));
+    if (other_.size() > kOtherLinesKept) other_.erase(other_.begin());
+  }
+
+  std::string other_text() const {
+    if (other_.empty()) return "";
+    std::string text = "; the board said instead:";
+    for (const std::string& line : other_) text += "\n    " + line;
+    return text;
+  }
+
+  BoardChannel& channel_;
+  std::vector<uint8_t> pending_;
+  std::vector<std::string> other_;
+};
+
+void put_u32(std::vector<uint8_t>& bytes, uint32_t value) {
+  for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<uint8_t>(value >> shift));
+}
+
+std::vector<uint8_t> upload_header(std::span<const uint8_t> image) {
+  std::vector<uint8_t> header(kMagic.begin(), kMagic.end());
+  put_u32(header, static_cast<uint32_t>(image.size()));
+  put_u32(header, rt::link::crc32(rt::Span<const uint8_t>(image.data(), image.size())));
+  return header;
+}
+
+}  // namespace
+
+ChainloaderUpload upload_to_chainloader(BoardChannel& channel, std::span<const uint8_t> image,
+                                        Clock::time_point deadline, std::ostream& notes) {
+  ChainloaderUpload upload;
+  if (image.empty() || image.size() > UINT32_MAX) {
+    upload.error = "the image of " + std::to_string(image.size()) + " bytes cannot be sent to the chainloader";
+    return upload;
+  }
+  notes << "tpu: waiting for the raspi3b chainloader on " << channel.name() << " (reset the board into it if needed)"
+        << std::endl;
+  LoaderLines lines(channel);
+  std::string error;
+  if (!lines.wait_for("ready", deadline, "is the chainloader the board's kernel8.img (make sdcard "
+                      "BOARD=raspi3b CHAINLOADER=1), and was the board reset?", error)) {
+    upload.error = error;
+    return upload;
+  }
+  const std::vector<uint8_t> header = upload_header(image);
+  channel.send(header);
+  if (!lines.wait_for("receiving", std::min(deadline, Clock::now() + kHeaderAnswerWithin), "the loader saw no valid header",
+                      error)) {
+    upload.error = error;
+    return upload;
+  }
+  const auto started = Clock::now();
+  channel.send(image);
+  if (!lines.wait_for("OK", deadline, "the image had not arrived whole", error)) {
+    upload.error = error;
+    return upload;
+  }
+  notes << "tpu: chainloader: " << image.size() << " bytes sent in "
+        << std::chrono::duration<double>(Clock::now() - started).count() << " s; the board starts the image" << std::endl;
+  upload.after_ok = lines.take_pending();
+  return upload;
+}
+
+}  // namespace tpu
