@@ -247,6 +247,28 @@ TEST_CASE("a host hello lost on a serial line is said again until the board answ
   REQUIRE(notes.find("tpu: link up") == notes.rfind("tpu: link up"));
 }
 
+TEST_CASE("a board that restarts and says hello from the start is greeted again, its pod place asked anew",
+          "[link-session]") {
+  Loopback link;
+  link.endpoint->poll();
+  link.endpoint->fix_pod_place({0, 1});
+  link.deliver();
+  REQUIRE(link.session.board_pod_place());
+  rt::link::BoardIdentity identity;  // the same board, restarted: its frames count from 0 again
+  identity.board = "loopback";
+  identity.app = "test";
+  identity.cores = 4;
+  identity.mesh_shape[3] = 4;
+  link.endpoint = std::make_unique<rt::link::Endpoint>(link, identity);
+  link.session.send_hello();  // a hello the restarted board hears
+  link.endpoint->poll();
+  const size_t sent_before = link.to_board.size();
+  link.deliver();  // its hello, frame 0
+  CHECK(link.notes.str().find("it restarted") != std::string::npos);
+  CHECK_FALSE(link.session.board_pod_place());  // to be said again
+  CHECK(link.to_board.size() > sent_before);    // greeted again: hello and kPod
+}
+
 TEST_CASE("a board that booted as a single board tells a pod's tpu so, and the session names the mismatch",
           "[link-session]") {
   Loopback link;

@@ -9,9 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <vector>
 
 #include "host-tools/lib/board/board_process.hpp"
@@ -48,9 +46,6 @@ constexpr auto kPumpInterval = std::chrono::milliseconds(100);
 constexpr unsigned long kTimerSlackNs = 1000;
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 constexpr auto kAttachedQuiet = std::chrono::milliseconds(700);
-// On a serial line tpu says hello again this often until the board answers (a board attached to may
-// boot later, and bytes that reach a booting board's UART may be lost).
-constexpr auto kHelloRepeat = std::chrono::milliseconds(250);
 constexpr auto kWorkerWait = std::chrono::milliseconds(20);  // while a host function runs, the board is read this often
 constexpr const char* kChainloaderBoard = "raspi3b";  // the one board with a UART chainloader (boards/raspi3b/chainloader)
 
@@ -322,27 +317,14 @@ void serve_cluster_spec(HostFunctions& functions, std::vector<std::string> worke
   });
 }
 
-// --chainboot: the image built for the run, sent through the board's UART chainloader (raspi3b's);
-// what the image wrote after the loader's OK (the session reads it first), or nothing after saying
-// why not. The loader is waited for, and the image sent, within the run's deadline (--timeout).
-std::optional<std::vector<uint8_t>> chainboot(const std::filesystem::path& root, const std::optional<Target>& target,
-                                              BoardChannel& channel, std::chrono::steady_clock::time_point deadline) {
-  const std::string board = kChainloaderBoard;
-  std::string error = !target ? "name the app or image to send" : target->image ? build_boot_image(root, board, *target->image)
-                                                                                : build_image(root, board, target->app);
-  std::optional<std::filesystem::path> path;
-  if (error.empty()) path = boot_image_path(root, board, target->app, target->image, error);
-  std::ifstream file;
-  if (path) file.open(*path, std::ios::binary);
-  const std::vector<uint8_t> image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (path && image.empty() && error.empty()) error = "cannot read " + path->string();
-  if (error.empty()) {
-    ChainloaderUpload upload = upload_to_chainloader(channel, image, deadline, std::cerr);
-    if (!upload.error) return std::move(upload.after_ok);
-    error = *upload.error;
-  }
-  std::cerr << "tpu: --chainboot: " << error << std::endl;
-  return std::nullopt;
+// --chainboot: the boot image built for the run (before the board is attached to, so nothing the
+// loader says during the build is taken for an answer), or nothing after saying why not.
+std::optional<std::vector<uint8_t>> chainboot_image(const std::filesystem::path& root, const std::optional<Target>& target) {
+  std::string error = "name the app or image to send";
+  std::optional<std::vector<uint8_t>> image;
+  if (target) image = built_boot_image(root, kChainloaderBoard, target->app, target->image, error);
+  if (!image) std::cerr << "tpu: --chainboot: " << error << std::endl;
+  return image;
 }
 
 // --trace FILE: in a pod, each board's trace goes to a file of its own, FILE with ".task-<t>" before
@@ -387,15 +369,20 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   const bool spin = options.attach.any() || cpu_left_for_tpu(options.cores, place.local_size);
   setenv("TPU_HOST_SHARES_CPUS", spin ? "0" : "1", 1);
   prctl(PR_SET_TIMERSLACK, kTimerSlackNs, 0, 0, 0);  // before the board starts: it inherits it
+  std::optional<std::vector<uint8_t>> image_to_send;
+  if (options.chainboot && !(image_to_send = chainboot_image(root, target))) return kExitBuildFailed;
   std::unique_ptr<BoardChannel> process = options.attach.any() ? attach_board(attach_target_of(options.attach, place), program) : launch_board(root, options, target, place.local_rank, program);
   if (!process) return kExitBuildFailed;
   process->set_spin(spin);
   const auto deadline = deadline_after_seconds(options.timeout_s);  // the run's, the chainloader's upload included
   std::vector<uint8_t> bytes;  // what the board wrote, read in turns; first what came after the chainloader's OK
-  if (options.chainboot) {
-    std::optional<std::vector<uint8_t>> after_ok = chainboot(root, target, *process, deadline);
-    if (!after_ok) return kExitBuildFailed;
-    bytes = std::move(*after_ok);
+  if (image_to_send) {
+    ChainloaderUpload upload = upload_to_chainloader(*process, *image_to_send, deadline, std::cerr);
+    if (upload.error) {
+      std::cerr << "tpu: --chainboot: " << *upload.error << std::endl;
+      return upload.timed_out ? kExitTimeout : kExitBuildFailed;
+    }
+    bytes = std::move(upload.after_ok);
   }
   if (worker) worker->set_spin(spin);
   TraceCollector trace(options.trace_file.has_value());
@@ -425,6 +412,15 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   session.send_hello();
 
   CoreWatch watch(options.watch, std::cerr);  // --watch: the cores live, from board memory
+  // Ends the run on tpu's side: the console's last line out, the board and the host-function worker
+  // stopped, `why` said.
+  const auto stop_board = [&](const std::string& why, int status) {
+    console.flush();
+    process->kill();
+    if (worker) worker->stop();
+    std::cerr << "tpu: " << why << "; stopped " << program << std::endl;
+    return status;
+  };
   auto last_bytes_at = std::chrono::steady_clock::now();
   for (bool open = true; open;) {
     if (*interrupted) {
@@ -460,14 +456,9 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
     const bool bytes_were_empty = bytes.empty();
     session.feed(bytes);
     bytes.clear();
-    if (process->transport() != "shm") session.say_hello_again_if_unanswered(std::chrono::steady_clock::now(), kHelloRepeat);
-    if (const std::optional<std::string> wrong_place = session.pod_place_mismatch()) {
-      console.flush();
-      process->kill();
-      if (worker) worker->stop();
-      std::cerr << "tpu: " << *wrong_place << "; stopped " << program << std::endl;
-      return kExitLinkFailed;
-    }
+    if (process->transport() != "shm") session.say_hello_again_if_unanswered(std::chrono::steady_clock::now());
+    if (const std::optional<std::string> wrong_place = session.pod_place_mismatch())
+      return stop_board(*wrong_place, kExitLinkFailed);
     if (const std::optional<std::string> failure = link_failure(*process, session)) {
       console.flush();
       process->kill();
@@ -484,13 +475,8 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
       }
     }
     infeed.pump();
-    if (const std::optional<std::string>& error = infeed.fatal_error()) {  // the same status as a bad --infeed
-      console.flush();
-      process->kill();
-      if (worker) worker->stop();
-      std::cerr << "tpu: --infeed: " << *error << "; stopped " << program << std::endl;
-      return kExitBuildFailed;
-    }
+    if (const std::optional<std::string>& error = infeed.fatal_error())  // the same status as a bad --infeed
+      return stop_board("--infeed: " + *error, kExitBuildFailed);
     if (pod_collectives) pod_collectives->pump();
     console.flush_stale();
     watch.tick(*process, session);

@@ -22,10 +22,16 @@ class LoaderLines {
  public:
   explicit LoaderLines(BoardChannel& channel) : channel_(channel) {}
 
+  // Drops what was already waiting on the line (anything said before this upload began).
+  void drop_waiting() {
+    while (channel_.pump(std::chrono::milliseconds(0), pending_) && !pending_.empty()) pending_.clear();
+  }
+
   // The next loader line starting with `what` (after the prefix), or an error: the loader's ERROR
-  // line, the end of the stream, or the deadline (naming `waiting_for`).
+  // line (if `errors_count`: once it has our header), the end of the stream, or the deadline (naming
+  // `waiting_for`; timed_out() then says so).
   std::optional<std::string> wait_for(std::string_view what, Clock::time_point deadline, const std::string& waiting_for,
-                                      std::string& error) {
+                                      bool errors_count, std::string& error) {
     for (;;) {
       while (std::optional<std::string> line = next_line()) {
         if (line->rfind(kLoaderPrefix, 0) != 0) {
@@ -33,13 +39,14 @@ class LoaderLines {
           continue;
         }
         const std::string said = line->substr(kLoaderPrefix.size());
-        if (said.rfind("ERROR", 0) == 0) {
+        if (errors_count && said.rfind("ERROR", 0) == 0) {
           error = "the chainloader refused the image: " + said;
           return std::nullopt;
         }
         if (said.rfind(what, 0) == 0) return said;
       }
       if (Clock::now() >= deadline) {
+        timed_out_ = true;
         error = "no '" + std::string(kLoaderPrefix) + std::string(what) + "' from the board within the time allowed (" +
                 waiting_for + ")" + other_text();
         return std::nullopt;
@@ -53,6 +60,7 @@ class LoaderLines {
   }
 
   std::vector<uint8_t> take_pending() { return std::move(pending_); }
+  bool timed_out() const { return timed_out_; }
 
  private:
   std::optional<std::string> next_line() {
@@ -81,6 +89,7 @@ class LoaderLines {
   BoardChannel& channel_;
   std::vector<uint8_t> pending_;
   std::vector<std::string> other_;
+  bool timed_out_ = false;
 };
 
 void put_u32(std::vector<uint8_t>& bytes, uint32_t value) {
@@ -106,25 +115,29 @@ ChainloaderUpload upload_to_chainloader(BoardChannel& channel, std::span<const u
   notes << "tpu: waiting for the raspi3b chainloader on " << channel.name() << " (reset the board into it if needed)"
         << std::endl;
   LoaderLines lines(channel);
+  lines.drop_waiting();
   std::string error;
+  const auto failed = [&]() {
+    upload.error = error;
+    upload.timed_out = lines.timed_out();
+    return upload;
+  };
+  // Right after a ready line the loader listens (it says the next one a second later).
   if (!lines.wait_for("ready", deadline, "is the chainloader the board's kernel8.img (make sdcard "
-                      "BOARD=raspi3b CHAINLOADER=1), and was the board reset?", error)) {
-    upload.error = error;
-    return upload;
-  }
-  const std::vector<uint8_t> header = upload_header(image);
-  channel.send(header);
-  if (!lines.wait_for("receiving", std::min(deadline, Clock::now() + kHeaderAnswerWithin), "the loader saw no valid header",
-                      error)) {
-    upload.error = error;
-    return upload;
+                      "BOARD=raspi3b CHAINLOADER=1), and was the board reset?", false, error))
+    return failed();
+  channel.send(upload_header(image));
+  const std::optional<std::string> receiving = lines.wait_for(
+      "receiving", std::min(deadline, Clock::now() + kHeaderAnswerWithin), "the loader saw no valid header", true, error);
+  if (!receiving) return failed();
+  if (*receiving != "receiving " + std::to_string(image.size()) + " bytes") {
+    error = "the chainloader took our header as '" + *receiving + "' (" + std::to_string(image.size()) +
+            " bytes sent): the line garbled it";
+    return failed();
   }
   const auto started = Clock::now();
   channel.send(image);
-  if (!lines.wait_for("OK", deadline, "the image had not arrived whole", error)) {
-    upload.error = error;
-    return upload;
-  }
+  if (!lines.wait_for("OK", deadline, "the image had not arrived whole", true, error)) return failed();
   notes << "tpu: chainloader: " << image.size() << " bytes sent in "
         << std::chrono::duration<double>(Clock::now() - started).count() << " s; the board starts the image" << std::endl;
   upload.after_ok = lines.take_pending();

@@ -7,9 +7,11 @@
 //   loader: "raspi3b-chainboot: receiving <size> bytes" (or "... ERROR: <why>")
 //   host:   the image (only then: the mini UART's receive FIFO holds 8 bytes)
 //   loader: "raspi3b-chainboot: OK, starting the image" (or "... ERROR: <why>"), then jumps to it.
-// Each wait has a deadline and says what it waited for; the loader's ERROR line ends the upload with
-// the loader's reason. Text on the line that is not the loader's (a running image's console: the
-// board was not reset into the loader) is kept for the error message.
+// Each wait has a deadline and says what it waited for; once the header is out, the loader's ERROR
+// line ends the upload with the loader's reason. What was waiting on the line before (a loader's old
+// lines, or its error about an upload someone stopped) is dropped, and a fresh ready is waited for.
+// Text on the line that is not the loader's (a running image's console: the board was not reset into
+// the loader) is kept for the error message.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -25,6 +27,7 @@ namespace tpu {
 
 struct ChainloaderUpload {
   std::optional<std::string> error;  // why the image did not start; nothing once it did
+  bool timed_out = false;            // the error is the deadline's
   std::vector<uint8_t> after_ok;     // bytes that came after the loader's OK line (the image's first output)
 };
 

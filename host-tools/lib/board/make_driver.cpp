@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <sstream>
 
@@ -191,6 +192,23 @@ std::optional<std::filesystem::path> boot_image_path(const std::filesystem::path
     return std::nullopt;
   }
   return std::filesystem::path(path).is_absolute() ? std::filesystem::path(path) : root / path;
+}
+
+std::optional<std::vector<uint8_t>> built_boot_image(const std::filesystem::path& root, const std::string& board,
+                                                     const std::string& app,
+                                                     const std::optional<std::filesystem::path>& image,
+                                                     std::string& error) {
+  error = image ? build_boot_image(root, board, *image) : build_image(root, board, app);
+  if (!error.empty()) return std::nullopt;
+  const std::optional<std::filesystem::path> path = boot_image_path(root, board, app, image, error);
+  if (!path) return std::nullopt;
+  std::ifstream file(*path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) {
+    error = "cannot read " + path->string();
+    return std::nullopt;
+  }
+  return bytes;
 }
 
 std::optional<std::string> board_of_image(const std::filesystem::path& image, std::string& error) {

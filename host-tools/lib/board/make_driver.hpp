@@ -4,6 +4,7 @@
 // overrides the image path, so any ELF can be run the way `make run` would). The builds hold the
 // repository's build lock (build_lock.hpp), so concurrent tpu runs never build the same files at once.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -60,6 +61,13 @@ std::optional<std::vector<unsigned>> valid_core_counts(const std::filesystem::pa
 // The file `board` boots for `app` (or made from the ELF `image`): `make print-boot-image`; nothing
 // with `error` set.
 std::optional<std::filesystem::path> boot_image_path(const std::filesystem::path& root, const std::string& board,
+                                                     const std::string& app,
+                                                     const std::optional<std::filesystem::path>& image,
+                                                     std::string& error);
+
+// The bytes `board` boots for `app` (or for the ELF `image`), built first (make image / boot-image):
+// what `tpu run --chainboot` sends; nothing with `error` set.
+std::optional<std::vector<uint8_t>> built_boot_image(const std::filesystem::path& root, const std::string& board,
                                                      const std::string& app,
                                                      const std::optional<std::filesystem::path>& image,
                                                      std::string& error);

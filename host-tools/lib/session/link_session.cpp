@@ -158,7 +158,13 @@ void LinkSession::on_hello(const FrameView& frame) {
   if (hello->role != rt::link::PeerRole::kBoard) return send_error(StatusCode::kInvalidArgument, frame, "a host hello sent to the host");
   BoardInfo info{to_string(hello->board), to_string(hello->app), hello->core_count, {}, hello->max_payload};
   for (unsigned i = 0; i < 4; ++i) info.mesh_shape[i] = hello->mesh_shape[i];
-  if (board_ == info) return;  // the answer to a hello said again (say_hello_again_if_unanswered)
+  if (board_ && frame.header.sequence == 0) {  // a board's first frame: it restarted, and must hear us again
+    notes_ << "tpu: the board said hello from the start again (it restarted); saying hello to it again" << std::endl;
+    board_pod_place_.reset();
+    send_hello();
+  } else if (board_ == info) {
+    return;  // its answer to a hello said again (say_hello_again_if_unanswered)
+  }
   notes_ << "tpu: link up: board " << info.board << ", app " << info.app << ", " << info.cores << " cores, mesh ["
          << info.mesh_shape[0] << ", " << info.mesh_shape[1] << ", " << info.mesh_shape[2] << ", " << info.mesh_shape[3]
          << "]" << std::endl;

@@ -105,9 +105,14 @@ class LinkSession final : private rt::link::FrameSink {
   // On a serial line the first hello can be lost: a board attached to (--serial, --socket) may boot
   // after tpu spoke, or overrun its UART's FIFO while it boots (a Pi's mini UART holds 8 bytes). Says
   // hello (and kPod) again once `interval` has passed since the last time, until the board's hello
-  // and its place in the pod (its kPod) arrived; a board that already answered takes a repeated hello as a question and answers again,
-  // a repeated kPod changes nothing (its place in the pod is fixed at boot).
-  void say_hello_again_if_unanswered(std::chrono::steady_clock::time_point now, std::chrono::milliseconds interval);
+  // and its place in the pod (its kPod) arrived. A board that already answered takes a repeated
+  // hello as a question and answers again; a repeated kPod changes nothing (the place is fixed at
+  // boot). A board that says hello from the start again (frame 0: it restarted) is greeted anew.
+  void say_hello_again_if_unanswered(std::chrono::steady_clock::time_point now,
+                                     std::chrono::milliseconds interval = kHelloRepeatInterval);
+  // How often a hello is said again on a serial line: often enough that a board booting for a few
+  // hundred milliseconds (a Pi after its firmware) finds a byte of it in its UART.
+  static constexpr std::chrono::milliseconds kHelloRepeatInterval{100};
   void set_pod(unsigned task, unsigned num_tasks) { pod_ = rt::link::PodInfo{uint16_t(task), uint16_t(num_tasks)}; }
   void feed(std::span<const uint8_t> bytes) { decoder_.feed(rt::Span<const uint8_t>(bytes.data(), bytes.size())); }
   void end_of_stream() { decoder_.end_of_stream(); }

@@ -4,7 +4,7 @@
 namespace tpu {
 namespace {
 
-constexpr auto kPumpInterval = std::chrono::milliseconds(50);
+constexpr auto kPumpInterval = std::chrono::milliseconds(50);  // at most: LinkSession::kHelloRepeatInterval
 
 }  // namespace
 
@@ -26,6 +26,7 @@ LoopEnd run_session_loop(BoardChannel& channel, LinkSession& session, const Loop
     if (now >= options.deadline) return LoopEnd::kTimedOut;
     const bool open = channel.pump(kPumpInterval, bytes);
     session.feed(bytes);
+    if (channel.transport() != "shm") session.say_hello_again_if_unanswered(std::chrono::steady_clock::now());
     if (link_failure(channel, session)) return LoopEnd::kLinkFailed;
     if (!open) {
       session.end_of_stream();
