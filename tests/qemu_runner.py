@@ -89,6 +89,13 @@ def _kill_group(process: subprocess.Popen) -> None:
         pass
 
 
+def end_process(process: subprocess.Popen) -> None:
+    """Kills a process started in a session of its own (its whole group), reaps it and forgets it."""
+    _kill_group(process)
+    process.wait()
+    forget(process)
+
+
 def kill_all_running() -> None:
     """Kills every process group started by run_image (or tracked) that is still running (for Ctrl-C)."""
     with _running_lock:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import signal
 import subprocess
 import threading
 import time
@@ -178,12 +177,7 @@ class BuildPhase:
 
     def _kill_running(self) -> None:
         for image, (process, _) in list(self.running.items()):
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            process.wait()
-            runner.forget(process)
+            runner.end_process(process)
             self._record(image, Build(False, f"`{describe(image)}` was stopped: {self.stop_reason}"))
         self.running.clear()
 

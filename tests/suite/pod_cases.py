@@ -22,7 +22,6 @@ from pathlib import Path
 from qemu_runner import REPO_ROOT, RunResult, run_image
 
 from .case import Case, Outcome
-from .checks import ram_file_folder
 from .collecting import start_collecting, stop_collecting
 from .tpu_tool import TPU_BINARY, TPU_TIMEOUT_S, tpu_not_built
 

@@ -11,10 +11,8 @@ a pod tpu launches does; one whose board had booted alone must end with that sai
 image it built; a board that is not in its loader is named after --timeout."""
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import signal
 import subprocess
 import tempfile
 import time
@@ -74,12 +72,7 @@ def stop_qemu(process: subprocess.Popen, grace_s: float = QEMU_END_S) -> bool:
         ended = True
     except subprocess.TimeoutExpired:
         ended = False
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-    runner.forget(process)
+    runner.end_process(process)
     return ended
 
 
@@ -178,12 +171,9 @@ def check_chainbooted_pod() -> Outcome:
     --chainboot hello`: each rank sends its board the image and each board boots as its task of the
     pod. (hello, whose 95 KB cross QEMU's UART in seconds: the pod app's lines are checked on boards
     attached to above; the pod app's 299 KB took 80 s here beside the rest of make test.)"""
-    missing = tpu_not_built()
-    if missing:
-        return missing
     loader = loader_image()
-    if isinstance(loader, str):
-        return Outcome(False, loader, "")
+    if isinstance(loader, Outcome):
+        return loader
     with tempfile.TemporaryDirectory(prefix="tpu-attach-") as folder:
         result, log, ended = run_attached_pod("hello", [True, True], Path(folder), loader=loader)
     if result is None:
@@ -224,11 +214,15 @@ def check_attached_pod_booted_first() -> Outcome:
     return Outcome(True, "", log)
 
 
-def loader_image() -> Path | str:
-    """The raspi3b chainloader's kernel8.img (`make chainloader`: what a Pi's SD card holds), or an error."""
+def loader_image() -> Path | Outcome:
+    """The raspi3b chainloader's kernel8.img (`make chainloader`: what a Pi's SD card holds), with the
+    tpu tool built; or the failed outcome if either is missing."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
     result = run_image(make_command("chainloader", BOARD="raspi3b"), 300)
     if result.exit_code != 0:
-        return f"make chainloader failed: {runner.describe_exit(result)}"
+        return Outcome(False, f"make chainloader failed: {runner.describe_exit(result)}", result.output)
     return REPO_ROOT / "build" / "raspi3b" / "chainloader" / "kernel8.img"
 
 
@@ -246,12 +240,9 @@ def check_chainboot(app: str, loader_running: bool) -> Outcome:
     and `tpu run --socket S --chainboot APP`: tpu builds the app's kernel8.img, sends it through the
     loader, and serves the run the image starts. Without the loader (the board runs an app instead)
     tpu must give up after --timeout naming what it waited for and what the board said."""
-    missing = tpu_not_built()
-    if missing:
-        return missing
     loader = loader_image()
-    if isinstance(loader, str):
-        return Outcome(False, loader, "")
+    if isinstance(loader, Outcome):
+        return loader
     with tempfile.TemporaryDirectory(prefix="tpu-chainboot-") as folder:
         socket_path, qemu_log = Path(folder) / "link.sock", Path(folder) / "qemu.txt"
         command = qemu_command("raspi3b", 4, f"unix:{socket_path},server=on,wait=on", APP)
