@@ -495,13 +495,22 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   if (const std::string summary = process->transport_summary(); !summary.empty()) std::cerr << "tpu: link: " << summary << std::endl;
   trace.report(trace_file_of(options.trace_file, place), session.board() ? session.board()->board : target_board_name(options),
                std::cerr);
-  if (!process->launched()) return finish(session, program, all_cores_reported(session) ? 0 : 1);
-  std::optional<int> exit_code = process->wait_for_exit(kExitGrace);
+  std::optional<int> exit_code = 0;
+  if (process->launched()) exit_code = process->wait_for_exit(kExitGrace);
   if (!exit_code) {
     std::cerr << "tpu: " << program << " closed its output but did not exit; killed it" << std::endl;
     process->kill();
     exit_code = process->wait_for_exit(kExitGrace).value_or(kExitTimeout);
   }
+  // A pod's board that never said which task it took may have run alone (it heard no hello at boot):
+  // its results do not count for the pod.
+  if (place.num_tasks > 1 && session.board() && !session.board_pod_place()) {
+    std::cerr << "tpu: the board never said which task of the pod it took (a board learns it from tpu's hello as "
+                 "it boots; this one may not have heard it, and ran alone); its run does not count"
+              << std::endl;
+    return kExitLinkFailed;
+  }
+  if (!process->launched()) return finish(session, program, all_cores_reported(session) ? 0 : 1);
   return finish(session, program, *exit_code);
 }
 
