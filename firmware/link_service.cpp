@@ -32,7 +32,9 @@ constexpr uint64_t kLateHostWaitNs = 3000ull * 1000000;
 // How long the boot core waits for a host it expects to say which task of its pod the board is (tpu
 // sends that right after its hello, as the board starts).
 constexpr uint64_t kPodWaitNs = 5000ull * 1000000;
-constexpr uint64_t kFirstHostByteWaitNs = 200ull * 1000000;
+// How long a board on a UART that has heard nothing at boot listens for a host's hello before it
+// runs alone (learn_pod_membership).
+constexpr uint64_t kListenAtBootNs = 200ull * 1000000;
 struct PendingResult {
   rt::Status outcome;
   bool reported = false;
@@ -75,15 +77,14 @@ rt::link::LinkPort& choose_port() {
   return *uart_port;
 }
 
-// The board's task in its pod, from the host's kPod message, before the app runs. Without a host the
-// board is task 0 of 1.
-// The place is fixed here, once: the endpoint says it to the host (now and whenever asked again).
-// A board on a UART that has heard nothing yet listens a moment first: enabling a UART's FIFO
-// flushes it (QEMU's 16550 and PL011 as the real parts), and what tpu wrote before the board booted
-// may have been in it; tpu says its hello again every 100 ms.
+// The board's task in its pod, from the host's kPod message, before the app runs; without a host the
+// board is task 0 of 1. The place is fixed here, once, and the endpoint says it to the host (now and
+// whenever asked again). A board on a UART that has heard nothing yet listens a moment first:
+// enabling a UART's FIFO flushes it (QEMU's 16550 and PL011, as the real parts), and what tpu wrote
+// before the board booted may have been in it; tpu says its hello again every 100 ms.
 void learn_pod_membership() {
   const rt::link::PodInfo single{0, 1};
-  if (!host_expected() && uart_port != nullptr) (void)endpoint->wait_for_host(kFirstHostByteWaitNs, "hear a host at boot");
+  if (!host_expected() && uart_port != nullptr) (void)endpoint->wait_for_host(kListenAtBootNs, "hear a host at boot");
   if (!host_expected()) return endpoint->fix_pod_place(single);
   const rt::Result<rt::link::PodInfo> pod = endpoint->wait_for_pod(kPodWaitNs);
   if (!pod) {

@@ -317,6 +317,14 @@ void serve_cluster_spec(HostFunctions& functions, std::vector<std::string> worke
   });
 }
 
+// A launched board's exit status, once it exited after closing its output (killed if it did not).
+int exit_status_of(BoardChannel& process, const std::string& program) {
+  if (const std::optional<int> status = process.wait_for_exit(kExitGrace)) return *status;
+  std::cerr << "tpu: " << program << " closed its output but did not exit; killed it" << std::endl;
+  process.kill();
+  return process.wait_for_exit(kExitGrace).value_or(kExitTimeout);
+}
+
 // --chainboot: the boot image built for the run (before the board is attached to, so nothing the
 // loader says during the build is taken for an answer), or nothing after saying why not.
 std::optional<std::vector<uint8_t>> chainboot_image(const std::filesystem::path& root, const std::optional<Target>& target) {
@@ -456,7 +464,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
     const bool bytes_were_empty = bytes.empty();
     session.feed(bytes);
     bytes.clear();
-    if (process->transport() != "shm") session.say_hello_again_if_unanswered(std::chrono::steady_clock::now());
+    keep_saying_hello(*process, session);
     if (const std::optional<std::string> wrong_place = session.pod_place_mismatch())
       return stop_board(*wrong_place, kExitLinkFailed);
     if (const std::optional<std::string> failure = link_failure(*process, session)) {
@@ -495,13 +503,8 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   if (const std::string summary = process->transport_summary(); !summary.empty()) std::cerr << "tpu: link: " << summary << std::endl;
   trace.report(trace_file_of(options.trace_file, place), session.board() ? session.board()->board : target_board_name(options),
                std::cerr);
-  std::optional<int> exit_code = 0;
-  if (process->launched()) exit_code = process->wait_for_exit(kExitGrace);
-  if (!exit_code) {
-    std::cerr << "tpu: " << program << " closed its output but did not exit; killed it" << std::endl;
-    process->kill();
-    exit_code = process->wait_for_exit(kExitGrace).value_or(kExitTimeout);
-  }
+  // A launched board's own status once it exited; an attached board's is its cores' results.
+  const int board_status = process->launched() ? exit_status_of(*process, program) : all_cores_reported(session) ? 0 : 1;
   // A pod's board that never said which task it took may have run alone (it heard no hello at boot):
   // its results do not count for the pod.
   if (place.num_tasks > 1 && session.board() && !session.board_pod_place()) {
@@ -510,8 +513,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
               << std::endl;
     return kExitLinkFailed;
   }
-  if (!process->launched()) return finish(session, program, all_cores_reported(session) ? 0 : 1);
-  return finish(session, program, *exit_code);
+  return finish(session, program, board_status);
 }
 
 // What a pod's ranks compare and how each builds: the image a target names (an image path builds

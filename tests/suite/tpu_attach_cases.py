@@ -18,6 +18,7 @@ import tempfile
 import time
 from functools import partial
 from pathlib import Path
+from typing import Callable
 
 import qemu_runner as runner
 from qemu_runner import REPO_ROOT, RunResult, make_command, run_image
@@ -76,6 +77,26 @@ def stop_qemu(process: subprocess.Popen, grace_s: float = QEMU_END_S) -> bool:
     return ended
 
 
+def run_beside_qemu(command: list[str], folder: Path, tpu_arguments: Callable[[subprocess.Popen, Path], list[str] | None],
+                    grace_s: float = QEMU_END_S) -> tuple[RunResult | None, str, bool]:
+    """Starts QEMU with `command` (its output in <folder>/qemu.txt), then `tpu` with the arguments
+    tpu_arguments(qemu, its output file) gives (None: the board cannot be reached; QEMU's output says
+    why), and stops QEMU, given `grace_s` to end by itself: the run's result (None if tpu did not
+    run), the log, and whether QEMU ended by itself."""
+    qemu_log, result, tpu = folder / "qemu.txt", None, []
+    qemu = start_qemu(command, qemu_log)
+    try:
+        arguments = tpu_arguments(qemu, qemu_log)
+        if arguments is not None:
+            tpu = [TPU_BINARY, "run", *arguments]
+            result = run_image(tpu, TPU_TIMEOUT_S)
+    finally:
+        ended = stop_qemu(qemu, grace_s if result is not None else 0)
+    output = result.output if result else "(tpu did not run)"
+    log = f"$ {shlex.join(command)}\n$ {shlex.join(tpu)}\n{output}\n--- QEMU:\n{qemu_log.read_text(errors='replace')}"
+    return result, log, ended
+
+
 def check_attach(board: str, cores: int, backend: str) -> Outcome:
     """QEMU with its link on `backend` ("socket": QEMU waits for tpu; "pty": the board boots first),
     then `tpu run --socket/--serial` on it."""
@@ -83,26 +104,22 @@ def check_attach(board: str, cores: int, backend: str) -> Outcome:
     if missing:
         return missing
     with tempfile.TemporaryDirectory(prefix="tpu-attach-") as folder:
-        socket_path, qemu_log = Path(folder) / "link.sock", Path(folder) / "qemu.txt"
-        link = f"unix:{socket_path},server=on,wait=on" if backend == "socket" else "pty"
-        command = qemu_command(board, cores, link)
+        socket_path = Path(folder) / "link.sock"
+        command = qemu_command(board, cores, f"unix:{socket_path},server=on,wait=on" if backend == "socket" else "pty")
         if isinstance(command, str):
             return Outcome(False, command, "")
-        qemu = start_qemu(command, qemu_log)
-        try:
+
+        def attach(qemu: subprocess.Popen, qemu_log: Path) -> list[str] | None:
             if backend == "socket":
-                attach = ["--socket", str(socket_path)]
-            else:
-                pty = wait_for_pty(qemu_log, qemu)
-                if pty is None:
-                    return Outcome(False, "QEMU named no pty", qemu_log.read_text(errors="replace"))
+                return ["--board", board, "--socket", str(socket_path), APP]
+            pty = wait_for_pty(qemu_log, qemu)
+            if pty is not None:
                 time.sleep(BOOTED_BEFORE_ATTACH_S)
-                attach = ["--serial", pty]
-            tpu = [TPU_BINARY, "run", "--board", board, *attach, APP]
-            result = run_image(tpu, TPU_TIMEOUT_S)
-        finally:
-            ended = stop_qemu(qemu)
-        log = f"$ {shlex.join(command)}\n$ {shlex.join(tpu)}\n{result.output}\n--- QEMU:\n{qemu_log.read_text(errors='replace')}"
+            return None if pty is None else ["--board", board, "--serial", pty, APP]
+
+        result, log, ended = run_beside_qemu(command, Path(folder), attach)
+    if result is None:
+        return Outcome(False, "QEMU named no pty", log)
     judged = judge_exit_and_output(result, log, 0, [
         rf"tpu: link up: board {board}, app {APP}, {cores} cores",
         r"replicas called the app's host functions",
@@ -244,20 +261,16 @@ def check_chainboot(app: str, loader_running: bool) -> Outcome:
     if isinstance(loader, Outcome):
         return loader
     with tempfile.TemporaryDirectory(prefix="tpu-chainboot-") as folder:
-        socket_path, qemu_log = Path(folder) / "link.sock", Path(folder) / "qemu.txt"
+        socket_path = Path(folder) / "link.sock"
         command = qemu_command("raspi3b", 4, f"unix:{socket_path},server=on,wait=on", APP)
         if isinstance(command, str):
             return Outcome(False, command, "")
         if loader_running:
             boot_loader(command, loader)
-        qemu = start_qemu(command, qemu_log)
-        try:
-            timeout = ["--timeout", "90"] if loader_running else ["--timeout", "3"]
-            tpu = [TPU_BINARY, "run", "--board", "raspi3b", "--socket", str(socket_path), "--chainboot", *timeout, app]
-            result = run_image(tpu, TPU_TIMEOUT_S)
-        finally:
-            ended = stop_qemu(qemu, QEMU_END_S if loader_running else 0)
-        log = f"$ {shlex.join(command)}\n$ {shlex.join(tpu)}\n{result.output}\n--- QEMU:\n{qemu_log.read_text(errors='replace')}"
+        timeout = "90" if loader_running else "3"
+        arguments = ["--board", "raspi3b", "--socket", str(socket_path), "--chainboot", "--timeout", timeout, app]
+        result, log, ended = run_beside_qemu(command, Path(folder), lambda qemu, qemu_log: arguments,
+                                             QEMU_END_S if loader_running else 0)
     if not loader_running:
         return judge_exit_and_output(result, log, 4, [
             r"tpu: --chainboot: no 'raspi3b-chainboot: ready' from the board within the time allowed",

@@ -2,7 +2,6 @@
 #include "chainloader_upload.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "runtime/link/transport/crc32.hpp"
 
@@ -16,6 +15,9 @@ constexpr std::string_view kMagic = "TPUBOOT1";
 constexpr auto kHeaderAnswerWithin = std::chrono::seconds(5);
 constexpr auto kPoll = std::chrono::milliseconds(50);
 constexpr size_t kOtherLinesKept = 4;
+
+// A line of the loader's, quoted in messages: "raspi3b-chainboot: ready".
+std::string loader_line(std::string_view what) { return std::string(kLoaderPrefix) + std::string(what); }
 
 // The loader's lines as they come off the channel; bytes after the last whole line stay pending.
 class LoaderLines {
@@ -47,13 +49,12 @@ class LoaderLines {
       }
       if (Clock::now() >= deadline) {
         timed_out_ = true;
-        error = "no '" + std::string(kLoaderPrefix) + std::string(what) + "' from the board within the time allowed (" +
+        error = "no '" + loader_line(what) + "' from the board within the time allowed (" +
                 waiting_for + ")" + other_text();
         return std::nullopt;
       }
       if (!channel_.pump(kPoll, pending_)) {
-        error = "the line to the board closed while waiting for '" + std::string(kLoaderPrefix) + std::string(what) +
-                "'" + other_text();
+        error = "the line to the board closed while waiting for '" + loader_line(what) + "'" + other_text();
         return std::nullopt;
       }
     }

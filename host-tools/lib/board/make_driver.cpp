@@ -43,6 +43,22 @@ std::string last_nonempty_line(const std::string& text) {
   return last;
 }
 
+// The file `board` boots for `app` (or made from the ELF `image`): `make print-boot-image`.
+std::optional<std::filesystem::path> boot_image_path(const std::filesystem::path& root, const std::string& board,
+                                                     const std::string& app,
+                                                     const std::optional<std::filesystem::path>& image,
+                                                     std::string& error) {
+  std::vector<std::string> argv = {"make", "-s", "print-boot-image", "BOARD=" + board};
+  argv.push_back(image ? "IMAGE=" + image->string() : "APP=" + app);
+  const CommandOutput listed = run_and_collect(argv, root);
+  const std::string path = last_nonempty_line(listed.output);
+  if (listed.exit_code != 0 || path.empty()) {
+    error = "`" + joined_command(argv) + "` failed:\n" + listed.output;
+    return std::nullopt;
+  }
+  return std::filesystem::path(path).is_absolute() ? std::filesystem::path(path) : root / path;
+}
+
 }  // namespace
 
 CommandOutput run_and_collect(const std::vector<std::string>& argv, const std::filesystem::path& directory) {
@@ -177,21 +193,6 @@ std::optional<std::string> link_layout_text(const std::filesystem::path& root, c
     return std::nullopt;
   }
   return last_nonempty_line(listed.output);
-}
-
-std::optional<std::filesystem::path> boot_image_path(const std::filesystem::path& root, const std::string& board,
-                                                     const std::string& app,
-                                                     const std::optional<std::filesystem::path>& image,
-                                                     std::string& error) {
-  std::vector<std::string> argv = {"make", "-s", "print-boot-image", "BOARD=" + board};
-  argv.push_back(image ? "IMAGE=" + image->string() : "APP=" + app);
-  const CommandOutput listed = run_and_collect(argv, root);
-  const std::string path = last_nonempty_line(listed.output);
-  if (listed.exit_code != 0 || path.empty()) {
-    error = "`" + joined_command(argv) + "` failed:\n" + listed.output;
-    return std::nullopt;
-  }
-  return std::filesystem::path(path).is_absolute() ? std::filesystem::path(path) : root / path;
 }
 
 std::optional<std::vector<uint8_t>> built_boot_image(const std::filesystem::path& root, const std::string& board,

@@ -58,13 +58,6 @@ std::optional<std::filesystem::path> build_app_tool(const std::filesystem::path&
 std::optional<std::vector<unsigned>> valid_core_counts(const std::filesystem::path& root, const std::string& board,
                                                        std::string& error);
 
-// The file `board` boots for `app` (or made from the ELF `image`): `make print-boot-image`; nothing
-// with `error` set.
-std::optional<std::filesystem::path> boot_image_path(const std::filesystem::path& root, const std::string& board,
-                                                     const std::string& app,
-                                                     const std::optional<std::filesystem::path>& image,
-                                                     std::string& error);
-
 // The bytes `board` boots for `app` (or for the ELF `image`), built first (make image / boot-image):
 // what `tpu run --chainboot` sends; nothing with `error` set.
 std::optional<std::vector<uint8_t>> built_boot_image(const std::filesystem::path& root, const std::string& board,

@@ -13,6 +13,10 @@ std::optional<std::string> link_failure(const BoardChannel& channel, const LinkS
   return session.record_failure();
 }
 
+void keep_saying_hello(const BoardChannel& channel, LinkSession& session) {
+  if (channel.transport() != "shm") session.say_hello_again_if_unanswered(std::chrono::steady_clock::now());
+}
+
 bool all_cores_reported(const LinkSession& session) {
   return session.board() && session.results().size() >= session.board()->cores;
 }
@@ -26,7 +30,7 @@ LoopEnd run_session_loop(BoardChannel& channel, LinkSession& session, const Loop
     if (now >= options.deadline) return LoopEnd::kTimedOut;
     const bool open = channel.pump(kPumpInterval, bytes);
     session.feed(bytes);
-    if (channel.transport() != "shm") session.say_hello_again_if_unanswered(std::chrono::steady_clock::now());
+    keep_saying_hello(channel, session);
     if (link_failure(channel, session)) return LoopEnd::kLinkFailed;
     if (!open) {
       session.end_of_stream();

@@ -24,6 +24,10 @@ LoopEnd run_session_loop(BoardChannel& channel, LinkSession& session, const Loop
 // Why the link cannot be used any more (the channel's transport or a corrupt frame body), if so.
 std::optional<std::string> link_failure(const BoardChannel& channel, const LinkSession& session);
 
+// On a channel whose bytes can be lost (a serial line: not shared memory), the session's hello again
+// until the board answers (LinkSession::say_hello_again_if_unanswered); every session loop calls it.
+void keep_saying_hello(const BoardChannel& channel, LinkSession& session);
+
 // True once the board said hello and every one of its cores reported a run result.
 bool all_cores_reported(const LinkSession& session);
 
