@@ -43,14 +43,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "firmware" / "examples" / "train-digits"
 LEARNING_RATES = {"mlp": np.float32(0.5), "cnn": np.float32(0.2), "mlp-wide": np.float32(0.2)}  # device/loss.cpp model_spec
-BATCH = 32                                                          # device/model.hpp kBatch
 
 
 def prepare(folder: Path, epochs: int, steps: int, model: str = "mlp", logical_cores: int = 1) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for stale in [*folder.glob("c*_q*_t*_e*.npy"), folder / "train.csv", folder / "train.png"]:
         stale.unlink(missing_ok=True)
-    subprocess.run(["/usr/bin/python3", str(APP / "prepare_digits.py"), str(folder), "--batch", str(BATCH),
+    subprocess.run(["/usr/bin/python3", str(APP / "prepare_digits.py"), str(folder),  # the model's global batch
                     "--epochs", str(epochs), "--steps", str(steps), "--model", model, "--logical-cores",
                     str(logical_cores)], check=True, capture_output=True, text=True)
 
@@ -113,6 +112,11 @@ def model_of(folder: Path) -> str:
     return (folder / "model.txt").read_text().split()[0]
 
 
+def global_batch(folder: Path) -> int:
+    """The images per step: the prepared batches' own size."""
+    return int(np.load(folder / "infeed_x.npy", mmap_mode="r").shape[1])
+
+
 def patches(images: np.ndarray) -> np.ndarray:
     """[n * 64, 9]: each pixel's 3x3 neighbourhood (tap kh * 3 + kw), zeros outside the 8x8 image."""
     padded = np.pad(images.reshape(-1, 8, 8), ((0, 0), (1, 1), (1, 1)))
@@ -137,6 +141,7 @@ def numpy_training(folder: Path) -> tuple[list[np.ndarray], np.ndarray]:
     model = model_of(folder)
     weights = [np.load(folder / f"init_{name}.npy") for name in ("w1", "b1", "w2", "b2")]
     xs, ys = np.load(folder / "infeed_x.npy"), np.load(folder / "infeed_y.npy")
+    batch = global_batch(folder)
     history = []
     for x, y in zip(xs, ys):
         w1, b1, w2, b2 = weights
@@ -144,10 +149,10 @@ def numpy_training(folder: Path) -> tuple[list[np.ndarray], np.ndarray]:
         shifted = logits - logits.max(axis=1, keepdims=True)
         log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
         rows = np.arange(len(y))
-        history.append((-log_p[rows, y].sum(dtype=np.float32) / BATCH, (logits.argmax(axis=1) == y).mean()))
+        history.append((-log_p[rows, y].sum(dtype=np.float32) / batch, (logits.argmax(axis=1) == y).mean()))
         dlogits = np.exp(log_p)
         dlogits[rows, y] -= np.float32(1)
-        dlogits *= np.float32(1.0 / BATCH)
+        dlogits *= np.float32(1.0 / batch)
         dw2, db2 = hidden.T @ dlogits, dlogits.sum(axis=0)
         dhidden = (dlogits @ w2.T).reshape(pre.shape) * (pre > 0)
         if model in ("mlp", "mlp-wide"):
@@ -178,8 +183,9 @@ def compare_with_numpy(folder: Path) -> str:
         step = int(np.argmax(loss_error > 0))
         return f"step {step}: loss {reported[step, 1]} on the board, {history[step, 0]} in NumPy"
     accuracy_error = np.abs(reported[:, 2] - history[:, 1])
-    if (accuracy_error > 1.0 / BATCH + 1e-9).any():
-        step = int(np.argmax(accuracy_error > 1.0 / BATCH + 1e-9))
+    one_image = 1.0 / global_batch(folder)
+    if (accuracy_error > one_image + 1e-9).any():
+        step = int(np.argmax(accuracy_error > one_image + 1e-9))
         return f"step {step}: accuracy {reported[step, 2]} on the board, {history[step, 1]} in NumPy"
     for name, got, want in zip(("w1", "b1", "w2", "b2"), board_weights(folder), weights):
         if got.shape != want.shape or got.dtype != np.float32:
@@ -295,9 +301,11 @@ def check_bad_input(tpu: Path, board: str, kind: str) -> int:
     cores, pattern = BAD_INPUTS[kind]
     folder = ROOT / "build" / "train-digits-check" / f"bad-{kind}-{board}"
     prepare(folder, 1, 6)
-    if kind == "batch":
+    if kind == "batch":  # batches of 16 in the infeed, while the run (model.txt) says 32
+        configured = (folder / "model.txt").read_text()
         subprocess.run(["/usr/bin/python3", str(APP / "prepare_digits.py"), str(folder), "--batch", "16", "--steps", "6"],
                        check=True, capture_output=True)
+        (folder / "model.txt").write_text(configured)
     elif kind == "dtype":
         np.save(folder / "infeed_x.npy", np.load(folder / "infeed_x.npy").astype(np.float64))
     elif kind == "nan":

@@ -3,12 +3,12 @@
 training the same model from the same initial weights on the same batches, and where its step time
 goes.
 
-Runs of STEPS steps (global batch 32; 7040 on the host board, 176 on qemu-virt-a53) through `tpu run
---trace`:
-  mlp       (64 -> 128 relu -> 10) on the host board at 1, 2 and 8 cores and on qemu-virt-a53 at 1,
-            2, 4 and 8 cores;
-  mlp-wide  (64 -> 1024 relu -> 10: eight times the MXU work, so the MXU's share shows) on the host
-            board at 1 and 2 cores.
+Runs of SAMPLES images (225,280 on the host board, 5,632 on qemu-virt-a53) through `tpu run --trace`,
+in global batches of the model's size (prepare_digits.py's default):
+  mlp       (64 -> 128 relu -> 10, batches of 32: 7040 steps on the host board, 176 on qemu-virt-a53)
+            on the host board at 1, 2 and 8 cores and on qemu-virt-a53 at 1, 2, 4 and 8 cores;
+  mlp-wide  (64 -> 1024 relu -> 10, batches of 256: 880 steps; 64 times the MXU work of an mlp step,
+            so the MXU's share shows) on the host board at 1 and 2 cores.
 Per run:
   samples_per_s         training samples per second from the end of the first launch (boot, weight
                         loading and first-touch costs excluded) to the last, from the host's clock
@@ -56,13 +56,14 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent.parent
 TPU = ROOT / "build" / "host-tools" / "tpu"
 APP = ROOT / "firmware" / "examples" / "train-digits"
-# Steps per run: 160 epochs on the host board (so the setup's host calls do not dominate the shares,
-# and a run lasts long enough, 0.3-6 s, that one preemption does not decide its rate), 4 on
-# qemu-virt-a53 (its first 176 steps: the same batches in the same order).
-STEPS = {"host": 7040, "qemu-virt-a53": 176}
+# Images per run: 7040 steps of 32 on the host board (so the setup's host calls do not dominate the
+# shares, and a run lasts long enough, 0.3-6 s, that one preemption does not decide its rate), 176 on
+# qemu-virt-a53 (the host board's first 176 batches of 32: the same batches in the same order).
+SAMPLES = {"host": 7040 * 32, "qemu-virt-a53": 176 * 32}
 RUNS = {"mlp": {"host": (1, 2, 8), "qemu-virt-a53": (1, 2, 4, 8)}, "mlp-wide": {"host": (1, 2)}}
 HIDDEN = {"mlp": 128, "mlp-wide": 1024}
-BATCH = 32
+BATCH = {"mlp": 32, "mlp-wide": 256}  # prepare_digits.py's DEFAULT_BATCH
+TRAINING_IMAGES = 1437
 CATEGORIES = ("compute", "collective", "infeed_wait", "host_call")
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-numpy and python3-sklearn (never the first on PATH)
 
@@ -97,7 +98,8 @@ def train(board: str, cores: int, data: Path, boards: int = 1) -> tuple[float, d
     with open(folder / "train.csv") as file:
         rows = list(csv.DictReader(file))
     first, last = rows[7], rows[-1]  # rows 0..7: the first launch, reported at its end
-    samples_per_s = (int(last["step"]) - int(first["step"])) * BATCH / (float(last["seconds"]) - float(first["seconds"]))
+    batch = int((folder / "model.txt").read_text().split()[2])
+    samples_per_s = (int(last["step"]) - int(first["step"])) * batch / (float(last["seconds"]) - float(first["seconds"]))
     totals = trace_totals(trace if boards == 1 else trace.with_name("trace.task-0.json"))
     seconds = {category: sum(core.get(category, 0.0) for core in totals.values()) / max(len(totals), 1) / 1e9
                for category in ("run", *CATEGORIES)}
@@ -130,11 +132,15 @@ def time_shares(totals: dict[int, dict[str, float]]) -> dict[str, float]:
     return {category: value / max(len(totals), 1) for category, value in shares.items()}
 
 
+def steps_of(model: str, board: str) -> int:
+    return SAMPLES[board] // BATCH[model]
+
+
 def prepare_data(model: str, steps: int) -> Path:
     """Builds tpu and `steps` batches of `model` (prepare_digits.py under Debian's python3)."""
     subprocess.run(["make", "-s", "tpu"], cwd=ROOT, check=True, capture_output=True, text=True, timeout=1200)
     data = ROOT / "build" / "bench" / "train-digits" / f"data-{model}-{steps}"
-    epochs = -(-steps // 44)  # 44 steps of 32 per epoch of the 1437 training images
+    epochs = -(-steps // (TRAINING_IMAGES // BATCH[model]))  # whole batches per epoch of the training images
     subprocess.run([PYTHON, str(APP / "prepare_digits.py"), str(data), "--model", model, "--epochs", str(epochs),
                     "--steps", str(steps)], check=True, capture_output=True, text=True, timeout=300)
     return data
@@ -203,7 +209,7 @@ def emulated_fma_bound() -> float:
 def matmul_flops_per_replica_step(model: str, replicas: int) -> float:
     """The MLP's five matmuls on one replica's shard (b rows): x w1, h w2, h^T dlogits, dlogits w2^T,
     x^T dh = b * hidden * (64 + 10 + 10 + 10 + 64) multiply-adds, two FLOPs each."""
-    rows = BATCH // replicas
+    rows = BATCH[model] // replicas
     return 2.0 * rows * HIDDEN[model] * (64 + 10 + 10 + 10 + 64)
 
 
@@ -230,11 +236,11 @@ def training_results(record: Callable[[dict], None] = print_line, mxu_gemm: floa
     emit([line(f"fma-peak/ymm/every-cpu-at-once/{cpus}cpus", "gflops", fma_peak_every_cpu_at_once(cpus), "GFLOP/s", peak)])
 
     for model, boards in RUNS.items():
-        host_data = prepare_data(model, STEPS["host"])
+        host_data = prepare_data(model, steps_of(model, "host"))
         before = baseline_rates(host_data)
         runs = []
         for board, core_counts in boards.items():
-            data = host_data if board == "host" else prepare_data(model, STEPS[board])
+            data = host_data if board == "host" else prepare_data(model, steps_of(model, board))
             one_core = None
             for cores in core_counts:
                 rate, shares, seconds = train(board, cores, data)
@@ -253,13 +259,13 @@ def training_results(record: Callable[[dict], None] = print_line, mxu_gemm: floa
                      *(line(bench, f"share_{category}", share, "fraction of run time", None)
                        for category, share in shares.items())]
             if seconds["compute"] > 0:  # the MXU's rate while the step computes, against the core's bound
-                flops = matmul_flops_per_replica_step(model, cores) * STEPS[board]
+                flops = matmul_flops_per_replica_step(model, cores) * steps_of(model, board)
                 bound = peak if board == "host" else emulated_bound
                 lines.append(line(bench, "mxu_gflops", flops / seconds["compute"] / 1e9, "GFLOP/s", bound))
                 if board == "host" and mxu_gemm:  # against the MXU's own large-GEMM rate, same run
                     lines.append(line(bench, "vs_mxu_gemm", flops / seconds["compute"] / 1e9, "GFLOP/s", mxu_gemm))
             if board == "qemu-virt-a53":  # samples/s against what the emulated bound allows on `cores` cores
-                per_sample = matmul_flops_per_replica_step(model, 1) / BATCH
+                per_sample = matmul_flops_per_replica_step(model, 1) / BATCH[model]
                 lines.append(line(bench, "vs_fma_bound", rate, "samples/s", emulated_bound * 1e9 * cores / per_sample))
             emit(lines)
     return results
@@ -270,7 +276,7 @@ def pod_training_results(record: Callable[[dict], None] = print_line) -> list[di
     cores (the same global batch of 32, split over every replica of the pod); samples/s against 1x1
     in this run, and where task 0's cores spend their time."""
     cpus = os.cpu_count() or 1
-    data = prepare_data("mlp", STEPS["host"])
+    data = prepare_data("mlp", steps_of("mlp", "host"))
     results = []
     one = None
     for boards, cores in ((1, 1), (1, 2), (2, 1), (2, 2)):

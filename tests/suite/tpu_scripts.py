@@ -102,8 +102,9 @@ def train_cases() -> list[Case]:
                                      [*train, "--model", model, "--board", board, "--cores", "4", "--steps", "0",
                                       "--epochs", "10", "--min-accuracy", "0.95"],
                                      r"^PASS train-digits.*test accuracy", ((board, "train-digits"),), 30))
-    # The compute-bound model of the training benchmark (1024 hidden units) checked like the others.
-    for cores in (1, 2):
+    # The compute-bound model of the training benchmark (1024 hidden units, global batch 256) checked
+    # like the others, on 1, 2 and 8 replicas.
+    for cores in (1, 2, 8):
         cases.append(script_case(f"tpu-train/mlp-wide/host/{cores}/24-steps",
                                  [*train, "--model", "mlp-wide", "--board", "host", "--cores", str(cores), "--steps", "24"],
                                  r"^PASS train-digits", (("host", "train-digits"),), 5))

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The handwritten-digits dataset as the train-digits app eats it (NumPy only, no download).
 
-  firmware/examples/train-digits/prepare_digits.py OUT_DIR [--model mlp|cnn|mlp-wide] [--batch 32] [--epochs 2] [--seed 0]
+  firmware/examples/train-digits/prepare_digits.py OUT_DIR [--model mlp|cnn|mlp-wide] [--batch B] [--epochs 2] [--seed 0]
 
 Reads the 1797 8x8 images Debian's python3-sklearn ships (sklearn/datasets/data/digits.csv.gz:
 64 pixel values 0..16 and the label per row), scales pixels to [0, 1] as float32, shuffles with
@@ -10,8 +10,10 @@ Reads the 1797 8x8 images Debian's python3-sklearn ships (sklearn/datasets/data/
   infeed_x.npy float32 [S, B, 64], infeed_y.npy int32 [S, B]: the S = epochs * floor(1437 / B)
       global batches in training order (each epoch a new permutation of the training set, from
       `seed` + 1 + epoch), what `tpu run --infeed 0=infeed_x.npy,infeed_y.npy` streams
-  model.txt: "mlp 1", "mlp-wide 1", "cnn 1", "cnn 2" or "cnn 4": the model the board trains and the cores per
-      replica (the CNN split model parallel over 2 or 4; the app's host function run_config)
+  model.txt: "MODEL CORES B" ("mlp 1 32", "mlp-wide 1 256", "cnn 2 32", ...): the model the board
+      trains (mlp, mlp-wide or cnn), the cores per replica (the CNN split model parallel over 2 or
+      4) and the global batch (default 32, the wide MLP 256: it is the compute-bound model, so its
+      rows' work should outweigh a step's fixed costs); the app's host function run_config
   init_w1.npy, init_b1.npy, init_w2.npy, init_b2.npy: Glorot-uniform weights and zero biases from
       `seed` + 100, the model's starting point: mlp w1 [64, 128], b1 [128], w2 [128, 10], b2 [10]
       (mlp-wide: 1024 hidden units);
@@ -32,6 +34,7 @@ HIDDEN = 128
 WIDE_HIDDEN = 1024
 FILTERS = 8
 CLASSES = 10
+DEFAULT_BATCH = {"mlp": 32, "cnn": 32, "mlp-wide": 256}
 
 
 def load_digits(path: Path = DIGITS) -> tuple[np.ndarray, np.ndarray]:
@@ -55,11 +58,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--model", choices=("mlp", "cnn", "mlp-wide"), default="mlp")
     parser.add_argument("--logical-cores", type=int, choices=(1, 2, 4), default=1,
                         help="cores per replica: the CNN's image split over them (model parallel)")
-    parser.add_argument("--batch", type=int, default=32, help="global batch size (default 32)")
+    parser.add_argument("--batch", type=int, default=0,
+                        help=f"global batch size (default: {DEFAULT_BATCH['mlp']}, the wide MLP {DEFAULT_BATCH['mlp-wide']})"),
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all the epochs give)")
     args = parser.parse_args(argv)
+    args.batch = args.batch or DEFAULT_BATCH[args.model]
+    if not 0 < args.batch <= 1437:
+        raise SystemExit(f"prepare_digits: a global batch of {args.batch} images: 1 to 1437 (the training set)")
     x, y = load_digits()
     order = np.random.default_rng(args.seed).permutation(len(x))
     train, test = order[:1437], order[1437:]
@@ -87,7 +94,7 @@ def main(argv: list[str]) -> int:
     np.save(out / "init_w2.npy", w2), np.save(out / "init_b2.npy", np.zeros(CLASSES, np.float32))
     if args.logical_cores != 1 and args.model != "cnn":
         raise SystemExit("prepare_digits: only the cnn splits over logical cores")
-    (out / "model.txt").write_text(f"{args.model} {args.logical_cores}\n")
+    (out / "model.txt").write_text(f"{args.model} {args.logical_cores} {args.batch}\n")
     print(f"prepare_digits: {len(train)} train / {len(test)} test images, {len(batches)} steps of {args.batch} into {out}")
     return 0
 

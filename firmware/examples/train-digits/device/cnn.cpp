@@ -43,7 +43,8 @@ Result<Tensor> convolve(Arena& arena, const Tensor& image, const Tensor& filter,
 
 }  // namespace
 
-Result<Gradients> cnn_gradients(Arena& arena, const Params& w, const Batch& batch, unsigned logical_cores) {
+Result<Gradients> cnn_gradients(Arena& arena, const Params& w, const Batch& batch, int64_t global_batch,
+                                unsigned logical_cores) {
   if (logical_cores != 1 && logical_cores != 2 && logical_cores != 4)
     return invalid_argument("train-digits: the CNN splits its image over 1, 2 or 4 logical cores, not {}", logical_cores);
   const Tensor& x = batch.images;
@@ -53,7 +54,7 @@ Result<Gradients> cnn_gradients(Arena& arena, const Params& w, const Batch& batc
   const Tensor flat = RT_TRY(reshape(arena, RT_TRY(relu(arena, z)), {rows, kSide * kSide * kFilters}));
   const Tensor logits = RT_TRY(add(arena, RT_TRY(matmul(arena, flat, w.w2)), w.b2));
   Gradients g;
-  const Tensor dlogits = RT_TRY(softmax_cross_entropy(arena, logits, batch.labels, g));
+  const Tensor dlogits = RT_TRY(softmax_cross_entropy(arena, logits, batch.labels, global_batch, g));
   g.params.w2 = RT_TRY(matmul(arena, RT_TRY(transpose(arena, flat)), dlogits));
   g.params.b2 = RT_TRY(reduce_sum(arena, dlogits, {0}));
   const Tensor dflat = RT_TRY(matmul(arena, dlogits, RT_TRY(transpose(arena, w.w2))));  // z's layout, flattened

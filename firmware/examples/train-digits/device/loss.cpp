@@ -22,7 +22,8 @@ void relu_backward(const Tensor& grad, const Tensor& pre) {
   for (size_t i = 0; i < g.size(); ++i) g[i] = p[i] > 0.0f ? g[i] : 0.0f;  // a select, so it vectorizes
 }
 
-Result<Tensor> softmax_cross_entropy(Arena& arena, const Tensor& logits, const Tensor& labels, Gradients& gradients) {
+Result<Tensor> softmax_cross_entropy(Arena& arena, const Tensor& logits, const Tensor& labels, int64_t global_batch,
+                                     Gradients& gradients) {
   // tf.nn.sparse_softmax_cross_entropy_with_logits: the rows' losses and softmax - one_hot in one pass.
   const SoftmaxCrossEntropy xent = RT_TRY(sparse_softmax_cross_entropy_with_logits(arena, labels, logits));
   const Span<const float> losses = xent.loss.values<float>();
@@ -40,7 +41,7 @@ Result<Tensor> softmax_cross_entropy(Arena& arena, const Tensor& logits, const T
     }
     gradients.correct += best == label[i] ? 1.0f : 0.0f;
   }
-  return mul(arena, xent.backprop, 1.0f / static_cast<float>(kBatch));
+  return mul(arena, xent.backprop, 1.0f / static_cast<float>(global_batch));
 }
 
 }  // namespace train_digits

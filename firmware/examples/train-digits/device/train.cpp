@@ -1,9 +1,10 @@
 // train-digits, device half: a classifier of the handwritten digits (the MLP or the CNN of
 // model.hpp, as the run's folder says: host function run_config) trained with plain SGD, data
 // parallel with TPUStrategy over every core, all on the device:
-//   - the host streams global batches of kBatch images through infeed queue 0 (`tpu run --infeed
-//     0=infeed_x.npy,infeed_y.npy`, made by prepare_digits.py); replica r dequeues its shard, rows
-//     [r * kBatch / N, (r + 1) * kBatch / N) (TF's experimental_distribute_dataset split);
+//   - the host streams global batches of B images through infeed queue 0 (`tpu run --infeed
+//     0=infeed_x.npy,infeed_y.npy`, made by prepare_digits.py, which also says B: run_config);
+//     replica r dequeues its shard, rows [r * B / N, (r + 1) * B / N) (TF's
+//     experimental_distribute_dataset split);
 //   - the weights are a structure of mirrored variables (Params, create_mirrored_variables: one copy
 //     per replica); strategy.run(steps, weights) runs steps_per_run steps per launch, TF's custom
 //     training loop: forward and backward on the replica's MXU, the gradients (a Params) and the
@@ -38,8 +39,17 @@ constexpr uint64_t kHostTimeoutNs = 60000ull * 1000000ull;
 
 InfeedDequeue infeed;  // the queue's data path (static: replicas dequeue through it)
 
-struct Run {
+// The run's model, cores per replica and global batch (run_config, the app's host half: what
+// prepare_digits.py --model, --logical-cores and --batch wrote).
+struct RunConfig {
   ModelKind kind;
+  unsigned logical_cores;
+  int64_t global_batch;
+};
+
+// One launch's steps.
+struct Run {
+  RunConfig config;
   int64_t first_step;
   int64_t steps;
   int64_t total_steps;
@@ -53,25 +63,26 @@ struct StepMetrics {
 StepMetrics metrics;  // written by replica 0's core only
 
 // `total`: [loss sum, correct count] summed over the replicas.
-void record(ReplicaContext& replica, int64_t step_in_run, const Tensor& total) {
+void record(ReplicaContext& replica, int64_t step_in_run, int64_t global_batch, const Tensor& total) {
   if (replica.replica_id() == 0 && replica.logical_core() == 0) {
-    metrics.loss[step_in_run] = total.at<float>(0) / kBatch;
-    metrics.accuracy[step_in_run] = total.at<float>(1) / kBatch;
+    metrics.loss[step_in_run] = total.at<float>(0) / static_cast<float>(global_batch);
+    metrics.accuracy[step_in_run] = total.at<float>(1) / static_cast<float>(global_batch);
   }
 }
 
-// Replica 0 sends the launch's steps to the host, not waiting for it: log_steps(total steps, first
-// step, losses, accuracies).
-Status report(ReplicaContext& replica, int64_t first_step, int64_t steps, int64_t total_steps) {
+// Replica 0 sends the launch's steps to the host, not waiting for it: log_steps("total steps,
+// global batch", first step, losses, accuracies).
+Status report(ReplicaContext& replica, const Run& run) {
   if (replica.replica_id() != 0 || replica.logical_core() != 0) return Status::ok();
   Arena& arena = replica.arena();
-  const int64_t dims[] = {steps};
-  const Tensor values[] = {RT_TRY(scalar(arena, static_cast<float>(first_step))),
-                           RT_TRY(constant<float>(arena, Span<const int64_t>(dims), Span<const float>(metrics.loss, steps), "losses")),
-                           RT_TRY(constant<float>(arena, Span<const int64_t>(dims), Span<const float>(metrics.accuracy, steps), "accuracies"))};
-  FixedString<24> steps_text;
-  format_to(steps_text, "{}", total_steps);
-  return host_function_no_wait("log_steps", steps_text.view(), values, kHostTimeoutNs);  // the steps go on at once
+  const int64_t dims[] = {run.steps};
+  const Span<const float> losses(metrics.loss, run.steps), accuracies(metrics.accuracy, run.steps);
+  const Tensor values[] = {RT_TRY(scalar(arena, static_cast<float>(run.first_step))),
+                           RT_TRY(constant<float>(arena, Span<const int64_t>(dims), losses, "losses")),
+                           RT_TRY(constant<float>(arena, Span<const int64_t>(dims), accuracies, "accuracies"))};
+  FixedString<48> text;
+  format_to(text, "{} {}", run.total_steps, run.config.global_batch);
+  return host_function_no_wait("log_steps", text.view(), values, kHostTimeoutNs);  // the steps go on at once
 }
 
 // A NaN in the input would silently poison every weight: refuse it, naming where it is.
@@ -116,14 +127,14 @@ Result<Tensor> apply(StrategyReplicaContext& context, const Params& weights, con
 
 // The replica's shard of the next batch: dequeued by its logical core 0 (a replica dequeues every
 // tuple once) and broadcast to its other logical cores.
-Result<Batch> dequeue_shard(ReplicaContext& replica) {
+Result<Batch> dequeue_shard(ReplicaContext& replica, int64_t global_batch) {
   Arena& arena = replica.arena();
   if (replica.num_logical_cores() == 1) return infeed.dequeue<Batch>(replica.replica_id(), arena);
   Batch batch;
   if (replica.logical_core() == 0) {
     batch = RT_TRY(infeed.dequeue<Batch>(replica.replica_id(), arena));
   } else {
-    const int64_t rows = kBatch / replica.num_replicas();
+    const int64_t rows = global_batch / replica.num_replicas();
     const int64_t x_dims[] = {rows, kPixels}, y_dims[] = {rows};
     batch.images = RT_TRY(arena.allocate_tensor(DType::kF32, RT_TRY(Shape::make(x_dims)), "the shard's images"));
     batch.labels = RT_TRY(arena.allocate_tensor(DType::kI32, RT_TRY(Shape::make(y_dims)), "the shard's labels"));
@@ -132,23 +143,25 @@ Result<Batch> dequeue_shard(ReplicaContext& replica) {
 }
 
 // One SGD step of one replica on its shard of the step's global batch.
-Status train_step(StrategyReplicaContext& context, ModelKind kind, const Params& weights, int64_t step,
+Status train_step(StrategyReplicaContext& context, const RunConfig& config, const Params& weights, int64_t step,
                   int64_t step_in_run) {
   ReplicaContext& replica = context.replica();
   Arena& arena = replica.arena();
   ArenaScope temporaries(arena);
-  const Batch batch = RT_TRY(dequeue_shard(replica));  // images [kBatch / N, 64], labels [kBatch / N]
+  const int64_t global_batch = config.global_batch;
+  const Batch batch = RT_TRY(dequeue_shard(replica, global_batch));  // images [B / N, 64], labels [B / N]
   RT_RETURN_IF_ERROR(check_finite(batch.images, step, replica.replica_id()));
-  const ModelSpec& spec = *RT_TRY(model_spec(static_cast<int32_t>(kind)));
-  const Gradients g = kind == ModelKind::kCnn ? RT_TRY(cnn_gradients(arena, weights, batch, replica.num_logical_cores()))
-                                              : RT_TRY(mlp_gradients(arena, weights, batch));
-  record(replica, step_in_run, RT_TRY(apply(context, weights, g, spec.learning_rate)));
+  const ModelSpec& spec = *RT_TRY(model_spec(static_cast<int32_t>(config.kind)));
+  const Gradients g = config.kind == ModelKind::kCnn
+                          ? RT_TRY(cnn_gradients(arena, weights, batch, global_batch, replica.num_logical_cores()))
+                          : RT_TRY(mlp_gradients(arena, weights, batch, global_batch));
+  record(replica, step_in_run, global_batch, RT_TRY(apply(context, weights, g, spec.learning_rate)));
   return Status::ok();
 }
 
-Result<InfeedQueue> batch_queue(unsigned replicas) {
+Result<InfeedQueue> batch_queue(unsigned replicas, int64_t global_batch) {
   const DType types[] = {DType::kF32, DType::kI32};
-  const int64_t x_dims[] = {kBatch, kPixels}, y_dims[] = {kBatch};
+  const int64_t x_dims[] = {global_batch, kPixels}, y_dims[] = {global_batch};
   const Shape shapes[] = {RT_TRY(Shape::make(x_dims)), RT_TRY(Shape::make(y_dims))};
   InfeedQueue queue = RT_TRY(InfeedQueue::create({.tuple_types = types, .tuple_shapes = shapes}));
   RT_RETURN_IF_ERROR(queue.set_number_of_shards(static_cast<int>(replicas)));
@@ -168,18 +181,13 @@ Result<PerReplica<Params>> create_weights(TPUStrategy& strategy, const ModelSpec
   return create_mirrored_variables(strategy, initial);
 }
 
-struct RunConfig {
-  ModelKind kind;
-  unsigned logical_cores;  // cores per replica
-};
-
-// The run's model and cores per replica (run_config, the app's host half: what prepare_digits.py
-// --model and --logical-cores wrote).
+// The run's configuration, from the app's host half (run_config).
 Result<RunConfig> configured_run(unsigned cores) {
-  const int64_t two[] = {2};
-  const Tensor config = RT_TRY(host_function(hbm(), "run_config", {}, DType::kI32, RT_TRY(Shape::make(two))));
+  const int64_t three[] = {3};
+  const Tensor config = RT_TRY(host_function(hbm(), "run_config", {}, DType::kI32, RT_TRY(Shape::make(three))));
   RT_TRY(model_spec(config.at<int32_t>(0)));
-  const RunConfig run{static_cast<ModelKind>(config.at<int32_t>(0)), static_cast<unsigned>(config.at<int32_t>(1))};
+  const RunConfig run{static_cast<ModelKind>(config.at<int32_t>(0)), static_cast<unsigned>(config.at<int32_t>(1)),
+                      config.at<int32_t>(2)};
   if (run.logical_cores != 1 && (run.kind != ModelKind::kCnn || (run.logical_cores != 2 && run.logical_cores != 4)))
     return invalid_argument("train-digits: {} logical cores per replica: only the CNN splits, over 2 or 4", run.logical_cores);
   if (cores % run.logical_cores != 0)
@@ -210,8 +218,9 @@ Result<DeviceAssignment> model_parallel_assignment(unsigned cores, unsigned logi
 Status train(unsigned cores) {
   const RunConfig config = RT_TRY(configured_run(cores));
   const unsigned replicas = cores / config.logical_cores;
-  if (kBatch % replicas != 0)  // TF's text (InputContext.get_per_replica_batch_size)
-    return invalid_argument("The `global_batch_size` {} is not divisible by `num_replicas_in_sync` {} ", kBatch, replicas);
+  if (config.global_batch % replicas != 0)  // TF's text (InputContext.get_per_replica_batch_size)
+    return invalid_argument("The `global_batch_size` {} is not divisible by `num_replicas_in_sync` {} ",
+                            config.global_batch, replicas);
   const Result<DeviceAssignment> assignment = model_parallel_assignment(cores, config.logical_cores);
   StrategyOptions options;  // one core per replica: the board's cluster as it is
   options.steps_per_run = kStepsPerRun;
@@ -221,19 +230,19 @@ Status train(unsigned cores) {
   }
   TPUStrategy strategy = RT_TRY(TPUStrategy::for_board(options));
   const int64_t steps = RT_TRY(infeed_steps(0, kHostTimeoutNs));
-  InfeedQueue queue = RT_TRY(batch_queue(strategy.num_replicas_in_sync()));
+  InfeedQueue queue = RT_TRY(batch_queue(strategy.num_replicas_in_sync(), config.global_batch));
   RT_RETURN_IF_ERROR(infeed.open(queue, hbm(), {.link_queue = 0, .in_place = true}));  // a batch lives one step
   const ModelSpec& spec = *RT_TRY(model_spec(static_cast<int32_t>(config.kind)));
   const PerReplica<Params> weights = RT_TRY(create_weights(strategy, spec));
   const int64_t per_run = strategy.steps_per_run();
   for (int64_t first = 0; first < steps; first += per_run) {
     PodMemoryScope memory(cores);  // what a launch allocates beyond the variables
-    const Run run{config.kind, first, steps - first < per_run ? steps - first : per_run, steps};
+    const Run run{config, first, steps - first < per_run ? steps - first : per_run, steps};
     auto steps_of_run = [run](StrategyReplicaContext& context, const Params& replica_weights) -> Status {
       const Params weights = RT_TRY(weights_of_core(context.replica(), replica_weights));
       for (int64_t s = 0; s < run.steps; ++s)
-        RT_RETURN_IF_ERROR(train_step(context, run.kind, weights, run.first_step + s, s));
-      return report(context.replica(), run.first_step, run.steps, run.total_steps);
+        RT_RETURN_IF_ERROR(train_step(context, run.config, weights, run.first_step + s, s));
+      return report(context.replica(), run);
     };
     RT_TRY(strategy.run(steps_of_run, weights));
   }
@@ -242,7 +251,7 @@ Status train(unsigned cores) {
   RT_RETURN_IF_ERROR(outfeed_enqueue_tuple(0, nest::flatten(trained).span(), kHostTimeoutNs));
   RT_RETURN_IF_ERROR(host_function("training_done", "", {}, {}, kHostTimeoutNs));
   log_info("train-digits: {} {} steps of {} images on {} replicas of {} cores done; final weights outfed", spec.name,
-           steps, kBatch, replicas, config.logical_cores);
+           steps, config.global_batch, replicas, config.logical_cores);
   return Status::ok();
 }
 

@@ -1,5 +1,6 @@
 // train-digits, host half: what the user sees of a training run.
-//   log_steps(text "<total steps>", first step: float32 scalar, losses, accuracies: float32[k]) ->
+//   log_steps(text "<total steps> <global batch>", first step: float32 scalar, losses, accuracies:
+//       float32[k]) ->
 //       nothing: the k steps from `first step` on (one launch's), appended as
 //       "step,loss,accuracy,samples_per_second,seconds" to <outfeed dir>/train.csv (header first;
 //       the rate and the host's clock since the first report are per launch) and shows
@@ -24,8 +25,6 @@
 #include "run_folder.hpp"
 
 namespace {
-
-constexpr double kSamplesPerStep = 32;  // the global batch (device/train.cpp kBatch)
 
 struct Progress {
   std::chrono::steady_clock::time_point start;  // when step 0 was reported
@@ -76,7 +75,11 @@ std::string bar(long step, long total, double samples_per_second, float loss, fl
 
 TPU_HOST_FUNCTION(log_steps, call) {
   if (call.task() != 0) return {};  // a pod: task 0 reports for every board
-  const long total = std::atol(call.text().c_str());
+  long total = 0;
+  double samples_per_step = 0;  // the global batch
+  if (!(std::istringstream(call.text()) >> total >> samples_per_step) || samples_per_step <= 0)
+    throw tpu::HostError(rt::StatusCode::kInvalidArgument,
+                         "log_steps: the text is '<total steps> <global batch>', not '" + call.text() + "'");
   const long first = static_cast<long>(scalar(call, 0));
   const std::vector<float> losses = call.values<float>(1), accuracies = call.values<float>(2);
   if (losses.empty() || losses.size() != accuracies.size())
@@ -86,9 +89,9 @@ TPU_HOST_FUNCTION(log_steps, call) {
   if (first == 0) progress = Progress{now, now};
   // The CSV gets the launch's rate; the bar the average since the first report (steadier).
   const double seconds = std::chrono::duration<double>(now - progress.last).count();
-  const double rate = last > progress.last_step && seconds > 0 ? (last - progress.last_step) * kSamplesPerStep / seconds : 0;
+  const double rate = last > progress.last_step && seconds > 0 ? (last - progress.last_step) * samples_per_step / seconds : 0;
   const double elapsed = std::chrono::duration<double>(now - progress.start).count();
-  const double average = last > 0 && elapsed > 0 ? last * kSamplesPerStep / elapsed : rate;
+  const double average = last > 0 && elapsed > 0 ? last * samples_per_step / elapsed : rate;
   progress.last = now;
   progress.last_step = last;
   const std::filesystem::path csv = run_folder(call) / "train.csv";
