@@ -160,7 +160,10 @@ class FakeExchange final : public tpu::RowExchange {
     size_t other = 0;
     while (other < ranks.size() && ranks[other] == my_rank()) ++other;
     for (size_t i = 0; i < ranks.size(); ++i) sizes.push_back(ranks[i] == my_rank() ? out[other].size() : into[i].size());
-    started.push_back({ranks, tag, std::vector<uint8_t>(out[other].begin(), out[other].end()), sizes, std::move(into)});
+    std::vector<std::vector<uint8_t>> outs;
+    for (const std::span<const uint8_t> row : out) outs.emplace_back(row.begin(), row.end());
+    started.push_back({ranks, tag, std::vector<uint8_t>(out[other].begin(), out[other].end()), sizes, std::move(into),
+                       std::move(outs)});
     return static_cast<int>(started.size()) - 1;
   }
   // Done once the test put the other rows in `arrived`: they land in the buffers given.
@@ -180,6 +183,7 @@ class FakeExchange final : public tpu::RowExchange {
     std::vector<uint8_t> mine;
     std::vector<size_t> sizes;
     std::vector<std::span<uint8_t>> into;
+    std::vector<std::vector<uint8_t>> outs;  // what goes to each rank (this one's entry too)
   };
   std::vector<int> ended;
   std::vector<Started> started;
@@ -320,6 +324,68 @@ TEST_CASE("the other boards' rows arrive in buffers kept from call to call", "[p
   functions.call(call, keep);
   REQUIRE(exchange.started.size() == 5);
   CHECK(exchange.started[3].into[1].data() != exchange.started[4].into[1].data());
+}
+
+TEST_CASE("a large all_reduce is split: this task folds its piece into the board's output, then the pieces go round",
+          "[pod]") {
+  FakeExchange exchange;  // this board is task 1 of 0, 1, 2
+  tpu::PodCollectives collectives(exchange);
+  std::vector<float> board_output(7, -1.0f);  // where the board wants the result (not its input)
+  std::vector<std::string> claims;
+  unsigned released = 0;
+  collectives.write_results_in_place(
+      [&](unsigned core, uint32_t id, size_t bytes) {
+        claims.push_back(std::to_string(core) + "/" + std::to_string(id) + "/" + std::to_string(bytes));
+        return reinterpret_cast<uint8_t*>(board_output.data());
+      },
+      [&](unsigned core) { released += core == 3 ? 1 : 100; }, 16);
+  tpu::HostFunctions functions(tpu::HostEnvironment{});
+  collectives.serve(functions);
+  std::optional<tpu::HostCallOutcome> answer;
+  tpu::HostCallRequest call;
+  call.function = ".pod";
+  call.core = 3;
+  call.id = 41;
+  call.text = "all_reduce op=sum type=float32 count=7 members=0,1,2 source=0 seq=5 first=0";
+  call.tensors = {tpu::HostTensor::of<float>({7}, {100, 200, 1, 6, 300, 400, 500})};
+  functions.call(call, [&answer](tpu::HostCallOutcome outcome) {
+    outcome.materialize();  // a reply that is not placed in the board copies the result from its output
+    answer = std::move(outcome);
+  });
+  CHECK(claims == std::vector<std::string>{"3/41/28"});
+  // Pieces of 7 over 3 tasks: elements [0, 2), [2, 4), [4, 7). Task p gets this part's piece p, and
+  // every other task's piece 1 comes here.
+  REQUIRE(exchange.started.size() == 1);
+  CHECK(exchange.started[0].ranks == std::vector<unsigned>{0, 1, 2});
+  CHECK(floats_of(exchange.started[0].outs[0]) == std::vector<float>{100, 200});
+  CHECK(floats_of(exchange.started[0].outs[2]) == std::vector<float>{300, 400, 500});
+  CHECK(exchange.started[0].sizes == std::vector<size_t>{8, 8, 8});
+  // Tasks 0 and 2's pieces 1: the left fold in task order, (1e8 + 1) - 1e8 = 0 in float32.
+  exchange.arrived[0] = {bytes_of({1e8f, 5}), {}, bytes_of({-1e8f, 7})};
+  collectives.pump();
+  CHECK(!answer.has_value());
+  CHECK(board_output == std::vector<float>{-1, -1, 0, 18, -1, -1, -1});  // this task's piece, in place
+  REQUIRE(exchange.started.size() == 2);
+  CHECK(exchange.ended == std::vector<int>{0});
+  CHECK(floats_of(exchange.started[1].outs[0]) == std::vector<float>{0, 18});
+  CHECK(floats_of(exchange.started[1].outs[2]) == std::vector<float>{0, 18});
+  CHECK(exchange.started[1].into[0].data() == reinterpret_cast<uint8_t*>(board_output.data()));  // straight in
+  CHECK(exchange.started[1].into[2].data() == reinterpret_cast<uint8_t*>(board_output.data() + 4));
+  CHECK(released == 0);
+  exchange.arrived[1] = {bytes_of({11, 22}), {}, bytes_of({33, 44, 55})};  // the other tasks' folded pieces
+  collectives.pump();
+  REQUIRE(answer.has_value());
+  REQUIRE(answer->code == rt::StatusCode::kOk);
+  CHECK(answer->results[0].values<float>() == std::vector<float>{11, 22, 0, 18, 33, 44, 55});
+  CHECK(board_output == std::vector<float>{11, 22, 0, 18, 33, 44, 55});
+  CHECK(released == 1);  // handed back before the reply
+  CHECK(!collectives.busy());
+  // Below the size it splits from, or where the output cannot be claimed: one exchange of whole rows.
+  call.text = "all_reduce op=sum type=float32 count=3 members=0,1 source=0 seq=6 first=0";
+  call.tensors = {tpu::HostTensor::of<float>({3}, {1, 2, 3})};
+  functions.call(call, [](tpu::HostCallOutcome) {});
+  CHECK(claims.size() == 1);
+  CHECK(exchange.started.back().sizes == std::vector<size_t>{12, 12});
 }
 
 TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]") {

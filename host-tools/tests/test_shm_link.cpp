@@ -17,7 +17,7 @@
 //     the ring or than what is published) stops receive() for good with a message naming the
 //     problem, while every page of the link's mapping outside the window is PROT_NONE (a read there
 //     would crash the test); an impossible to-board tail fails send();
-//   - place_results: a board-armed target (arm_reply_targets) gets its bytes at the right file
+//   - place_results (and claim_result, before it): a board-armed target (arm_reply_targets) gets its bytes at the right file
 //     offset, and nothing is placed for another call id, an unarmed target, a range past the
 //     aperture, an aperture on the window or outside the file, a size mismatch or core >= 16;
 //   - the board's disarm protocol with a fake clock: armed or written -> idle at once, a host that
@@ -878,6 +878,25 @@ TEST_CASE("shm link: place_results writes only armed, fitting targets inside the
     CHECK(placed == std::vector<bool>{true, false});
     CHECK(sizes_seen == std::vector<size_t>{24});
     CHECK(file_at(offset, 24) == r0);
+    CHECK(shm_target_state(target) == ShmTargetState::kWritten);
+  }
+  SECTION("a claimed result is written in place before the reply, which then places it as any other") {
+    CHECK(link->claim_result(2, 76, 24) == nullptr);  // another call
+    CHECK(link->claim_result(2, 77, 16) == nullptr);  // another size
+    CHECK(link->claim_result(3, 77, 24) == nullptr);  // another core
+    CHECK(shm_target_state(target) == ShmTargetState::kArmed);
+    uint8_t* claimed = link->claim_result(2, 77, 24);
+    REQUIRE(claimed != nullptr);
+    CHECK(shm_target_state(target) == ShmTargetState::kWriting);  // the board cannot take it back now
+    CHECK(link->claim_result(2, 77, 24) == nullptr);                // nor can it be claimed twice
+    std::copy(r0.begin(), r0.end(), claimed);
+    CHECK(file_at(offset, 24) == r0);  // the board's own bytes
+    link->release_result(2);
+    CHECK(shm_target_state(target) == ShmTargetState::kArmed);
+    CHECK(link->place_results(2, 77, {24, 16}, [](size_t, std::span<uint8_t>) {}) == std::vector<bool>{true, false});
+    CHECK(shm_target_state(target) == ShmTargetState::kWritten);
+    CHECK(file_at(offset, 24) == r0);
+    link->release_result(2);  // not claimed: nothing changes
     CHECK(shm_target_state(target) == ShmTargetState::kWritten);
   }
   SECTION("another call id (a late reply): nothing, the target stays armed for its own call") {

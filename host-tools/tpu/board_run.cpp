@@ -445,6 +445,12 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
   if (!board.channel) return board.status;
   board.channel->set_spin(spin);
   if (worker) worker->set_spin(spin);
+  if (pod_collectives) {  // a large all_reduce written into the board's output as it goes (shared memory)
+    BoardChannel* channel = board.channel.get();
+    pod_collectives->write_results_in_place(
+        [channel](unsigned core, uint32_t id, size_t bytes) { return channel->claim_result(core, id, bytes); },
+        [channel](unsigned core) { channel->release_result(core); });
+  }
   BoardSession session(options, place, outfeed_dir, std::move(*datasets), functions, worker.get(),
                        pod_collectives ? &*pod_collectives : nullptr, std::move(board));
   return session.serve();

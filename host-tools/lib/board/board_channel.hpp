@@ -65,6 +65,13 @@ class BoardChannel {
     (void)core, (void)id, (void)write;
     return std::vector<bool>(sizes.size(), false);
   }
+  // A host call's first result claimed before the reply, to be written in place as it is computed
+  // (ShmLink::claim_result): its `bytes` of board memory, or nullptr (byte channels: always).
+  virtual uint8_t* claim_result(unsigned core, uint32_t id, size_t bytes) {
+    (void)core, (void)id, (void)bytes;
+    return nullptr;
+  }
+  virtual void release_result(unsigned core) { (void)core; }
   // An infeed tuple written straight into its slot on the board (shared memory): `fill` writes
   // element e's element_bytes[e] bytes into the place it is given. Byte channels: false, nothing filled.
   using FillElement = std::function<bool(size_t element, std::span<uint8_t> destination)>;

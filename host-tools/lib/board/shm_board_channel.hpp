@@ -64,6 +64,8 @@ class ShmBoardChannel final : public BoardChannel {
                                   const ResultWriter& write) override {
     return link_->place_results(core, id, sizes, write);
   }
+  uint8_t* claim_result(unsigned core, uint32_t id, size_t bytes) override { return link_->claim_result(core, id, bytes); }
+  void release_result(unsigned core) override { link_->release_result(core); }
 
  private:
   size_t exchange();  // frames both ways; returns how many moved

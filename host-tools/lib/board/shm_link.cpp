@@ -285,6 +285,25 @@ std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::
   return placed;
 }
 
+uint8_t* ShmLink::claim_result(unsigned core, uint32_t id, size_t bytes) {
+  if (core >= rt::link::kShmMaxCores || failure_) return nullptr;
+  rt::link::ShmReplyTarget& target = control_->targets[core];
+  using rt::link::ShmTargetState;
+  if (!rt::link::move_shm_target_state(target, ShmTargetState::kArmed, ShmTargetState::kWriting)) return nullptr;
+  rt::link::ShmReplyTarget armed;
+  std::memcpy(&armed, &target, sizeof armed);  // one read of the board's fields: checked values are the used ones
+  const bool fits = armed.call_id == id && armed.count >= 1 && armed.address[0] != 0 && armed.bytes[0] == bytes;
+  uint8_t* destination = fits ? board_memory(armed.address[0], bytes) : nullptr;
+  if (destination == nullptr) rt::link::move_shm_target_state(target, ShmTargetState::kWriting, ShmTargetState::kArmed);
+  return destination;
+}
+
+void ShmLink::release_result(unsigned core) {
+  if (core >= rt::link::kShmMaxCores) return;
+  using rt::link::ShmTargetState;  // unless the board took it back meanwhile
+  rt::link::move_shm_target_state(control_->targets[core], ShmTargetState::kWriting, ShmTargetState::kArmed);
+}
+
 std::optional<std::span<const uint8_t>> ShmLink::view_board_memory(uint64_t address, uint64_t bytes) {
   const uint8_t* source = failure_ ? nullptr : board_memory(address, bytes);
   if (source == nullptr) return std::nullopt;

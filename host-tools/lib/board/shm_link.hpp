@@ -77,6 +77,14 @@ class ShmLink {
   // The same, with `write` filling result i (of sizes[i] bytes) where it goes in board memory: a
   // result computed straight into its destination, never copied (the pod's collectives).
   std::vector<bool> place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes, const ResultWriter& write);
+  // Host call `id` of `core`'s first result, claimed before the reply to be written in place bit by
+  // bit as it is computed (a pod's all_reduce, folded as the boards' parts arrive): its `bytes` of
+  // board memory if the board armed exactly that for this call, else nullptr. While it is claimed the
+  // board cannot take the target back (a board that gives the call up waits up to
+  // kShmHostWritingTimeoutNs for it); release_result hands it back, and the reply then places the
+  // result as any other (place_results).
+  uint8_t* claim_result(unsigned core, uint32_t id, size_t bytes);
+  void release_result(unsigned core);
   // Has `fill` write tuple `tuple` of infeed queue `queue` straight into its slot (element e, of
   // element_bytes[e] bytes, into the place it is given), if the board published the queue's slots and
   // the elements fit them exactly; false, nothing filled, otherwise (send frames then).

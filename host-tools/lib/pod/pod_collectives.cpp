@@ -58,6 +58,17 @@ void fold_rows(rt::ReduceOp op, rt::DType type, const std::vector<std::span<cons
   }
 }
 
+// Piece p of K of a row of `count` elements of `element` bytes: elements [p count / K, (p + 1) count / K).
+template <typename Byte>
+std::span<Byte> piece_of(std::span<Byte> row, size_t count, size_t element, size_t p, size_t k) {
+  const size_t first = p * count / k, end = (p + 1) * count / k;
+  return row.subspan(first * element, (end - first) * element);
+}
+
+size_t position_of(const std::vector<unsigned>& tasks, unsigned task) {
+  return static_cast<size_t>(std::find(tasks.begin(), tasks.end(), task) - tasks.begin());
+}
+
 bool known_kind(const std::string& kind) {
   for (const char* name : {"all_reduce", "all_gather", "broadcast", "barrier", "reduce_scatter", "all_to_all",
                            "collective_permute", "rows"})
@@ -274,6 +285,12 @@ int pod_tag(const PodRequest& request) {
   return static_cast<int>((uint64_t{request.sequence} * rt::kMaxPodDevices + request.first_member) % kTagSpace);
 }
 
+void PodCollectives::write_results_in_place(ClaimResult claim, ReleaseResult release, size_t split_from) {
+  claim_ = std::move(claim);
+  release_ = std::move(release);
+  split_from_ = split_from;
+}
+
 void PodCollectives::serve(HostFunctions& functions) {
   functions.add_deferred(
       ".pod", [this](HostCallRequest call, HostFunctions::Reply reply) { start(std::move(call), std::move(reply)); },
@@ -356,6 +373,10 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
     if (call.in_board.empty() || call.in_board[0].empty()) pending.own_copy = std::move(call.tensors[0].bytes);
     mine = pending.own_copy.empty() ? call.bytes_of(0) : std::span<const uint8_t>(pending.own_copy);
   }
+  if ((pending.output = claim_split_output(pending.request, call)) != nullptr) {
+    pending.core = call.core;
+    return start_piece_gather(std::move(pending), mine);
+  }
   std::vector<std::span<const uint8_t>> out;
   std::vector<std::span<uint8_t>> into;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -369,8 +390,54 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
   pending_.emplace(id, std::move(pending));
 }
 
+uint8_t* PodCollectives::claim_split_output(const PodRequest& request, const HostCallRequest& call) {
+  const size_t bytes = request.result_bytes();
+  const bool split = claim_ && !request.by_members && request.kind == "all_reduce" && bytes >= split_from_ &&
+                     request.count >= request.tasks().size();
+  return split ? claim_(call.core, call.id, bytes) : nullptr;
+}
+
+void PodCollectives::start_piece_gather(Pending call, std::span<const uint8_t> mine) {
+  const std::vector<unsigned> tasks = call.request.tasks();
+  const size_t k = tasks.size(), count = call.request.count, element = rt::dtype_size(call.request.type);
+  const size_t me = position_of(tasks, exchange_.my_rank());
+  std::vector<std::span<const uint8_t>> out;
+  std::vector<std::span<uint8_t>> into;
+  for (size_t i = 0; i < k; ++i) {
+    out.push_back(piece_of(mine, count, element, i, k));  // task i's piece of this part
+    into.push_back(i == me ? std::span<uint8_t>() : buffers_.take(piece_of(mine, count, element, me, k).size()));
+    call.rows.push_back(i == me ? piece_of(mine, count, element, me, k) : std::span<const uint8_t>(into.back()));
+    if (i != me) call.received.push_back(into.back());
+  }
+  const int id = exchange_.start_exchange(tasks, pod_tag(call.request), std::move(out), std::move(into));
+  pending_.emplace(id, std::move(call));
+}
+
+void PodCollectives::exchange_folded_pieces(Pending call) {
+  const std::vector<unsigned> tasks = call.request.tasks();
+  const size_t k = tasks.size(), count = call.request.count, element = rt::dtype_size(call.request.type);
+  const size_t me = position_of(tasks, exchange_.my_rank());
+  const std::span<uint8_t> output(call.output, call.request.result_bytes());
+  const std::span<uint8_t> folded = piece_of(output, count, element, me, k);
+  PodRequest piece = call.request;
+  piece.count = folded.size() / element;
+  combine_rows_into(piece, call.rows, folded);  // may be this part's own piece, in place
+  release(call);  // the other parts' pieces are folded in: their buffers go back
+  call.rows.clear();
+  std::vector<std::span<const uint8_t>> out(k, folded);
+  std::vector<std::span<uint8_t>> into;
+  for (size_t i = 0; i < k; ++i) into.push_back(i == me ? std::span<uint8_t>() : piece_of(output, count, element, i, k));
+  call.pieces_folded = true;
+  const int id = exchange_.start_exchange(tasks, pod_tag(call.request), std::move(out), std::move(into));
+  pending_.emplace(id, std::move(call));
+}
+
+void PodCollectives::release_output(const Pending& call) {
+  if (call.output != nullptr && release_) release_(call.core);
+}
+
 // The call's results from every board's row: the group's result, folded straight into the board's
-// output where it can be, or (by members) every member's here.
+// output where it can be (a split all_reduce: already there), or (by members) every member's here.
 void PodCollectives::answer(Pending& call) {
   const PodRequest& request = call.request;
   if (request.kind == "barrier") return call.reply(HostCallOutcome::ok());
@@ -380,6 +447,13 @@ void PodCollectives::answer(Pending& call) {
     result.dims = {static_cast<int64_t>(bytes / rt::dtype_size(request.type))};
     return result;
   };
+  if (call.output != nullptr) {  // in the board's output already; elsewhere (frames) it is copied from there
+    release_output(call);
+    const uint8_t* output = call.output;
+    return call.reply(HostCallOutcome::written({shaped(request.result_bytes())}, [output](size_t, std::span<uint8_t> out) {
+      if (out.data() != output) std::memcpy(out.data(), output, out.size());
+    }));
+  }
   if (!request.by_members) {
     return call.reply(HostCallOutcome::written({shaped(request.result_bytes())}, [&call](size_t, std::span<uint8_t> out) {
       combine_rows_into(call.request, call.rows, out);
@@ -421,6 +495,7 @@ void PodCollectives::pump() {
       ++it;
       continue;
     }
+    if (!done || !*done) release_output(call);  // a failed pod: the board may give the call up at once
     if (!done) {
       broken_ = true;
       call.reply(HostCallOutcome::error(rt::StatusCode::kUnavailable, "the pod's MPI exchange failed: " + error));
@@ -431,6 +506,12 @@ void PodCollectives::pump() {
       call.reply(HostCallOutcome::error(rt::StatusCode::kDeadlineExceeded,
                                         "the boards of tasks " + tasks + " did not all send their partial within " +
                                             std::to_string(kCallDeadline.count()) + " s"));
+    } else if (call.output != nullptr && !call.pieces_folded) {
+      exchange_.end_exchange(it->first);
+      Pending gathered = std::move(call);
+      it = pending_.erase(it);
+      exchange_folded_pieces(std::move(gathered));  // under a new exchange id
+      continue;
     } else {
       exchange_.end_exchange(it->first);
       answer(call);

@@ -20,8 +20,16 @@
 // other boards straight from where the board keeps it (HostCallRequest::in_board), the other boards'
 // parts arrive in buffers kept from call to call (no page is faulted in twice), and the result is
 // folded straight into the board's output (HostCallOutcome::write); the by-members form still copies.
+// Split all_reduce: where the link lets the board's output be written before the reply
+// (write_results_in_place), an all_reduce by partials of at least kSplitFrom bytes over K tasks is
+// done as Open MPI's large all-reduces are, a reduce-scatter and an all-gather: the row is cut in K
+// pieces (piece p: elements [p count / K, (p + 1) count / K)), task p receives every task's piece p
+// and folds it (the same left fold in task order) straight into its board's output, then every task
+// sends its folded piece to every other, straight from and into the boards' outputs. Each tpu folds
+// 1/K of the row instead of all of it; the bits are those of the whole fold.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -76,6 +84,12 @@ class PodCollectives {
   explicit PodCollectives(RowExchange& exchange) : exchange_(exchange) {}
   // Registers ".pod" in `functions`.
   void serve(HostFunctions& functions);
+  // How a call's result is claimed before the reply (BoardChannel::claim_result: its board memory, or
+  // nullptr) and handed back; with them, all_reduces of at least `split_from` bytes are split.
+  using ClaimResult = std::function<uint8_t*(unsigned core, uint32_t id, size_t bytes)>;
+  using ReleaseResult = std::function<void(unsigned core)>;
+  static constexpr size_t kSplitFrom = 256 * 1024;
+  void write_results_in_place(ClaimResult claim, ReleaseResult release, size_t split_from = kSplitFrom);
   bool busy() const { return !pending_.empty(); }
   // How long the run loop may wait for the board between pump() calls: not at all during a call's
   // first kSpinFor (the other boards' parts usually arrive within it: sub-millisecond collectives),
@@ -113,14 +127,30 @@ class PodCollectives {
     HostFunctions::Reply reply;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::steady_clock::time_point started;
+    // A split all_reduce: the board's output, claimed (rows are then every task's piece of this
+    // task's part), the calling core, and whether the pieces are being exchanged (the fold is done).
+    uint8_t* output = nullptr;
+    unsigned core = 0;
+    bool pieces_folded = false;
   };
   void start(HostCallRequest call, HostFunctions::Reply reply);
+  // The board's output, claimed, if `request` is split (nullptr otherwise).
+  uint8_t* claim_split_output(const PodRequest& request, const HostCallRequest& call);
+  // A split all_reduce: every task's piece of this task's part in, this task's pieces out.
+  void start_piece_gather(Pending call, std::span<const uint8_t> mine);
+  // This task's piece folded into the board's output, then sent to every task as theirs arrive.
+  void exchange_folded_pieces(Pending call);
+  // The claim on a split call's output, handed back (before its reply, or as it fails).
+  void release_output(const Pending& call);
   // What is wrong with this board's part of `request` ("" if nothing).
   std::string check_part(const PodRequest& request, const HostCallRequest& call) const;
   void answer(Pending& call);
   void release(Pending& call);
 
   RowExchange& exchange_;
+  ClaimResult claim_;
+  ReleaseResult release_;
+  size_t split_from_ = kSplitFrom;
   std::map<int, Pending> pending_;  // by exchange id
   Buffers buffers_;
   bool broken_ = false;
