@@ -380,12 +380,47 @@ TEST_CASE("a large all_reduce is split: this task folds its piece into the board
   CHECK(board_output == std::vector<float>{11, 22, 0, 18, 33, 44, 55});
   CHECK(released == 1);  // handed back before the reply
   CHECK(!collectives.busy());
-  // Below the size it splits from, or where the output cannot be claimed: one exchange of whole rows.
+  // Below the size it splits from: one exchange of whole rows.
   call.text = "all_reduce op=sum type=float32 count=3 members=0,1 source=0 seq=6 first=0";
   call.tensors = {tpu::HostTensor::of<float>({3}, {1, 2, 3})};
   functions.call(call, [](tpu::HostCallOutcome) {});
   CHECK(claims.size() == 1);
   CHECK(exchange.started.back().sizes == std::vector<size_t>{12, 12});
+}
+
+TEST_CASE("a board whose output cannot be claimed splits the same all_reduce, through a buffer", "[pod]") {
+  // Every board of a pod must exchange the same messages: a board on a serial line (nothing to claim)
+  // or one whose target is taken splits as the others do, and its reply copies the result.
+  FakeExchange exchange;  // task 1 of 0, 1
+  tpu::PodCollectives collectives(exchange);
+  unsigned claims = 0, released = 0;
+  collectives.write_results_in_place(
+      [&](unsigned, uint32_t, size_t) -> uint8_t* { return ++claims, nullptr; }, [&](unsigned) { ++released; }, 16);
+  tpu::HostFunctions functions(tpu::HostEnvironment{});
+  collectives.serve(functions);
+  std::optional<tpu::HostCallOutcome> answer;
+  tpu::HostCallRequest call;
+  call.function = ".pod";
+  call.text = "all_reduce op=max type=float32 count=5 members=0,1 source=0 seq=2 first=0";
+  call.tensors = {tpu::HostTensor::of<float>({5}, {1, 9, 3, 7, 5})};
+  functions.call(call, [&answer](tpu::HostCallOutcome outcome) {
+    outcome.materialize();
+    answer = std::move(outcome);
+  });
+  CHECK(claims == 1);
+  REQUIRE(exchange.started.size() == 1);  // pieces [0, 2) and [2, 5): task 0 gets this part's first
+  CHECK(floats_of(exchange.started[0].outs[0]) == std::vector<float>{1, 9});
+  CHECK(exchange.started[0].into[0].size() == 12);
+  exchange.arrived[0] = {bytes_of({4, 4, 4}), {}};  // task 0's piece 1
+  collectives.pump();
+  REQUIRE(exchange.started.size() == 2);
+  CHECK(floats_of(exchange.started[1].outs[0]) == std::vector<float>{4, 7, 5});  // max, this task's piece
+  exchange.arrived[1] = {bytes_of({2, 9}), {}};  // task 0's folded piece 0
+  collectives.pump();
+  REQUIRE(answer.has_value());
+  REQUIRE(answer->code == rt::StatusCode::kOk);
+  CHECK(answer->results[0].values<float>() == std::vector<float>{2, 9, 4, 7, 5});
+  CHECK(released == 0);  // nothing was claimed
 }
 
 TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]") {

@@ -373,8 +373,8 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
     if (call.in_board.empty() || call.in_board[0].empty()) pending.own_copy = std::move(call.tensors[0].bytes);
     mine = pending.own_copy.empty() ? call.bytes_of(0) : std::span<const uint8_t>(pending.own_copy);
   }
-  if ((pending.output = claim_split_output(pending.request, call)) != nullptr) {
-    pending.core = call.core;
+  if (splits(pending.request)) {
+    place_split_output(pending, call);
     return start_piece_gather(std::move(pending), mine);
   }
   std::vector<std::span<const uint8_t>> out;
@@ -390,11 +390,19 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
   pending_.emplace(id, std::move(pending));
 }
 
-uint8_t* PodCollectives::claim_split_output(const PodRequest& request, const HostCallRequest& call) {
-  const size_t bytes = request.result_bytes();
-  const bool split = claim_ && !request.by_members && request.kind == "all_reduce" && bytes >= split_from_ &&
-                     request.count >= request.tasks().size();
-  return split ? claim_(call.core, call.id, bytes) : nullptr;
+bool PodCollectives::splits(const PodRequest& request) const {
+  return !request.by_members && request.kind == "all_reduce" && request.result_bytes() >= split_from_ &&
+         request.count >= request.tasks().size();
+}
+
+void PodCollectives::place_split_output(Pending& call, const HostCallRequest& request) {
+  const size_t bytes = call.request.result_bytes();
+  call.core = request.core;
+  call.output = claim_ ? claim_(request.core, request.id, bytes) : nullptr;
+  call.output_claimed = call.output != nullptr;
+  if (call.output_claimed) return;
+  call.output_buffer = buffers_.take(bytes);
+  call.output = call.output_buffer.data();
 }
 
 void PodCollectives::start_piece_gather(Pending call, std::span<const uint8_t> mine) {
@@ -422,7 +430,8 @@ void PodCollectives::exchange_folded_pieces(Pending call) {
   PodRequest piece = call.request;
   piece.count = folded.size() / element;
   combine_rows_into(piece, call.rows, folded);  // may be this part's own piece, in place
-  release(call);  // the other parts' pieces are folded in: their buffers go back
+  for (const std::span<uint8_t> buffer : call.received) buffers_.give_back(buffer);  // folded in: done with
+  call.received.clear();
   call.rows.clear();
   std::vector<std::span<const uint8_t>> out(k, folded);
   std::vector<std::span<uint8_t>> into;
@@ -433,7 +442,7 @@ void PodCollectives::exchange_folded_pieces(Pending call) {
 }
 
 void PodCollectives::release_output(const Pending& call) {
-  if (call.output != nullptr && release_) release_(call.core);
+  if (call.output_claimed && release_) release_(call.core);
 }
 
 // The call's results from every board's row: the group's result, folded straight into the board's
@@ -447,7 +456,7 @@ void PodCollectives::answer(Pending& call) {
     result.dims = {static_cast<int64_t>(bytes / rt::dtype_size(request.type))};
     return result;
   };
-  if (call.output != nullptr) {  // in the board's output already; elsewhere (frames) it is copied from there
+  if (call.output != nullptr) {  // made already: in the board's output, or copied from where it was made
     release_output(call);
     const uint8_t* output = call.output;
     return call.reply(HostCallOutcome::written({shaped(request.result_bytes())}, [output](size_t, std::span<uint8_t> out) {
@@ -477,6 +486,8 @@ void PodCollectives::answer(Pending& call) {
 void PodCollectives::release(Pending& call) {
   for (const std::span<uint8_t> buffer : call.received) buffers_.give_back(buffer);
   call.received.clear();
+  if (!call.output_buffer.empty()) buffers_.give_back(call.output_buffer);
+  call.output_buffer = {};
 }
 
 std::chrono::milliseconds PodCollectives::poll_interval() const {

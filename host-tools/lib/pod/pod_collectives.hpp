@@ -20,13 +20,14 @@
 // other boards straight from where the board keeps it (HostCallRequest::in_board), the other boards'
 // parts arrive in buffers kept from call to call (no page is faulted in twice), and the result is
 // folded straight into the board's output (HostCallOutcome::write); the by-members form still copies.
-// Split all_reduce: where the link lets the board's output be written before the reply
-// (write_results_in_place), an all_reduce by partials of at least kSplitFrom bytes over K tasks is
-// done as Open MPI's large all-reduces are, a reduce-scatter and an all-gather: the row is cut in K
-// pieces (piece p: elements [p count / K, (p + 1) count / K)), task p receives every task's piece p
-// and folds it (the same left fold in task order) straight into its board's output, then every task
-// sends its folded piece to every other, straight from and into the boards' outputs. Each tpu folds
-// 1/K of the row instead of all of it; the bits are those of the whole fold.
+// Split all_reduce: an all_reduce by partials of at least kSplitFrom bytes over K tasks is done as
+// Open MPI's large all-reduces are, a reduce-scatter and an all-gather: the row is cut in K pieces
+// (piece p: elements [p count / K, (p + 1) count / K)), task p receives every task's piece p and
+// folds it (the same left fold in task order), then every task sends its folded piece to every
+// other. Each tpu folds 1/K of the row instead of all of it; the bits are those of the whole fold.
+// Where the link lets the board's output be written before the reply (write_results_in_place), the
+// fold and the other tasks' pieces go straight into it; elsewhere into a buffer the reply copies
+// from. Every task splits the same calls (the decision is the request's), whatever its link.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -85,7 +86,8 @@ class PodCollectives {
   // Registers ".pod" in `functions`.
   void serve(HostFunctions& functions);
   // How a call's result is claimed before the reply (BoardChannel::claim_result: its board memory, or
-  // nullptr) and handed back; with them, all_reduces of at least `split_from` bytes are split.
+  // nullptr) and handed back, so that a split all_reduce is written in place; and the size from
+  // which all_reduces are split (kSplitFrom; every board of a pod must use the same).
   using ClaimResult = std::function<uint8_t*(unsigned core, uint32_t id, size_t bytes)>;
   using ReleaseResult = std::function<void(unsigned core)>;
   static constexpr size_t kSplitFrom = 256 * 1024;
@@ -127,15 +129,20 @@ class PodCollectives {
     HostFunctions::Reply reply;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::steady_clock::time_point started;
-    // A split all_reduce: the board's output, claimed (rows are then every task's piece of this
-    // task's part), the calling core, and whether the pieces are being exchanged (the fold is done).
+    // A split all_reduce: where the result is made (the board's output, claimed, or a buffer of
+    // ours), the calling core, and whether the pieces are being exchanged (the fold is done). Its
+    // rows are every task's piece of this task's part.
     uint8_t* output = nullptr;
+    bool output_claimed = false;
+    std::span<uint8_t> output_buffer;
     unsigned core = 0;
     bool pieces_folded = false;
   };
   void start(HostCallRequest call, HostFunctions::Reply reply);
-  // The board's output, claimed, if `request` is split (nullptr otherwise).
-  uint8_t* claim_split_output(const PodRequest& request, const HostCallRequest& call);
+  // Whether `request` is split (split all_reduce above): the same on every board.
+  bool splits(const PodRequest& request) const;
+  // Where a split call's result is made: the board's output if it can be claimed, else a buffer.
+  void place_split_output(Pending& call, const HostCallRequest& request);
   // A split all_reduce: every task's piece of this task's part in, this task's pieces out.
   void start_piece_gather(Pending call, std::span<const uint8_t> mine);
   // This task's piece folded into the board's output, then sent to every task as theirs arrive.
