@@ -258,19 +258,24 @@ std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::
   });
 }
 
+std::optional<rt::link::ShmReplyTarget> ShmLink::take_reply_target(unsigned core, uint32_t id) {
+  if (core >= rt::link::kShmMaxCores || failure_) return std::nullopt;
+  rt::link::ShmReplyTarget& target = control_->targets[core];
+  using rt::link::ShmTargetState;
+  if (!rt::link::move_shm_target_state(target, ShmTargetState::kArmed, ShmTargetState::kWriting)) return std::nullopt;
+  rt::link::ShmReplyTarget armed;
+  std::memcpy(&armed, &target, sizeof armed);  // one read of the board's fields: checked values are the used ones
+  if (armed.call_id == id) return armed;
+  release_result(core);  // armed for a newer call: this reply is late, leave the targets alone
+  return std::nullopt;
+}
+
 std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes,
                                          const ResultWriter& write) {
   std::vector<bool> placed(sizes.size(), false);
-  if (core >= rt::link::kShmMaxCores || failure_) return placed;
-  rt::link::ShmReplyTarget& target = control_->targets[core];
-  using rt::link::ShmTargetState;
-  if (!rt::link::move_shm_target_state(target, ShmTargetState::kArmed, ShmTargetState::kWriting)) return placed;
-  rt::link::ShmReplyTarget armed;
-  std::memcpy(&armed, &target, sizeof armed);  // one read of the board's fields: checked values are the used ones
-  if (armed.call_id != id) {  // armed for a newer call: this reply is late, leave the targets alone
-    rt::link::move_shm_target_state(target, ShmTargetState::kWriting, ShmTargetState::kArmed);  // unless the board took them back
-    return placed;
-  }
+  const std::optional<rt::link::ShmReplyTarget> taken = take_reply_target(core, id);
+  if (!taken) return placed;
+  const rt::link::ShmReplyTarget& armed = *taken;
   const size_t count = std::min<size_t>({sizes.size(), armed.count, rt::link::kShmMaxTargets});
   for (size_t i = 0; i < count; ++i) {
     if (armed.address[i] == 0 || armed.bytes[i] != sizes[i]) continue;
@@ -281,20 +286,17 @@ std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::
     placed[i] = true;
   }
   // Release: the bytes before the frames. (Only if the board did not give up waiting for us.)
-  rt::link::move_shm_target_state(target, ShmTargetState::kWriting, ShmTargetState::kWritten);
+  using rt::link::ShmTargetState;
+  rt::link::move_shm_target_state(control_->targets[core], ShmTargetState::kWriting, ShmTargetState::kWritten);
   return placed;
 }
 
 uint8_t* ShmLink::claim_result(unsigned core, uint32_t id, size_t bytes) {
-  if (core >= rt::link::kShmMaxCores || failure_) return nullptr;
-  rt::link::ShmReplyTarget& target = control_->targets[core];
-  using rt::link::ShmTargetState;
-  if (!rt::link::move_shm_target_state(target, ShmTargetState::kArmed, ShmTargetState::kWriting)) return nullptr;
-  rt::link::ShmReplyTarget armed;
-  std::memcpy(&armed, &target, sizeof armed);  // one read of the board's fields: checked values are the used ones
-  const bool fits = armed.call_id == id && armed.count >= 1 && armed.address[0] != 0 && armed.bytes[0] == bytes;
-  uint8_t* destination = fits ? board_memory(armed.address[0], bytes) : nullptr;
-  if (destination == nullptr) rt::link::move_shm_target_state(target, ShmTargetState::kWriting, ShmTargetState::kArmed);
+  const std::optional<rt::link::ShmReplyTarget> armed = take_reply_target(core, id);
+  if (!armed) return nullptr;
+  const bool fits = armed->count >= 1 && armed->address[0] != 0 && armed->bytes[0] == bytes;
+  uint8_t* destination = fits ? board_memory(armed->address[0], bytes) : nullptr;
+  if (destination == nullptr) release_result(core);
   return destination;
 }
 

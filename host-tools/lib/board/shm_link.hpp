@@ -125,6 +125,9 @@ class ShmLink {
   uint64_t frames_received() const { return frames_received_; }
 
  private:
+  // Host call `id` of `core`'s targets, taken from the board (kArmed -> kWriting) if it armed them for
+  // that call: a copy of their fields, read once. Nothing (and nothing changed) otherwise.
+  std::optional<rt::link::ShmReplyTarget> take_reply_target(unsigned core, uint32_t id);
   ShmLink() = default;
   void remove_file();
   void fail(std::string reason);
