@@ -8,7 +8,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <chrono>
 #include <map>
+#include <random>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -153,7 +156,8 @@ std::vector<float> floats_of(const std::vector<uint8_t>& bytes) {
 // Rows of the other ranks, handed over when the test says they arrived.
 class FakeExchange final : public tpu::RowExchange {
  public:
-  unsigned my_rank() const override { return 1; }
+  explicit FakeExchange(unsigned rank = 1) : rank_(rank) {}
+  unsigned my_rank() const override { return rank_; }
   int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
                      std::vector<std::span<uint8_t>> into) override {
     std::vector<size_t> sizes;  // what arrives from each rank (this one: what it sends the first other)
@@ -177,6 +181,7 @@ class FakeExchange final : public tpu::RowExchange {
     return true;
   }
   void end_exchange(int id) override { ended.push_back(id); }
+  void cancel_exchange(int id) override { cancelled.push_back(id); }
   struct Started {
     std::vector<unsigned> ranks;
     int tag;
@@ -185,9 +190,12 @@ class FakeExchange final : public tpu::RowExchange {
     std::vector<std::span<uint8_t>> into;
     std::vector<std::vector<uint8_t>> outs;  // what goes to each rank (this one's entry too)
   };
-  std::vector<int> ended;
+  std::vector<int> ended, cancelled;
   std::vector<Started> started;
   std::map<int, std::vector<std::vector<uint8_t>>> arrived;
+
+ private:
+  unsigned rank_;
 };
 
 }  // namespace
@@ -338,7 +346,7 @@ TEST_CASE("a large all_reduce is split: this task folds its piece into the board
         claims.push_back(std::to_string(core) + "/" + std::to_string(id) + "/" + std::to_string(bytes));
         return reinterpret_cast<uint8_t*>(board_output.data());
       },
-      [&](unsigned core) { released += core == 3 ? 1 : 100; }, 16);
+      [&](unsigned core, uint32_t id) { released += core == 3 && id == 41 ? 1 : 100; }, 16);
   tpu::HostFunctions functions(tpu::HostEnvironment{});
   collectives.serve(functions);
   std::optional<tpu::HostCallOutcome> answer;
@@ -352,7 +360,7 @@ TEST_CASE("a large all_reduce is split: this task folds its piece into the board
     outcome.materialize();  // a reply that is not placed in the board copies the result from its output
     answer = std::move(outcome);
   });
-  CHECK(claims == std::vector<std::string>{"3/41/28"});
+  CHECK(claims.empty());  // not while the other boards' pieces are waited for
   // Pieces of 7 over 3 tasks: elements [0, 2), [2, 4), [4, 7). Task p gets this part's piece p, and
   // every other task's piece 1 comes here.
   REQUIRE(exchange.started.size() == 1);
@@ -363,6 +371,7 @@ TEST_CASE("a large all_reduce is split: this task folds its piece into the board
   // Tasks 0 and 2's pieces 1: the left fold in task order, (1e8 + 1) - 1e8 = 0 in float32.
   exchange.arrived[0] = {bytes_of({1e8f, 5}), {}, bytes_of({-1e8f, 7})};
   collectives.pump();
+  CHECK(claims == std::vector<std::string>{"3/41/28"});
   CHECK(!answer.has_value());
   CHECK(board_output == std::vector<float>{-1, -1, 0, 18, -1, -1, -1});  // this task's piece, in place
   REQUIRE(exchange.started.size() == 2);
@@ -395,7 +404,8 @@ TEST_CASE("a board whose output cannot be claimed splits the same all_reduce, th
   tpu::PodCollectives collectives(exchange);
   unsigned claims = 0, released = 0;
   collectives.write_results_in_place(
-      [&](unsigned, uint32_t, size_t) -> uint8_t* { return ++claims, nullptr; }, [&](unsigned) { ++released; }, 16);
+      [&](unsigned, uint32_t, size_t) -> uint8_t* { return ++claims, nullptr; }, [&](unsigned, uint32_t) { ++released; },
+      16);
   tpu::HostFunctions functions(tpu::HostEnvironment{});
   collectives.serve(functions);
   std::optional<tpu::HostCallOutcome> answer;
@@ -407,12 +417,12 @@ TEST_CASE("a board whose output cannot be claimed splits the same all_reduce, th
     outcome.materialize();
     answer = std::move(outcome);
   });
-  CHECK(claims == 1);
   REQUIRE(exchange.started.size() == 1);  // pieces [0, 2) and [2, 5): task 0 gets this part's first
   CHECK(floats_of(exchange.started[0].outs[0]) == std::vector<float>{1, 9});
   CHECK(exchange.started[0].into[0].size() == 12);
   exchange.arrived[0] = {bytes_of({4, 4, 4}), {}};  // task 0's piece 1
   collectives.pump();
+  CHECK(claims == 1);
   REQUIRE(exchange.started.size() == 2);
   CHECK(floats_of(exchange.started[1].outs[0]) == std::vector<float>{4, 7, 5});  // max, this task's piece
   exchange.arrived[1] = {bytes_of({2, 9}), {}};  // task 0's folded piece 0
@@ -421,6 +431,101 @@ TEST_CASE("a board whose output cannot be claimed splits the same all_reduce, th
   REQUIRE(answer->code == rt::StatusCode::kOk);
   CHECK(answer->results[0].values<float>() == std::vector<float>{2, 9, 4, 7, 5});
   CHECK(released == 0);  // nothing was claimed
+}
+
+TEST_CASE("a split all_reduce gives the whole row's fold bit for bit, wherever this task stands", "[pod]") {
+  // Random float32 rows (magnitudes far apart, so that the order of the sums shows) over 2, 3 and 5
+  // tasks, this board at every position, even and uneven pieces: phase 1 hands this task every other
+  // task's piece of its position, phase 2 the others' folded pieces (the whole fold's, as the other
+  // tasks would compute them); the result must be the whole rows' left fold.
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  for (const unsigned k : {2u, 3u, 5u})
+    for (const size_t count : {size_t{k}, size_t{7}, size_t{1003}})
+      for (unsigned me = 0; me < k; ++me) {
+        CAPTURE(k, count, me);
+        std::vector<std::vector<float>> rows(k, std::vector<float>(count));
+        for (unsigned t = 0; t < k; ++t)
+          for (float& value : rows[t]) value = unit(random) * (t % 2 == 0 ? 1e7f : 1.0f);
+        std::string members;
+        for (unsigned t = 0; t < k; ++t) members += (t ? "," : "") + std::to_string(t);
+        const std::string text = "all_reduce op=sum type=float32 count=" + std::to_string(count) + " members=" + members +
+                                 " source=0 seq=9 first=0";
+        std::vector<std::vector<uint8_t>> whole_rows;
+        for (const std::vector<float>& row : rows) whole_rows.push_back(bytes_of(row));
+        const std::vector<uint8_t> expected = tpu::combine_rows(request_of(text), whole_rows);
+        const auto piece = [&](const std::vector<uint8_t>& row, unsigned p) {
+          const size_t first = p * count / k, end = (p + 1) * count / k;
+          return std::vector<uint8_t>(row.begin() + long(first * 4), row.begin() + long(end * 4));
+        };
+        FakeExchange exchange(me);
+        tpu::PodCollectives collectives(exchange);
+        std::vector<float> output(count, -1.0f);
+        collectives.write_results_in_place([&](unsigned, uint32_t, size_t) { return reinterpret_cast<uint8_t*>(output.data()); },
+                                           [](unsigned, uint32_t) {}, 4);
+        tpu::HostFunctions functions(tpu::HostEnvironment{});
+        collectives.serve(functions);
+        std::optional<tpu::HostCallOutcome> answer;
+        tpu::HostCallRequest call;
+        call.function = ".pod";
+        call.text = text;
+        call.tensors = {tpu::HostTensor::of<float>({static_cast<int64_t>(count)}, rows[me])};
+        functions.call(call, [&answer](tpu::HostCallOutcome outcome) {
+          outcome.materialize();
+          answer = std::move(outcome);
+        });
+        REQUIRE(exchange.started.size() == 1);
+        for (unsigned t = 0; t < k; ++t) exchange.arrived[0].push_back(t == me ? std::vector<uint8_t>() : piece(whole_rows[t], me));
+        collectives.pump();
+        REQUIRE(exchange.started.size() == 2);
+        CHECK(exchange.started[1].outs[(me + 1) % k] == piece(expected, me));  // this task's folded piece
+        for (unsigned t = 0; t < k; ++t) exchange.arrived[1].push_back(t == me ? std::vector<uint8_t>() : piece(expected, t));
+        collectives.pump();
+        REQUIRE(answer.has_value());
+        REQUIRE(answer->code == rt::StatusCode::kOk);
+        CHECK(answer->results[0].bytes == expected);
+        CHECK(bytes_of(output) == expected);
+      }
+}
+
+TEST_CASE("a claimed output is held only so long: the late all-gather is cancelled, then the output handed back",
+          "[pod]") {
+  FakeExchange exchange;  // task 1 of 0, 1
+  tpu::PodCollectives collectives(exchange);
+  std::vector<float> output(4, 0.0f);
+  std::vector<std::string> events;
+  collectives.write_results_in_place(
+      [&](unsigned, uint32_t, size_t) {
+        events.push_back("claim");
+        return reinterpret_cast<uint8_t*>(output.data());
+      },
+      [&](unsigned core, uint32_t id) {
+        events.push_back("release " + std::to_string(core) + "/" + std::to_string(id) + " after " +
+                         std::to_string(exchange.cancelled.size()) + " cancelled");
+      },
+      16, std::chrono::milliseconds(0));
+  tpu::HostFunctions functions(tpu::HostEnvironment{});
+  collectives.serve(functions);
+  std::optional<tpu::HostCallOutcome> answer;
+  tpu::HostCallRequest call;
+  call.function = ".pod";
+  call.core = 2;
+  call.id = 9;
+  call.text = "all_reduce op=sum type=float32 count=4 members=0,1 source=0 seq=3 first=0";
+  call.tensors = {tpu::HostTensor::of<float>({4}, {1, 2, 3, 4})};
+  functions.call(call, [&answer](tpu::HostCallOutcome outcome) { answer = std::move(outcome); });
+  exchange.arrived[0] = {bytes_of({10, 20}), {}};
+  collectives.pump();  // the pieces are in: claimed, folded, the all-gather started
+  REQUIRE(exchange.started.size() == 2);
+  CHECK(events == std::vector<std::string>{"claim"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  collectives.pump();  // task 0's folded piece never comes
+  REQUIRE(answer.has_value());
+  CHECK(answer->code == rt::StatusCode::kDeadlineExceeded);
+  CHECK(answer->message == "the boards of tasks 0, 1 did not all send their folded pieces within 0 ms (its output claimed)");
+  CHECK(exchange.cancelled == std::vector<int>{1});
+  CHECK(events == std::vector<std::string>{"claim", "release 2/9 after 1 cancelled"});
+  CHECK(!collectives.busy());
 }
 
 TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]") {

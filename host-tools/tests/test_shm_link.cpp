@@ -891,12 +891,14 @@ TEST_CASE("shm link: place_results writes only armed, fitting targets inside the
     CHECK(link->claim_result(2, 77, 24) == nullptr);                // nor can it be claimed twice
     std::copy(r0.begin(), r0.end(), claimed);
     CHECK(file_at(offset, 24) == r0);  // the board's own bytes
-    link->release_result(2);
+    link->release_result(2, 76);  // another call's release: the claim stays
+    CHECK(shm_target_state(target) == ShmTargetState::kWriting);
+    link->release_result(2, 77);
     CHECK(shm_target_state(target) == ShmTargetState::kArmed);
     CHECK(link->place_results(2, 77, {24, 16}, [](size_t, std::span<uint8_t>) {}) == std::vector<bool>{true, false});
     CHECK(shm_target_state(target) == ShmTargetState::kWritten);
     CHECK(file_at(offset, 24) == r0);
-    link->release_result(2);  // not claimed: nothing changes
+    link->release_result(2, 77);  // not claimed: nothing changes
     CHECK(shm_target_state(target) == ShmTargetState::kWritten);
   }
   SECTION("another call id (a late reply): nothing, the target stays armed for its own call") {

@@ -449,7 +449,7 @@ int serve_board(const std::filesystem::path& root, const RunOptions& options, co
     BoardChannel* channel = board.channel.get();
     pod_collectives->write_results_in_place(
         [channel](unsigned core, uint32_t id, size_t bytes) { return channel->claim_result(core, id, bytes); },
-        [channel](unsigned core) { channel->release_result(core); });
+        [channel](unsigned core, uint32_t id) { channel->release_result(core, id); });
   }
   BoardSession session(options, place, outfeed_dir, std::move(*datasets), functions, worker.get(),
                        pod_collectives ? &*pod_collectives : nullptr, std::move(board));

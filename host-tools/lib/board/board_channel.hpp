@@ -71,7 +71,7 @@ class BoardChannel {
     (void)core, (void)id, (void)bytes;
     return nullptr;
   }
-  virtual void release_result(unsigned core) { (void)core; }
+  virtual void release_result(unsigned core, uint32_t id) { (void)core, (void)id; }
   // An infeed tuple written straight into its slot on the board (shared memory): `fill` writes
   // element e's element_bytes[e] bytes into the place it is given. Byte channels: false, nothing filled.
   using FillElement = std::function<bool(size_t element, std::span<uint8_t> destination)>;

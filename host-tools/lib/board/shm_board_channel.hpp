@@ -65,7 +65,7 @@ class ShmBoardChannel final : public BoardChannel {
     return link_->place_results(core, id, sizes, write);
   }
   uint8_t* claim_result(unsigned core, uint32_t id, size_t bytes) override { return link_->claim_result(core, id, bytes); }
-  void release_result(unsigned core) override { link_->release_result(core); }
+  void release_result(unsigned core, uint32_t id) override { link_->release_result(core, id); }
 
  private:
   size_t exchange();  // frames both ways; returns how many moved

@@ -266,8 +266,13 @@ std::optional<rt::link::ShmReplyTarget> ShmLink::take_reply_target(unsigned core
   rt::link::ShmReplyTarget armed;
   std::memcpy(&armed, &target, sizeof armed);  // one read of the board's fields: checked values are the used ones
   if (armed.call_id == id) return armed;
-  release_result(core);  // armed for a newer call: this reply is late, leave the targets alone
+  return_reply_target(core);  // armed for a newer call: this reply is late, leave the targets alone
   return std::nullopt;
+}
+
+void ShmLink::return_reply_target(unsigned core) {
+  using rt::link::ShmTargetState;
+  rt::link::move_shm_target_state(control_->targets[core], ShmTargetState::kWriting, ShmTargetState::kArmed);
 }
 
 std::vector<bool> ShmLink::place_results(unsigned core, uint32_t id, const std::vector<size_t>& sizes,
@@ -296,14 +301,16 @@ uint8_t* ShmLink::claim_result(unsigned core, uint32_t id, size_t bytes) {
   if (!armed) return nullptr;
   const bool fits = armed->count >= 1 && armed->address[0] != 0 && armed->bytes[0] == bytes;
   uint8_t* destination = fits ? board_memory(armed->address[0], bytes) : nullptr;
-  if (destination == nullptr) release_result(core);
+  if (destination == nullptr) return_reply_target(core);
   return destination;
 }
 
-void ShmLink::release_result(unsigned core) {
+void ShmLink::release_result(unsigned core, uint32_t id) {
   if (core >= rt::link::kShmMaxCores) return;
-  using rt::link::ShmTargetState;  // unless the board took it back meanwhile
-  rt::link::move_shm_target_state(control_->targets[core], ShmTargetState::kWriting, ShmTargetState::kArmed);
+  // The board writes call_id only when it arms, which it cannot while the target is claimed: another
+  // id means it took the target back (it gave the call up) and armed it for a newer call.
+  if (__atomic_load_n(&control_->targets[core].call_id, __ATOMIC_ACQUIRE) != id) return;
+  return_reply_target(core);
 }
 
 std::optional<std::span<const uint8_t>> ShmLink::view_board_memory(uint64_t address, uint64_t bytes) {

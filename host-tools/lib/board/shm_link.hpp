@@ -81,10 +81,11 @@ class ShmLink {
   // bit as it is computed (a pod's all_reduce, folded as the boards' parts arrive): its `bytes` of
   // board memory if the board armed exactly that for this call, else nullptr. While it is claimed the
   // board cannot take the target back (a board that gives the call up waits up to
-  // kShmHostWritingTimeoutNs for it); release_result hands it back, and the reply then places the
-  // result as any other (place_results).
+  // kShmHostWritingTimeoutNs for it, then takes it anyway: hold it for much less); release_result
+  // hands it back (unless the board has armed it for another call since), and the reply then
+  // places the result as any other (place_results).
   uint8_t* claim_result(unsigned core, uint32_t id, size_t bytes);
-  void release_result(unsigned core);
+  void release_result(unsigned core, uint32_t id);
   // Has `fill` write tuple `tuple` of infeed queue `queue` straight into its slot (element e, of
   // element_bytes[e] bytes, into the place it is given), if the board published the queue's slots and
   // the elements fit them exactly; false, nothing filled, otherwise (send frames then).
@@ -128,6 +129,7 @@ class ShmLink {
   // Host call `id` of `core`'s targets, taken from the board (kArmed -> kWriting) if it armed them for
   // that call: a copy of their fields, read once. Nothing (and nothing changed) otherwise.
   std::optional<rt::link::ShmReplyTarget> take_reply_target(unsigned core, uint32_t id);
+  void return_reply_target(unsigned core);  // kWriting -> kArmed (unless the board took it back)
   ShmLink() = default;
   void remove_file();
   void fail(std::string reason);

@@ -58,7 +58,8 @@ class Watchdog {
 
 struct MpiPod::Exchanges {
   struct Exchange {
-    std::vector<MPI_Request> requests;
+    std::vector<MPI_Request> requests;  // the receives first, then the sends
+    size_t receives = 0;
   };
   std::map<int, Exchange> in_flight;
   int next_id = 0;
@@ -105,6 +106,7 @@ int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vec
               MPI_COMM_WORLD, &receive);
     exchange.requests.push_back(receive);
   }
+  exchange.receives = exchange.requests.size();
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i] == rank_.rank) continue;
     MPI_Request send = MPI_REQUEST_NULL;
@@ -132,6 +134,23 @@ std::optional<bool> MpiPod::exchange_done(int id, std::string& error) {
 }
 
 void MpiPod::end_exchange(int id) { exchanges_->in_flight.erase(id); }
+
+void MpiPod::cancel_exchange(int id) {
+  const auto found = exchanges_->in_flight.find(id);
+  if (found == exchanges_->in_flight.end()) return;
+  Exchanges::Exchange& exchange = found->second;
+  for (size_t i = 0; i < exchange.requests.size(); ++i) {
+    MPI_Request& request = exchange.requests[i];
+    if (request == MPI_REQUEST_NULL) continue;
+    if (i < exchange.receives) {  // a cancelled receive completes at once, having written nothing
+      MPI_Cancel(&request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Request_free(&request);  // a send may wait for a receiver that never comes: let it go
+    }
+  }
+  exchanges_->in_flight.erase(found);
+}
 
 std::unique_ptr<MpiPod> MpiPod::start(const PodRank& rank, double timeout_s, std::string& error) {
   int provided = 0;

@@ -44,6 +44,7 @@ class MpiPod final : public RowExchange {
                      std::vector<std::span<uint8_t>> into) override;
   std::optional<bool> exchange_done(int id, std::string& error) override;
   void end_exchange(int id) override;
+  void cancel_exchange(int id) override;
 
   // A rank whose board failed tells every other rank at once (on a communicator of its own, so it
   // never meets the collectives' messages); the others' run loops see it through failure_of_another()

@@ -285,10 +285,12 @@ int pod_tag(const PodRequest& request) {
   return static_cast<int>((uint64_t{request.sequence} * rt::kMaxPodDevices + request.first_member) % kTagSpace);
 }
 
-void PodCollectives::write_results_in_place(ClaimResult claim, ReleaseResult release, size_t split_from) {
+void PodCollectives::write_results_in_place(ClaimResult claim, ReleaseResult release, size_t split_from,
+                                            std::chrono::milliseconds claim_hold) {
   claim_ = std::move(claim);
   release_ = std::move(release);
   split_from_ = split_from;
+  claim_hold_ = claim_hold;
 }
 
 void PodCollectives::serve(HostFunctions& functions) {
@@ -374,7 +376,9 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
     mine = pending.own_copy.empty() ? call.bytes_of(0) : std::span<const uint8_t>(pending.own_copy);
   }
   if (splits(pending.request)) {
-    place_split_output(pending, call);
+    pending.split = true;
+    pending.core = call.core;
+    pending.call_id = call.id;
     return start_piece_gather(std::move(pending), mine);
   }
   std::vector<std::span<const uint8_t>> out;
@@ -395,14 +399,24 @@ bool PodCollectives::splits(const PodRequest& request) const {
          request.count >= request.tasks().size();
 }
 
-void PodCollectives::place_split_output(Pending& call, const HostCallRequest& request) {
+void PodCollectives::place_split_output(Pending& call) {
   const size_t bytes = call.request.result_bytes();
-  call.core = request.core;
-  call.output = claim_ ? claim_(request.core, request.id, bytes) : nullptr;
+  call.output = claim_ ? claim_(call.core, call.call_id, bytes) : nullptr;
   call.output_claimed = call.output != nullptr;
+  call.claimed_at = std::chrono::steady_clock::now();
   if (call.output_claimed) return;
   call.output_buffer = buffers_.take(bytes);
   call.output = call.output_buffer.data();
+}
+
+bool PodCollectives::overdue(const Pending& call, std::chrono::steady_clock::time_point now) const {
+  return now >= call.deadline || (call.output_claimed && now - call.claimed_at > claim_hold_);
+}
+
+void PodCollectives::abandon(int id, Pending& call) {
+  if (!call.output_claimed) return;  // the receives write only buffers of ours, kept in use
+  exchange_.cancel_exchange(id);     // none writes into the board's output after this
+  release_output(call);
 }
 
 void PodCollectives::start_piece_gather(Pending call, std::span<const uint8_t> mine) {
@@ -425,6 +439,11 @@ void PodCollectives::exchange_folded_pieces(Pending call) {
   const std::vector<unsigned> tasks = call.request.tasks();
   const size_t k = tasks.size(), count = call.request.count, element = rt::dtype_size(call.request.type);
   const size_t me = position_of(tasks, exchange_.my_rank());
+  std::vector<std::span<const uint8_t>> out;
+  std::vector<std::span<uint8_t>> into;
+  out.reserve(k);  // nothing of ours is allocated between the claim and the exchange that carries it
+  into.reserve(k);
+  place_split_output(call);
   const std::span<uint8_t> output(call.output, call.request.result_bytes());
   const std::span<uint8_t> folded = piece_of(output, count, element, me, k);
   PodRequest piece = call.request;
@@ -433,8 +452,7 @@ void PodCollectives::exchange_folded_pieces(Pending call) {
   for (const std::span<uint8_t> buffer : call.received) buffers_.give_back(buffer);  // folded in: done with
   call.received.clear();
   call.rows.clear();
-  std::vector<std::span<const uint8_t>> out(k, folded);
-  std::vector<std::span<uint8_t>> into;
+  out.assign(k, folded);
   for (size_t i = 0; i < k; ++i) into.push_back(i == me ? std::span<uint8_t>() : piece_of(output, count, element, i, k));
   call.pieces_folded = true;
   const int id = exchange_.start_exchange(tasks, pod_tag(call.request), std::move(out), std::move(into));
@@ -442,7 +460,7 @@ void PodCollectives::exchange_folded_pieces(Pending call) {
 }
 
 void PodCollectives::release_output(const Pending& call) {
-  if (call.output_claimed && release_) release_(call.core);
+  if (call.output_claimed && release_) release_(call.core, call.call_id);
 }
 
 // The call's results from every board's row: the group's result, folded straight into the board's
@@ -502,11 +520,12 @@ void PodCollectives::pump() {
     std::string error;
     const std::optional<bool> done = exchange_.exchange_done(it->first, error);
     Pending& call = it->second;
-    if (done && !*done && std::chrono::steady_clock::now() < call.deadline) {
+    const auto now = std::chrono::steady_clock::now();
+    if (done && !*done && !overdue(call, now)) {
       ++it;
       continue;
     }
-    if (!done || !*done) release_output(call);  // a failed pod: the board may give the call up at once
+    if (!done || !*done) abandon(it->first, call);  // a failed pod: the board may give the call up at once
     if (!done) {
       broken_ = true;
       call.reply(HostCallOutcome::error(rt::StatusCode::kUnavailable, "the pod's MPI exchange failed: " + error));
@@ -514,10 +533,12 @@ void PodCollectives::pump() {
       broken_ = true;
       std::string tasks;
       for (unsigned task : call.request.tasks()) tasks += (tasks.empty() ? "" : ", ") + std::to_string(task);
+      const std::string within = now < call.deadline ? std::to_string(claim_hold_.count()) + " ms (its output claimed)"
+                                                     : std::to_string(kCallDeadline.count()) + " s";
       call.reply(HostCallOutcome::error(rt::StatusCode::kDeadlineExceeded,
-                                        "the boards of tasks " + tasks + " did not all send their partial within " +
-                                            std::to_string(kCallDeadline.count()) + " s"));
-    } else if (call.output != nullptr && !call.pieces_folded) {
+                                        "the boards of tasks " + tasks + " did not all send their " +
+                                            (call.pieces_folded ? "folded pieces" : "partial") + " within " + within));
+    } else if (call.split && !call.pieces_folded) {
       exchange_.end_exchange(it->first);
       Pending gathered = std::move(call);
       it = pending_.erase(it);

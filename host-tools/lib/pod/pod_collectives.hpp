@@ -27,7 +27,12 @@
 // other. Each tpu folds 1/K of the row instead of all of it; the bits are those of the whole fold.
 // Where the link lets the board's output be written before the reply (write_results_in_place), the
 // fold and the other tasks' pieces go straight into it; elsewhere into a buffer the reply copies
-// from. Every task splits the same calls (the decision is the request's), whatever its link.
+// from. The output is claimed only once every task's pieces arrived (so never while a late board is
+// waited for) and for at most kClaimHold: the all-gather then only waits for tpu processes that are
+// in the same call, and one that takes longer fails the call, its receives cancelled before the
+// output is handed back (a board that gives a call up takes its output back after
+// kShmHostWritingTimeoutNs, 5 s). Every task splits the same calls (the decision is the
+// request's), whatever its link.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -89,9 +94,11 @@ class PodCollectives {
   // nullptr) and handed back, so that a split all_reduce is written in place; and the size from
   // which all_reduces are split (kSplitFrom; every board of a pod must use the same).
   using ClaimResult = std::function<uint8_t*(unsigned core, uint32_t id, size_t bytes)>;
-  using ReleaseResult = std::function<void(unsigned core)>;
+  using ReleaseResult = std::function<void(unsigned core, uint32_t id)>;
   static constexpr size_t kSplitFrom = 256 * 1024;
-  void write_results_in_place(ClaimResult claim, ReleaseResult release, size_t split_from = kSplitFrom);
+  static constexpr std::chrono::milliseconds kClaimHold{2000};
+  void write_results_in_place(ClaimResult claim, ReleaseResult release, size_t split_from = kSplitFrom,
+                              std::chrono::milliseconds claim_hold = kClaimHold);
   bool busy() const { return !pending_.empty(); }
   // How long the run loop may wait for the board between pump() calls: not at all during a call's
   // first kSpinFor (the other boards' parts usually arrive within it: sub-millisecond collectives),
@@ -132,17 +139,24 @@ class PodCollectives {
     // A split all_reduce: where the result is made (the board's output, claimed, or a buffer of
     // ours), the calling core, and whether the pieces are being exchanged (the fold is done). Its
     // rows are every task's piece of this task's part.
+    bool split = false;
     uint8_t* output = nullptr;
     bool output_claimed = false;
+    std::chrono::steady_clock::time_point claimed_at;
     std::span<uint8_t> output_buffer;
     unsigned core = 0;
+    uint32_t call_id = 0;
     bool pieces_folded = false;
   };
   void start(HostCallRequest call, HostFunctions::Reply reply);
   // Whether `request` is split (split all_reduce above): the same on every board.
   bool splits(const PodRequest& request) const;
   // Where a split call's result is made: the board's output if it can be claimed, else a buffer.
-  void place_split_output(Pending& call, const HostCallRequest& request);
+  void place_split_output(Pending& call);
+  // Whether a call must give up now: its deadline passed, or it holds a claim too long.
+  bool overdue(const Pending& call, std::chrono::steady_clock::time_point now) const;
+  // A call that failed: its claimed output's receives cancelled (exchange `id`), the output handed back.
+  void abandon(int id, Pending& call);
   // A split all_reduce: every task's piece of this task's part in, this task's pieces out.
   void start_piece_gather(Pending call, std::span<const uint8_t> mine);
   // This task's piece folded into the board's output, then sent to every task as theirs arrive.
@@ -158,6 +172,7 @@ class PodCollectives {
   ClaimResult claim_;
   ReleaseResult release_;
   size_t split_from_ = kSplitFrom;
+  std::chrono::milliseconds claim_hold_ = kClaimHold;
   std::map<int, Pending> pending_;  // by exchange id
   Buffers buffers_;
   bool broken_ = false;

@@ -27,6 +27,9 @@ class RowExchange {
   virtual std::optional<bool> exchange_done(int id, std::string& error) = 0;
   // Forgets a finished exchange.
   virtual void end_exchange(int id) = 0;
+  // Gives up an unfinished exchange: once this returns, none of its rows arrives in `into` any more
+  // (its receives are cancelled, or had finished); its rows going out may still be read.
+  virtual void cancel_exchange(int id) = 0;
 };
 
 }  // namespace tpu
