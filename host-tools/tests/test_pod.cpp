@@ -334,6 +334,30 @@ TEST_CASE("the other boards' rows arrive in buffers kept from call to call", "[p
   CHECK(exchange.started[3].into[1].data() != exchange.started[4].into[1].data());
 }
 
+namespace {
+
+// A .pod call served by `collectives`, its outcome kept once the call ends (materialized: a reply the
+// link does not place in board memory copies its result out).
+struct PodCaller {
+  explicit PodCaller(tpu::PodCollectives& collectives) { collectives.serve(functions); }
+  void call(const std::string& text, const std::vector<float>& values, unsigned core = 0, uint32_t id = 0) {
+    tpu::HostCallRequest request;
+    request.function = ".pod";
+    request.core = core;
+    request.id = id;
+    request.text = text;
+    request.tensors = {tpu::HostTensor::of<float>({static_cast<int64_t>(values.size())}, values)};
+    functions.call(request, [this](tpu::HostCallOutcome outcome) {
+      outcome.materialize();
+      answer = std::move(outcome);
+    });
+  }
+  tpu::HostFunctions functions{tpu::HostEnvironment{}};
+  std::optional<tpu::HostCallOutcome> answer;
+};
+
+}  // namespace
+
 TEST_CASE("a large all_reduce is split: this task folds its piece into the board's output, then the pieces go round",
           "[pod]") {
   FakeExchange exchange;  // this board is task 1 of 0, 1, 2
@@ -347,19 +371,10 @@ TEST_CASE("a large all_reduce is split: this task folds its piece into the board
         return reinterpret_cast<uint8_t*>(board_output.data());
       },
       [&](unsigned core, uint32_t id) { released += core == 3 && id == 41 ? 1 : 100; }, 16);
-  tpu::HostFunctions functions(tpu::HostEnvironment{});
-  collectives.serve(functions);
-  std::optional<tpu::HostCallOutcome> answer;
-  tpu::HostCallRequest call;
-  call.function = ".pod";
-  call.core = 3;
-  call.id = 41;
-  call.text = "all_reduce op=sum type=float32 count=7 members=0,1,2 source=0 seq=5 first=0";
-  call.tensors = {tpu::HostTensor::of<float>({7}, {100, 200, 1, 6, 300, 400, 500})};
-  functions.call(call, [&answer](tpu::HostCallOutcome outcome) {
-    outcome.materialize();  // a reply that is not placed in the board copies the result from its output
-    answer = std::move(outcome);
-  });
+  PodCaller pod(collectives);
+  pod.call("all_reduce op=sum type=float32 count=7 members=0,1,2 source=0 seq=5 first=0", {100, 200, 1, 6, 300, 400, 500},
+           3, 41);
+  std::optional<tpu::HostCallOutcome>& answer = pod.answer;
   CHECK(claims.empty());  // not while the other boards' pieces are waited for
   // Pieces of 7 over 3 tasks: elements [0, 2), [2, 4), [4, 7). Task p gets this part's piece p, and
   // every other task's piece 1 comes here.
@@ -390,9 +405,7 @@ TEST_CASE("a large all_reduce is split: this task folds its piece into the board
   CHECK(released == 1);  // handed back before the reply
   CHECK(!collectives.busy());
   // Below the size it splits from: one exchange of whole rows.
-  call.text = "all_reduce op=sum type=float32 count=3 members=0,1 source=0 seq=6 first=0";
-  call.tensors = {tpu::HostTensor::of<float>({3}, {1, 2, 3})};
-  functions.call(call, [](tpu::HostCallOutcome) {});
+  pod.call("all_reduce op=sum type=float32 count=3 members=0,1 source=0 seq=6 first=0", {1, 2, 3});
   CHECK(claims.size() == 1);
   CHECK(exchange.started.back().sizes == std::vector<size_t>{12, 12});
 }
@@ -406,17 +419,9 @@ TEST_CASE("a board whose output cannot be claimed splits the same all_reduce, th
   collectives.write_results_in_place(
       [&](unsigned, uint32_t, size_t) -> uint8_t* { return ++claims, nullptr; }, [&](unsigned, uint32_t) { ++released; },
       16);
-  tpu::HostFunctions functions(tpu::HostEnvironment{});
-  collectives.serve(functions);
-  std::optional<tpu::HostCallOutcome> answer;
-  tpu::HostCallRequest call;
-  call.function = ".pod";
-  call.text = "all_reduce op=max type=float32 count=5 members=0,1 source=0 seq=2 first=0";
-  call.tensors = {tpu::HostTensor::of<float>({5}, {1, 9, 3, 7, 5})};
-  functions.call(call, [&answer](tpu::HostCallOutcome outcome) {
-    outcome.materialize();
-    answer = std::move(outcome);
-  });
+  PodCaller pod(collectives);
+  pod.call("all_reduce op=max type=float32 count=5 members=0,1 source=0 seq=2 first=0", {1, 9, 3, 7, 5});
+  std::optional<tpu::HostCallOutcome>& answer = pod.answer;
   REQUIRE(exchange.started.size() == 1);  // pieces [0, 2) and [2, 5): task 0 gets this part's first
   CHECK(floats_of(exchange.started[0].outs[0]) == std::vector<float>{1, 9});
   CHECK(exchange.started[0].into[0].size() == 12);
@@ -463,17 +468,9 @@ TEST_CASE("a split all_reduce gives the whole row's fold bit for bit, wherever t
         std::vector<float> output(count, -1.0f);
         collectives.write_results_in_place([&](unsigned, uint32_t, size_t) { return reinterpret_cast<uint8_t*>(output.data()); },
                                            [](unsigned, uint32_t) {}, 4);
-        tpu::HostFunctions functions(tpu::HostEnvironment{});
-        collectives.serve(functions);
-        std::optional<tpu::HostCallOutcome> answer;
-        tpu::HostCallRequest call;
-        call.function = ".pod";
-        call.text = text;
-        call.tensors = {tpu::HostTensor::of<float>({static_cast<int64_t>(count)}, rows[me])};
-        functions.call(call, [&answer](tpu::HostCallOutcome outcome) {
-          outcome.materialize();
-          answer = std::move(outcome);
-        });
+        PodCaller pod(collectives);
+        pod.call(text, rows[me]);
+        std::optional<tpu::HostCallOutcome>& answer = pod.answer;
         REQUIRE(exchange.started.size() == 1);
         for (unsigned t = 0; t < k; ++t) exchange.arrived[0].push_back(t == me ? std::vector<uint8_t>() : piece(whole_rows[t], me));
         collectives.pump();
@@ -504,16 +501,9 @@ TEST_CASE("a claimed output is held only so long: the late all-gather is cancell
                          std::to_string(exchange.cancelled.size()) + " cancelled");
       },
       16, std::chrono::milliseconds(0));
-  tpu::HostFunctions functions(tpu::HostEnvironment{});
-  collectives.serve(functions);
-  std::optional<tpu::HostCallOutcome> answer;
-  tpu::HostCallRequest call;
-  call.function = ".pod";
-  call.core = 2;
-  call.id = 9;
-  call.text = "all_reduce op=sum type=float32 count=4 members=0,1 source=0 seq=3 first=0";
-  call.tensors = {tpu::HostTensor::of<float>({4}, {1, 2, 3, 4})};
-  functions.call(call, [&answer](tpu::HostCallOutcome outcome) { answer = std::move(outcome); });
+  PodCaller pod(collectives);
+  pod.call("all_reduce op=sum type=float32 count=4 members=0,1 source=0 seq=3 first=0", {1, 2, 3, 4}, 2, 9);
+  std::optional<tpu::HostCallOutcome>& answer = pod.answer;
   exchange.arrived[0] = {bytes_of({10, 20}), {}};
   collectives.pump();  // the pieces are in: claimed, folded, the all-gather started
   REQUIRE(exchange.started.size() == 2);
