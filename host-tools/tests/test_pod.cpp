@@ -166,8 +166,7 @@ class FakeExchange final : public tpu::RowExchange {
     for (size_t i = 0; i < ranks.size(); ++i) sizes.push_back(ranks[i] == my_rank() ? out[other].size() : into[i].size());
     std::vector<std::vector<uint8_t>> outs;
     for (const std::span<const uint8_t> row : out) outs.emplace_back(row.begin(), row.end());
-    started.push_back({ranks, tag, std::vector<uint8_t>(out[other].begin(), out[other].end()), sizes, std::move(into),
-                       std::move(outs)});
+    started.push_back({ranks, tag, sizes, std::move(into), std::move(outs)});
     return static_cast<int>(started.size()) - 1;
   }
   // Done once the test put the other rows in `arrived`: they land in the buffers given.
@@ -185,7 +184,6 @@ class FakeExchange final : public tpu::RowExchange {
   struct Started {
     std::vector<unsigned> ranks;
     int tag;
-    std::vector<uint8_t> mine;
     std::vector<size_t> sizes;
     std::vector<std::span<uint8_t>> into;
     std::vector<std::vector<uint8_t>> outs;  // what goes to each rank (this one's entry too)

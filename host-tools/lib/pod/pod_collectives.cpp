@@ -58,16 +58,24 @@ void fold_rows(rt::ReduceOp op, rt::DType type, const std::vector<std::span<cons
   }
 }
 
-// Piece p of K of a row of `count` elements of `element` bytes: elements [p count / K, (p + 1) count / K).
-template <typename Byte>
-std::span<Byte> piece_of(std::span<Byte> row, size_t count, size_t element, size_t p, size_t k) {
-  const size_t first = p * count / k, end = (p + 1) * count / k;
-  return row.subspan(first * element, (end - first) * element);
-}
-
 size_t position_of(const std::vector<unsigned>& tasks, unsigned task) {
   return static_cast<size_t>(std::find(tasks.begin(), tasks.end(), task) - tasks.begin());
 }
+
+// How a split all_reduce cuts a row: piece p of the K tasks' is elements [p count / K, (p + 1) count / K);
+// `me` is this task's position, so piece `me` is the one it folds.
+struct RowPieces {
+  RowPieces(const PodRequest& request, unsigned my_rank)
+      : tasks(request.tasks()), count(request.count), element(rt::dtype_size(request.type)), me(position_of(tasks, my_rank)) {}
+  size_t k() const { return tasks.size(); }
+  template <typename Byte>
+  std::span<Byte> of(std::span<Byte> row, size_t p) const {
+    const size_t first = p * count / k(), end = (p + 1) * count / k();
+    return row.subspan(first * element, (end - first) * element);
+  }
+  std::vector<unsigned> tasks;
+  size_t count, element, me;
+};
 
 bool known_kind(const std::string& kind) {
   for (const char* name : {"all_reduce", "all_gather", "broadcast", "barrier", "reduce_scatter", "all_to_all",
@@ -261,13 +269,12 @@ void combine_rows_into(const PodRequest& request, const std::vector<std::span<co
     size_t at = 0;
     for (const std::span<const uint8_t>& row : rows) put(at, row.data(), row.size()), at += row.size();
   } else if (request.kind == "broadcast") {
-    const size_t row = static_cast<size_t>(std::find(tasks.begin(), tasks.end(), request.member_tasks[request.source]) -
-                                           tasks.begin());
+    const size_t row = position_of(tasks, request.member_tasks[request.source]);
     put(0, rows[row].data(), rows[row].size());
   } else if (request.kind == "all_gather") {  // position p's block: the next unread block of its task's row
     std::vector<size_t> taken(tasks.size(), 0);
     for (size_t p = 0; p < request.member_tasks.size(); ++p) {
-      const size_t row = static_cast<size_t>(std::find(tasks.begin(), tasks.end(), request.member_tasks[p]) - tasks.begin());
+      const size_t row = position_of(tasks, request.member_tasks[p]);
       put(p * block, rows[row].data() + taken[row]++ * block, block);
     }
   }
@@ -420,42 +427,40 @@ void PodCollectives::abandon(int id, Pending& call) {
 }
 
 void PodCollectives::start_piece_gather(Pending call, std::span<const uint8_t> mine) {
-  const std::vector<unsigned> tasks = call.request.tasks();
-  const size_t k = tasks.size(), count = call.request.count, element = rt::dtype_size(call.request.type);
-  const size_t me = position_of(tasks, exchange_.my_rank());
+  const RowPieces pieces(call.request, exchange_.my_rank());
+  const std::span<const uint8_t> my_piece = pieces.of(mine, pieces.me);
   std::vector<std::span<const uint8_t>> out;
   std::vector<std::span<uint8_t>> into;
-  for (size_t i = 0; i < k; ++i) {
-    out.push_back(piece_of(mine, count, element, i, k));  // task i's piece of this part
-    into.push_back(i == me ? std::span<uint8_t>() : buffers_.take(piece_of(mine, count, element, me, k).size()));
-    call.rows.push_back(i == me ? piece_of(mine, count, element, me, k) : std::span<const uint8_t>(into.back()));
-    if (i != me) call.received.push_back(into.back());
+  for (size_t i = 0; i < pieces.k(); ++i) {
+    out.push_back(pieces.of(mine, i));  // task i's piece of this part
+    into.push_back(i == pieces.me ? std::span<uint8_t>() : buffers_.take(my_piece.size()));
+    call.rows.push_back(i == pieces.me ? my_piece : std::span<const uint8_t>(into.back()));
+    if (i != pieces.me) call.received.push_back(into.back());
   }
-  const int id = exchange_.start_exchange(tasks, pod_tag(call.request), std::move(out), std::move(into));
+  const int id = exchange_.start_exchange(pieces.tasks, pod_tag(call.request), std::move(out), std::move(into));
   pending_.emplace(id, std::move(call));
 }
 
 void PodCollectives::exchange_folded_pieces(Pending call) {
-  const std::vector<unsigned> tasks = call.request.tasks();
-  const size_t k = tasks.size(), count = call.request.count, element = rt::dtype_size(call.request.type);
-  const size_t me = position_of(tasks, exchange_.my_rank());
+  const RowPieces pieces(call.request, exchange_.my_rank());
+  const size_t k = pieces.k();
   std::vector<std::span<const uint8_t>> out;
   std::vector<std::span<uint8_t>> into;
   out.reserve(k);  // nothing of ours is allocated between the claim and the exchange that carries it
   into.reserve(k);
   place_split_output(call);
   const std::span<uint8_t> output(call.output, call.request.result_bytes());
-  const std::span<uint8_t> folded = piece_of(output, count, element, me, k);
+  const std::span<uint8_t> folded = pieces.of(output, pieces.me);
   PodRequest piece = call.request;
-  piece.count = folded.size() / element;
+  piece.count = folded.size() / pieces.element;
   combine_rows_into(piece, call.rows, folded);  // may be this part's own piece, in place
   for (const std::span<uint8_t> buffer : call.received) buffers_.give_back(buffer);  // folded in: done with
   call.received.clear();
   call.rows.clear();
   out.assign(k, folded);
-  for (size_t i = 0; i < k; ++i) into.push_back(i == me ? std::span<uint8_t>() : piece_of(output, count, element, i, k));
+  for (size_t i = 0; i < k; ++i) into.push_back(i == pieces.me ? std::span<uint8_t>() : pieces.of(output, i));
   call.pieces_folded = true;
-  const int id = exchange_.start_exchange(tasks, pod_tag(call.request), std::move(out), std::move(into));
+  const int id = exchange_.start_exchange(pieces.tasks, pod_tag(call.request), std::move(out), std::move(into));
   pending_.emplace(id, std::move(call));
 }
 
