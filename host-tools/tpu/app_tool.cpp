@@ -8,11 +8,10 @@
 #include <iostream>
 
 #include "host-tools/lib/board/make_driver.hpp"
+#include "run_report.hpp"
 
 namespace tpu {
 namespace {
-
-constexpr int kExitBuildFailed = 2;
 
 bool is_this_program(const std::filesystem::path& program) {
   std::error_code error;

@@ -16,13 +16,12 @@
 #include "host-tools/lib/pod/mpi_pod.hpp"
 #include "host-tools/lib/pod/pod_launcher.hpp"
 #include "host-tools/lib/pod/tf_config.hpp"
+#include "run_report.hpp"
 #include "runtime/pod/pod_devices.hpp"
 
 namespace tpu {
 namespace {
 
-constexpr int kExitBuildFailed = 2;
-constexpr int kExitPodFailed = 7;
 constexpr double kStartTimeoutS = 120;  // every rank reaches MPI_Init (they start together)
 constexpr double kBuildTimeoutS = 1800;  // one rank's turn to build (a first build of a QEMU board)
 constexpr double kExchangeTimeoutS = 60;

@@ -17,7 +17,6 @@ namespace tpu {
 namespace {
 
 constexpr auto kPollSleep = std::chrono::milliseconds(2);
-constexpr int kExitPodStuck = 7;
 
 std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING] = {};
@@ -36,7 +35,7 @@ class Watchdog {
       std::fprintf(stderr, "tpu: stuck for %.0f s in %s; ending this rank (mpirun then ends the pod)\n", timeout_s,
                    phase.c_str());
       std::fflush(stderr);
-      _exit(kExitPodStuck);
+      _exit(kExitPodFailed);
     }) {}
   ~Watchdog() {
     {

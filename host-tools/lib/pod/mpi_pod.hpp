@@ -16,6 +16,9 @@
 
 namespace tpu {
 
+// The exit status of a pod whose ranks could not reach each other (Open MPI failed, a rank stuck).
+inline constexpr int kExitPodFailed = 7;
+
 class MpiPod final : public RowExchange {
  public:
   // MPI_Init_thread (only this thread calls MPI), errors returned rather than fatal. nullptr with
