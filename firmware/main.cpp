@@ -53,8 +53,8 @@ void run_app(unsigned core) {
 }
 
 // A core with nothing left to do sleeps on its doorbell for good, waking once a second. It does not
-// spin on WFE: QEMU's WFE is a busy yield, so a parked vCPU would hold a host CPU until the board
-// exits (and, under -icount, the one TCG thread, slowing the boot core's virtual clock ~100x).
+// spin on WFE: QEMU never halts a vCPU there, so a parked core held a host CPU until the board exited
+// (and under -icount the one TCG thread: a 50 ms timeout on the boot core took 6 s of real time).
 constexpr uint64_t kParkSliceNs = 1000 * hal::kNanosPerMilli;
 
 [[noreturn]] void park() {

@@ -14,8 +14,9 @@ inline constexpr uint64_t kDefaultWaitTimeoutNs = 10000 * hal::kNanosPerMilli;
 
 // A wait spins on WFE for its first kWaitSpinNs (a quick answer costs no sleep), then sleeps on the
 // core's doorbell in slices of kWaitSliceNs, checking between them: at most a slice late on a wait
-// that already took a millisecond. Sleeping matters under QEMU, whose WFE is a busy yield: a core
-// spinning there holds a host CPU the working cores need (under -icount, the one TCG thread).
+// that already took a millisecond. Sleeping matters under QEMU, which never halts a vCPU on WFE (it
+// only yields to the next vCPU of its thread): a core spinning there holds a host CPU the working
+// cores need, and under -icount it spends the one TCG thread's time and so the virtual clock.
 inline constexpr uint64_t kWaitSpinNs = 1 * hal::kNanosPerMilli;
 inline constexpr uint64_t kWaitSliceNs = 100000;  // 100 us
 
