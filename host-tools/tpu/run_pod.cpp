@@ -15,6 +15,7 @@
 #include "host-tools/lib/pod/line_prefix.hpp"
 #include "host-tools/lib/pod/mpi_pod.hpp"
 #include "host-tools/lib/pod/pod_launcher.hpp"
+#include "host-tools/lib/pod/pod_scratch.hpp"
 #include "host-tools/lib/pod/tf_config.hpp"
 #include "run_report.hpp"
 #include "runtime/pod/pod_devices.hpp"
@@ -142,6 +143,13 @@ int launch_pod(const RunOptions& options, const PodRun& run) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
+  std::string error;
+  const std::optional<std::string> scratch = make_pod_scratch(error);
+  if (!scratch) {
+    std::cerr << "tpu: " << error << std::endl;
+    return kExitBuildFailed;
+  }
+  launch.scratch_folder = *scratch;
   const std::vector<std::string> command = mpirun_command(launch);
   std::cerr << "tpu: a pod of " << options.boards << " " << (run.board_of_rank.empty() ? run.board : "mixed")
             << " boards, one Open MPI rank each:";
@@ -150,6 +158,10 @@ int launch_pod(const RunOptions& options, const PodRun& run) {
   std::vector<char*> argv;
   for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
+  if (!guard_pod_scratch(*scratch)) {
+    std::cerr << "tpu: cannot start the guard of the pod's scratch folder: " << std::strerror(errno) << std::endl;
+    return kExitBuildFailed;
+  }
   execvp(argv[0], argv.data());
   std::cerr << "tpu: cannot start mpirun (Open MPI's openmpi-bin; `make setup-host-tools` installs it): "
             << std::strerror(errno) << std::endl;

@@ -345,9 +345,17 @@ def check_pod_hang() -> Outcome:
 
 
 def rank_processes(mpirun_pid: int) -> list[int]:
-    """The tpu ranks mpirun started (its children)."""
+    """The tpu ranks mpirun started (its children, but the guard of the pod's scratch folder, which tpu
+    forked before it became mpirun)."""
     children = subprocess.run(["pgrep", "-P", str(mpirun_pid)], capture_output=True, text=True).stdout.split()
-    return [int(pid) for pid in children]
+    return [int(pid) for pid in children if process_name(int(pid)) != "tpu-pod-guard"]
+
+
+def process_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def descendants(pid: int) -> list[int]:
@@ -421,6 +429,45 @@ def check_pod_rank_killed() -> Outcome:
         stop_collecting(process)
 
 
+def check_pod_mpirun_killed() -> Outcome:
+    """A pod of two QEMU boards running the shell; once both boards are up, mpirun itself (the process
+    `tpu run --boards 2` became) is killed with SIGKILL, which it cannot handle. Within seconds no rank,
+    QEMU or guard may be left, nor the boards' RAM-file folders, nor the pod's scratch folder, where
+    Open MPI kept its session directory and shared-memory segments (before the guard, a killed
+    mpirun left them in /dev/shm and /tmp)."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    command = [TPU_BINARY, "run", "--boards", "2", "--board", "qemu-virt-a53", "--cores", "2", "--timeout", "150", "shell"]
+    process, lines, reader = start_collecting(command)
+    log = lambda: f"$ {shlex.join(command)}\n" + "".join(lines)  # noqa: E731
+    try:
+        deadline = time.monotonic() + 150
+        up = lambda: {int(m) for m in re.findall(r"\[task (\d)\] tpu: link up", "".join(lines))}  # noqa: E731
+        while up() != {0, 1} and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        if up() != {0, 1}:
+            return Outcome(False, "the pod's two boards never both said link up", log())
+        scratch = re.search(r"--mca orte_tmpdir_base (\S+)", "".join(lines))
+        if not scratch or not Path(scratch.group(1)).is_dir():
+            return Outcome(False, "no scratch folder in mpirun's command, or it does not exist while the pod runs", log())
+        family = descendants(process.pid)  # the ranks, their QEMUs, the guard
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=5)
+        left = still_running(family, grace_s=15)
+        reader.join(timeout=5)
+        folders = [Path(f) for f in re.findall(r"mem-path=(\S+)/board-ram", "".join(lines))]
+        if left:
+            return Outcome(False, f"processes of the pod still run 15 s after mpirun was killed: {left}", log())
+        if Path(scratch.group(1)).exists():
+            return Outcome(False, f"the pod's scratch folder {scratch.group(1)} is left", log())
+        if len(folders) != 2 or any(folder.exists() for folder in folders):
+            return Outcome(False, f"RAM-file folders: {folders} (expected two, both removed)", log())
+        return Outcome(True, "", log())
+    finally:
+        stop_collecting(process)
+
+
 def pod_cases() -> list[Case]:
     host_pod = (("host", "pod"),)
     cases = [Case("tpu-pod/host/2x2", partial(check_pod_knowledge, "host", 2, 2), images=host_pod, estimate_s=8),
@@ -453,6 +500,8 @@ def pod_cases() -> list[Case]:
              Case("tpu-pod/collective-hang/host/2x1", check_pod_hang, images=(("host", "tests/faults/pod-hang"),),
                   estimate_s=8),
              Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
+                  estimate_s=15),
+             Case("tpu-pod/mpirun-killed/qemu-virt-a53", check_pod_mpirun_killed, images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15)]
     # 4x8, 2x16 and 3x8: pods above one board's 16 cores (kMaxPodDevices, runtime/pod/pod_devices.hpp),
     # on QEMU boards too (their 256 KiB main stacks hold the strategy's values of 32 replicas).

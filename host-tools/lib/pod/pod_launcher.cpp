@@ -12,6 +12,9 @@ std::vector<std::string> mpirun_command(const PodLaunch& launch) {
                                    tcp ? "self,tcp" : "self,vader"};
   if (tcp) argv.insert(argv.end(), {"--mca", "btl_tcp_if_include", "lo"});
   argv.insert(argv.end(), {"--mca", "btl_base_warn_component_unused", "0", "--mca", "mpi_yield_when_idle", "1"});
+  if (!launch.scratch_folder.empty())
+    argv.insert(argv.end(), {"--mca", "orte_tmpdir_base", launch.scratch_folder, "--mca", "btl_vader_backing_directory",
+                             launch.scratch_folder});
   static const std::string allow_root = "--allow-run-as-root";  // a named string: GCC 12 warns falsely on the literal
   if (launch.as_root) argv.push_back(allow_root);
   std::istringstream extra(launch.extra_mpirun_arguments);

@@ -13,6 +13,9 @@
 //                          no notices about unused networks; a waiting rank yields its CPU to the boards
 //   --stdin none           the boards' consoles are output only
 //   --allow-run-as-root    only when run as root (with OMPI_ALLOW_RUN_AS_ROOT{,_CONFIRM}=1 exported)
+//   --mca orte_tmpdir_base F --mca btl_vader_backing_directory F
+//                          with a scratch folder F (pod_scratch.hpp): Open MPI's session directory
+//                          and shared-memory segments in one folder that is removed after mpirun
 // TPU_MPIRUN_ARGS (spaces separate) is added before the program, e.g. "--mca
 // btl_vader_single_copy_mechanism none" in a container that forbids process_vm_readv.
 #pragma once
@@ -28,6 +31,7 @@ struct PodLaunch {
   bool as_root = false;
   std::string network = "shm";              // shm | tcp (--pod-network)
   std::string extra_mpirun_arguments;       // TPU_MPIRUN_ARGS
+  std::string scratch_folder;               // where Open MPI keeps its files; empty: its defaults
   // A pod of different kinds (--board host,qemu-virt-a53): rank r runs board board_of_rank[r]
   // (mpirun's MPMD form, "-n 1 tpu ... --board host : -n 1 tpu ... --board qemu-virt-a53"); empty:
   // every rank runs tpu_arguments as they are.
