@@ -112,6 +112,18 @@ int agree_and_finish(MpiPod& pod, int status, double timeout_s) {
   return *worst;
 }
 
+// Open MPI's files in a scratch folder of their own (pod_scratch.hpp). Without one (no /dev/shm: a
+// pod over TCP needs none) the pod still runs, left to Open MPI's own cleanup.
+std::optional<std::string> scratch_for(PodLaunch& launch) {
+  std::string error;
+  std::optional<std::string> scratch = make_pod_scratch(error);
+  if (scratch)
+    launch.scratch_folder = *scratch;
+  else
+    std::cerr << "tpu: " << error << "; Open MPI keeps its files where it does by default" << std::endl;
+  return scratch;
+}
+
 }  // namespace
 
 AttachTarget attach_target_of(const AttachTarget& given, const PodPlace& place) {
@@ -143,13 +155,7 @@ int launch_pod(const RunOptions& options, const PodRun& run) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
-  std::string error;
-  const std::optional<std::string> scratch = make_pod_scratch(error);
-  if (!scratch) {
-    std::cerr << "tpu: " << error << std::endl;
-    return kExitBuildFailed;
-  }
-  launch.scratch_folder = *scratch;
+  const std::optional<std::string> scratch = scratch_for(launch);
   const std::vector<std::string> command = mpirun_command(launch);
   std::cerr << "tpu: a pod of " << options.boards << " " << (run.board_of_rank.empty() ? run.board : "mixed")
             << " boards, one Open MPI rank each:";
@@ -158,7 +164,7 @@ int launch_pod(const RunOptions& options, const PodRun& run) {
   std::vector<char*> argv;
   for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
-  if (!guard_pod_scratch(*scratch)) {
+  if (scratch && !guard_pod_scratch(*scratch)) {
     std::cerr << "tpu: cannot start the guard of the pod's scratch folder: " << std::strerror(errno) << std::endl;
     return kExitBuildFailed;
   }
