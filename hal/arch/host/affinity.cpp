@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hal/core.hpp"
+#include "thread_core.hpp"
+
 namespace hal {
 namespace {
 
@@ -25,6 +28,8 @@ thread_local bool pinned_to_own_cpu = false;  // each core is a thread
 }  // namespace
 
 bool core_has_own_cpu() { return pinned_to_own_cpu; }
+
+bool host::cores_outnumber_cpus() { return core_count() > static_cast<unsigned>(CPU_COUNT(&process_cpus())); }
 
 bool pin_core_to_cpu(unsigned core, unsigned first_cpu, unsigned cores) {
   const cpu_set_t& allowed = process_cpus();

@@ -13,5 +13,8 @@ unsigned current_core();
 bool in_stack_guard(uint64_t address);
 // Installs the fault signal handlers (SIGSEGV, SIGBUS, SIGILL, SIGFPE) for the whole process.
 void install_fault_handlers();
+// Whether the board's cores outnumber the CPUs the process may use (as first seen, before any core
+// bound itself: affinity.cpp), so that some core always waits for a CPU.
+bool cores_outnumber_cpus();
 
 }  // namespace hal::host
