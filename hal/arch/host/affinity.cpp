@@ -29,7 +29,10 @@ thread_local bool pinned_to_own_cpu = false;  // each core is a thread
 
 bool core_has_own_cpu() { return pinned_to_own_cpu; }
 
-bool host::cores_outnumber_cpus() { return core_count() > static_cast<unsigned>(CPU_COUNT(&process_cpus())); }
+bool host::cores_outnumber_cpus() {
+  static const unsigned cpus = static_cast<unsigned>(CPU_COUNT(&process_cpus()));  // asked on every spin
+  return core_count() > cpus;
+}
 
 bool pin_core_to_cpu(unsigned core, unsigned first_cpu, unsigned cores) {
   const cpu_set_t& allowed = process_cpus();
