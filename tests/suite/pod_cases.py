@@ -15,9 +15,11 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from functools import partial
 from pathlib import Path
+from typing import Callable
 
 from qemu_runner import REPO_ROOT, RunResult, run_image
 
@@ -385,10 +387,13 @@ def still_running(pids: list[int], grace_s: float) -> list[str]:
         time.sleep(0.1)
 
 
-def check_pod_rank_killed() -> Outcome:
-    """A pod of two QEMU boards running the shell (it never ends by itself); once both boards are up,
-    rank 1's tpu is killed with SIGKILL. mpirun must end the other rank, the pod must exit non-zero
-    within seconds, and no QEMU and no RAM-file folder may be left."""
+ShellPodScenario = Callable[[subprocess.Popen, list[str], threading.Thread, Callable[[], str]], Outcome]
+
+
+def on_shell_pod(scenario: ShellPodScenario) -> Outcome:
+    """Starts a pod of two QEMU boards running the shell (it never ends by itself), waits until both
+    boards said link up, and runs `scenario` on it (the process, its lines as they come, their reader,
+    the log so far); the pod is stopped in the end, whatever happened."""
     missing = tpu_not_built()
     if missing:
         return missing
@@ -403,69 +408,63 @@ def check_pod_rank_killed() -> Outcome:
             time.sleep(0.05)
         if up() != {0, 1}:
             return Outcome(False, "the pod's two boards never both said link up", log())
-        family = descendants(process.pid)  # the ranks, their QEMUs
-        ranks = rank_processes(process.pid)
-        if len(ranks) != 2:
-            return Outcome(False, f"mpirun has {len(ranks)} rank processes, expected 2", log())
-        os.kill(max(ranks), signal.SIGKILL)
-        try:
-            code = process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            return Outcome(False, "the pod did not end within 20 s of a rank's death", log())
-        reader.join(timeout=5)
-        output = "".join(lines)
-        left = still_running(family, grace_s=5)  # a killed rank's QEMU dies by its parent-death signal
-        folders = [Path(f) for f in re.findall(r"mem-path=(\S+)/board-ram", output)]
-        if code == 0:
-            return Outcome(False, "the pod exited 0 although a rank was killed", log())
-        if not re.search(r"exited on signal 9", output):
-            return Outcome(False, "mpirun did not name the killed rank", log())
-        if left:
-            return Outcome(False, f"processes of the pod still run: {left}", log())
-        if len(folders) != 2 or any(folder.exists() for folder in folders):
-            return Outcome(False, f"RAM-file folders: {folders} (expected two, both removed)", log())
-        return Outcome(True, "", log())
+        return scenario(process, lines, reader, log)
     finally:
         stop_collecting(process)
 
 
-def check_pod_mpirun_killed() -> Outcome:
-    """A pod of two QEMU boards running the shell; once both boards are up, mpirun itself (the process
-    `tpu run --boards 2` became) is killed with SIGKILL, which it cannot handle. Within seconds no rank,
-    QEMU or guard may be left, nor the boards' RAM-file folders, nor the pod's scratch folder, where
-    Open MPI kept its session directory and shared-memory segments (before the guard, a killed
-    mpirun left them in /dev/shm and /tmp)."""
-    missing = tpu_not_built()
-    if missing:
-        return missing
-    command = [TPU_BINARY, "run", "--boards", "2", "--board", "qemu-virt-a53", "--cores", "2", "--timeout", "150", "shell"]
-    process, lines, reader = start_collecting(command)
-    log = lambda: f"$ {shlex.join(command)}\n" + "".join(lines)  # noqa: E731
+def ram_folders_left(output: str) -> str:
+    """What is wrong with the two boards' RAM-file folders the output names: "" once both are removed."""
+    folders = [Path(f) for f in re.findall(r"mem-path=(\S+)/board-ram", output)]
+    if len(folders) != 2 or any(folder.exists() for folder in folders):
+        return f"RAM-file folders: {folders} (expected two, both removed)"
+    return ""
+
+
+def kill_a_rank(process: subprocess.Popen, lines: list[str], reader: threading.Thread, log: Callable[[], str]) -> Outcome:
+    """Rank 1's tpu is killed with SIGKILL. mpirun must end the other rank, the pod must exit non-zero
+    within seconds, and no QEMU and no RAM-file folder may be left."""
+    family = descendants(process.pid)  # the ranks, their QEMUs
+    ranks = rank_processes(process.pid)
+    if len(ranks) != 2:
+        return Outcome(False, f"mpirun has {len(ranks)} rank processes, expected 2", log())
+    os.kill(max(ranks), signal.SIGKILL)
     try:
-        deadline = time.monotonic() + 150
-        up = lambda: {int(m) for m in re.findall(r"\[task (\d)\] tpu: link up", "".join(lines))}  # noqa: E731
-        while up() != {0, 1} and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.05)
-        if up() != {0, 1}:
-            return Outcome(False, "the pod's two boards never both said link up", log())
-        scratch = re.search(r"--mca orte_tmpdir_base (\S+)", "".join(lines))
-        if not scratch or not Path(scratch.group(1)).is_dir():
-            return Outcome(False, "no scratch folder in mpirun's command, or it does not exist while the pod runs", log())
-        family = descendants(process.pid)  # the ranks, their QEMUs, the guard
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=5)
-        left = still_running(family, grace_s=15)
-        reader.join(timeout=5)
-        folders = [Path(f) for f in re.findall(r"mem-path=(\S+)/board-ram", "".join(lines))]
-        if left:
-            return Outcome(False, f"processes of the pod still run 15 s after mpirun was killed: {left}", log())
-        if Path(scratch.group(1)).exists():
-            return Outcome(False, f"the pod's scratch folder {scratch.group(1)} is left", log())
-        if len(folders) != 2 or any(folder.exists() for folder in folders):
-            return Outcome(False, f"RAM-file folders: {folders} (expected two, both removed)", log())
-        return Outcome(True, "", log())
-    finally:
-        stop_collecting(process)
+        code = process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        return Outcome(False, "the pod did not end within 20 s of a rank's death", log())
+    reader.join(timeout=5)
+    output = "".join(lines)
+    left = still_running(family, grace_s=5)  # a killed rank's QEMU dies by its parent-death signal
+    if code == 0:
+        return Outcome(False, "the pod exited 0 although a rank was killed", log())
+    if not re.search(r"exited on signal 9", output):
+        return Outcome(False, "mpirun did not name the killed rank", log())
+    if left:
+        return Outcome(False, f"processes of the pod still run: {left}", log())
+    folders = ram_folders_left(output)
+    return Outcome(not folders, folders, log())
+
+
+def kill_mpirun(process: subprocess.Popen, lines: list[str], reader: threading.Thread, log: Callable[[], str]) -> Outcome:
+    """mpirun itself (the process `tpu run --boards 2` became) is killed with SIGKILL, which it cannot
+    handle. Within seconds no rank, QEMU or guard may be left, nor the boards' RAM-file folders, nor the
+    pod's scratch folder, where Open MPI kept its session directory and shared-memory segments (before
+    the guard, a killed mpirun left them in /dev/shm and /tmp)."""
+    scratch = re.search(r"--mca orte_tmpdir_base (\S+)", "".join(lines))
+    if not scratch or not Path(scratch.group(1)).is_dir():
+        return Outcome(False, "no scratch folder in mpirun's command, or it does not exist while the pod runs", log())
+    family = descendants(process.pid)  # the ranks, their QEMUs, the guard
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=5)
+    left = still_running(family, grace_s=15)
+    reader.join(timeout=5)
+    if left:
+        return Outcome(False, f"processes of the pod still run 15 s after mpirun was killed: {left}", log())
+    if Path(scratch.group(1)).exists():
+        return Outcome(False, f"the pod's scratch folder {scratch.group(1)} is left", log())
+    folders = ram_folders_left("".join(lines))
+    return Outcome(not folders, folders, log())
 
 
 def pod_cases() -> list[Case]:
@@ -499,9 +498,9 @@ def pod_cases() -> list[Case]:
                                             ("host,qemu-virt-a53", 2, 2), ("raspi3b", 2, 4))),
              Case("tpu-pod/collective-hang/host/2x1", check_pod_hang, images=(("host", "tests/faults/pod-hang"),),
                   estimate_s=8),
-             Case("tpu-pod/rank-killed/qemu-virt-a53", check_pod_rank_killed, images=(("qemu-virt-a53", "shell"),),
+             Case("tpu-pod/rank-killed/qemu-virt-a53", partial(on_shell_pod, kill_a_rank), images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15),
-             Case("tpu-pod/mpirun-killed/qemu-virt-a53", check_pod_mpirun_killed, images=(("qemu-virt-a53", "shell"),),
+             Case("tpu-pod/mpirun-killed/qemu-virt-a53", partial(on_shell_pod, kill_mpirun), images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15)]
     # 4x8, 2x16 and 3x8: pods above one board's 16 cores (kMaxPodDevices, runtime/pod/pod_devices.hpp),
     # on QEMU boards too (their 256 KiB main stacks hold the strategy's values of 32 replicas).
