@@ -454,8 +454,7 @@ void PodCollectives::exchange_folded_pieces(Pending call) {
   PodRequest piece = call.request;
   piece.count = folded.size() / pieces.element;
   combine_rows_into(piece, call.rows, folded);  // may be this part's own piece, in place
-  for (const std::span<uint8_t> buffer : call.received) buffers_.give_back(buffer);  // folded in: done with
-  call.received.clear();
+  give_back_received(call);  // folded in: done with
   call.rows.clear();
   out.assign(k, folded);
   for (size_t i = 0; i < k; ++i) into.push_back(i == pieces.me ? std::span<uint8_t>() : pieces.of(output, i));
@@ -506,9 +505,13 @@ void PodCollectives::answer(Pending& call) {
   call.reply(HostCallOutcome::ok(std::move(results)));
 }
 
-void PodCollectives::release(Pending& call) {
+void PodCollectives::give_back_received(Pending& call) {
   for (const std::span<uint8_t> buffer : call.received) buffers_.give_back(buffer);
   call.received.clear();
+}
+
+void PodCollectives::release(Pending& call) {
+  give_back_received(call);
   if (!call.output_buffer.empty()) buffers_.give_back(call.output_buffer);
   call.output_buffer = {};
 }

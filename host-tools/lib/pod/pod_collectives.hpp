@@ -166,6 +166,9 @@ class PodCollectives {
   // What is wrong with this board's part of `request` ("" if nothing).
   std::string check_part(const PodRequest& request, const HostCallRequest& call) const;
   void answer(Pending& call);
+  // The buffers the other tasks' rows or pieces arrived in, given back (once folded in, or at the end).
+  void give_back_received(Pending& call);
+  // Every buffer of a call that ended given back: the received ones and a split's output buffer.
   void release(Pending& call);
 
   RowExchange& exchange_;
