@@ -9,9 +9,10 @@
 // line for the receiver to fetch), so payload pieces start at multiples of 8 and an element
 // (<= 8 bytes) never straddles two cells. The receiver checks the header against what it expects
 // and reports a mismatch (different collective, different call, different size) by name.
-// A failed exchange (mismatch or timeout) may leave bytes of the failed call in the rings; the next
-// call on the same pair then reports a mismatch rather than reading them as its own data. Treat an
-// error from a collective as fatal for the pod.
+// A failed exchange (mismatch or timeout) may leave bytes of the failed call in the rings; a later
+// call of the same launch on that pair then reports a mismatch rather than reading them as its own
+// data. replicate drops them once every core of the failed launch is idle (SpscRing::discard_unread),
+// so the next launch starts from empty rings.
 //
 // Local contributions (a member's own block in all_gather or all_to_all) are delivered to their
 // sink like received data, so collectives treat every member the same way.

@@ -63,4 +63,13 @@ size_t SpscRing::read_some(void* out, size_t bytes) {
   return copied;
 }
 
+size_t SpscRing::discard_unread() {
+  size_t dropped = 0;
+  for (Span<const uint8_t> run = readable_run(); !run.empty(); run = readable_run()) {
+    consume(run.size());
+    dropped += run.size();
+  }
+  return dropped;
+}
+
 }  // namespace rt

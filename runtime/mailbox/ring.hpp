@@ -42,6 +42,9 @@ class SpscRing {
   size_t read_some(void* out, size_t bytes);
   // Consumer: whether any unread byte is published.
   bool has_data() { return !readable_run().empty(); }
+  // Consumer: drops every published byte not read yet (what a failed collective left behind, once
+  // its producer is idle); returns how many.
+  size_t discard_unread();
 
  private:
   struct alignas(kCellBytes) Cell {

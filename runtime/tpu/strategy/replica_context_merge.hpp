@@ -14,6 +14,10 @@
 // gets TF's "Some replicas made a different number of replica_context().merge_call() calls."; a
 // replica whose function failed hands its error to peers waiting in merge_call. After such an error
 // the replica makes no more sync points (merge_call returns the same error again).
+// The first function of a launch to fail is the cause: its last sync point may meet a peer inside a
+// collective of the function (an all_reduce, say), which then fails with a collective mismatch; a
+// replica whose function failed after another's returns that first error (on this board), so the
+// launch reports the cause, not what followed from it.
 // All replicas must pass the same number of arguments (at most kMaxMergeValues).
 //
 // Model parallelism (a device assignment giving each replica several logical cores): the function
@@ -29,6 +33,7 @@
 #pragma once
 #include "distributed_value.hpp"
 #include "hal/core.hpp"
+#include "hal/support/atomic.hpp"
 #include "hal/support/inplace_function.hpp"
 #include "runtime/tpu/replicate/replica_context.hpp"
 #include "replica_context_merge_sync.hpp"
@@ -66,11 +71,19 @@ struct MergeRendezvous {
   TPUStrategy* strategy = nullptr;
   Span<const Tensor> args[kMaxReplicas];          // each replica's merge_call arguments (logical core 0's)
   Status failure[hal::kMaxCores];                 // by core: a failed function's error, before its last sync
+  Atomic<int32_t> first_failed_core{kNoCore};     // the core whose function failed first in this launch
   DistributedValue gathered[kMaxMergeValues];     // merge_fn's arguments (replica 0 fills them)
   MergeResult result;                             // merge_fn's result (replica 0)
   Status merge_status;                            // merge_fn's status (replica 0)
 
-  void reset(TPUStrategy* owner) { strategy = owner; }
+  static constexpr int32_t kNoCore = -1;
+  void reset(TPUStrategy* owner) {
+    strategy = owner;
+    first_failed_core.store(kNoCore, MemoryOrder::kRelaxed);
+  }
+  // Records that `core`'s function failed with `error`; returns the launch's first failure (this
+  // one, or an earlier core's).
+  Status record_failure(unsigned core, const Status& error);
 };
 
 // One replica's side of the protocol.

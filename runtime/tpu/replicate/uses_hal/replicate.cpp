@@ -6,6 +6,7 @@
 
 #include "runtime/tpu/replicate/current_replica.hpp"
 #include "runtime/tpu/replicate/executor.hpp"
+#include "runtime/mailbox/mailbox.hpp"
 #include "hal/core.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
 #include "pod_bridge.hpp"
@@ -97,6 +98,24 @@ struct FirstErrors {
   Status result() const { return cause.is_ok() ? error : cause; }
 };
 
+// A launch that failed may have left bytes of its failed collectives in the mailbox rings between
+// its cores (exchange.hpp: a mismatch stops reading mid-message). Once every core of it is idle
+// they are dropped, so the next launch starts from empty rings; while a replica that timed out still
+// runs they stay (the next strategy launch is refused until it ends).
+void discard_failed_launch_leftovers(const PodPlacement& placement) {
+  unsigned cores[hal::kMaxCores];
+  unsigned count = 0;
+  for (unsigned t = 0; t < placement.num_tasks(); ++t) {
+    if (!is_local(placement, t)) continue;
+    const unsigned core = task_of(placement, t).core;
+    if (core != 0 && !core_idle(core)) return;  // core 0 runs this
+    cores[count++] = core;
+  }
+  for (unsigned from = 0; from < count; ++from)
+    for (unsigned to = 0; to < count; ++to)
+      if (from != to) (void)mailbox::ring(cores[from], cores[to]).discard_unread();
+}
+
 // Every worker is acquired before any launch is published, so a core that is not ready fails the
 // call before any replica waits for it in a collective. In a pod, only this board's launches.
 Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inputs, const PodPlacement& placement,
@@ -131,6 +150,7 @@ Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inpu
                                : await_completion(task.core, outputs_of(task, result, dropped), deadline,
                                                   options.timeout_ns));
   }
+  if (!errors.result().is_ok()) discard_failed_launch_leftovers(placement);
   return errors.result();
 }
 

@@ -171,11 +171,18 @@ Status MergeParticipant::take_part(MergeOutputs& outputs) {
   return Status::ok();
 }
 
+Status MergeRendezvous::record_failure(unsigned core, const Status& error) {
+  failure[core] = error;  // published by the exchange below (release), read after it (acquire)
+  int32_t first = kNoCore;
+  if (first_failed_core.compare_exchange(first, static_cast<int32_t>(core), MemoryOrder::kAcqRel)) return error;
+  return failure[first];
+}
+
 Status MergeParticipant::finish(const Status& fn_status) {
   if (!ended_.is_ok()) return fn_status.is_ok() ? ended_ : fn_status;
-  if (!fn_status.is_ok()) rendezvous_.failure[replica_.core()] = fn_status;
+  const Status cause = fn_status.is_ok() ? fn_status : rendezvous_.record_failure(replica_.core(), fn_status);
   const Result<SyncOutcome> outcome = sync(fn_status.is_ok() ? SyncKind::kDone : SyncKind::kFailed);
-  if (!fn_status.is_ok()) return fn_status;
+  if (!fn_status.is_ok()) return cause;
   if (!outcome) return outcome.status();
   if (outcome->verdict == SyncVerdict::kMismatch) return merge_call_count_mismatch();
   return Status::ok();  // done, or a peer failed (replicate reports the peer's error)

@@ -4,7 +4,9 @@
 // replica 0's core, in cross-replica context; PerReplica results handing each replica its own part;
 // and the errors: different numbers of merge_calls, merge_call outside a replica context (the
 // program, plain replicate computation, inside merge_fn), a failing merge_fn, a replica failing
-// while its peers wait in merge_call. After every error the pod keeps working (the seed runs again).
+// while its peers wait in merge_call, and one failing while its peers wait in an all_reduce (the
+// launch reports that failure, not the collective mismatch its end meets in the peers' all_reduce).
+// After every error the pod keeps working (the seed runs again).
 #include "hal/core.hpp"
 #include "firmware/tpu_pod.hpp"
 #include "suite.hpp"
@@ -148,6 +150,16 @@ rt::tpu::StrategyFunction merges_with(const rt::tpu::MergeFn* merge_fn) {
           }};
 }
 
+// The last replica fails first; the others all_reduce (a collective of the function, not merge_call).
+rt::tpu::StrategyFunction all_reduce_after_a_failure() {
+  return {"all_reduce_after_a_failure", [](StrategyReplicaContext& context, ReplicaArgs, ReplicaOutputs&) -> Status {
+            if (context.replica_id_in_sync_group() + 1 == context.num_replicas_in_sync())
+              return rt::invalid_argument("replica {} gave up", context.replica_id_in_sync_group());
+            const Tensor values = RT_TRY(rt::constant<float>(context.arena(), {4}, {1, 2, 3, 4}));
+            return context.all_reduce(rt::ReduceOp::kSum, values).status();
+          }};
+}
+
 Status plain_replicate_merge(rt::tpu::ReplicaContext&, ReplicaArgs, ReplicaOutputs&) {
   MergeOutputs merged;
   return rt::tpu::merge_call(echo_merge, {}, merged);
@@ -164,8 +176,10 @@ Status merge_errors(TPUStrategy& strategy, unsigned n) {
                                   rt::StatusCode::kInvalidArgument, "merge_fn refuses", "a failing merge_fn"));
   rt::FixedString<64> gave_up;
   rt::format_to(gave_up, "replica {} gave up", n - 1);
-  return expect_error(strategy.run(merges_with(nullptr), {}, outputs()),
-                      rt::StatusCode::kInvalidArgument, gave_up.view(), "a replica failing before merge_call");
+  RT_RETURN_IF_ERROR(expect_error(strategy.run(merges_with(nullptr), {}, outputs()), rt::StatusCode::kInvalidArgument,
+                                  gave_up.view(), "a replica failing before merge_call"));
+  return expect_error(strategy.run(all_reduce_after_a_failure(), {}, outputs()), rt::StatusCode::kInvalidArgument,
+                      gave_up.view(), "a replica failing while its peers all_reduce");
 }
 
 Status plain_replicate_refuses(unsigned n) {
