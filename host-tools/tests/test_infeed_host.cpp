@@ -4,6 +4,7 @@
 // Endpoint's InfeedBuffer and back as credits (in memory, single threaded).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -274,6 +275,29 @@ TEST_CASE("a queue's final credits count its last consumption and end the sendin
   sender.report();
   CHECK(notes.str().find("tpu: infeed queue 0 (float32[8, 3], int32[8]): 8 of 10 tuples sent, 6 consumed") !=
         std::string::npos);
+}
+
+TEST_CASE("a progress line only when the counts moved since the last one", "[infeed-host]") {
+  SenderUnderTest test(10);
+  tpu::InfeedSender& sender = test.sender;
+  const std::ostringstream& notes = test.notes;
+  const auto lines = [&] {
+    const std::string text = notes.str();
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  const auto later = [](int seconds) { return tpu::InfeedSender::Clock::now() + std::chrono::seconds(seconds); };
+  sender.on_credits(0, credits(0, 4, 4 * 128));  // the board's 4 slots
+  CHECK(sender.pump() == 4 * 128);
+  sender.progress(later(2));
+  CHECK(lines() == 1);
+  CHECK(notes.str().find("tpu: infeed queue 0: 4 of 10 tuples sent, 0 consumed") != std::string::npos);
+  sender.progress(later(4));  // a stalled board: nothing moved, nothing printed
+  sender.progress(later(6));
+  CHECK(lines() == 1);
+  sender.on_credits(0, credits(0, 6, 6 * 128));  // 2 consumed
+  sender.progress(later(8));
+  CHECK(lines() == 2);
+  CHECK(notes.str().find("4 of 10 tuples sent, 2 consumed") != std::string::npos);
 }
 
 TEST_CASE("garbage credits never crash the sender or make it send beyond its dataset", "[infeed-host][fuzz]") {

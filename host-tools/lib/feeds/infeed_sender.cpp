@@ -204,9 +204,12 @@ uint64_t InfeedSender::pump(uint64_t budget_bytes) {
 
 void InfeedSender::progress(Clock::time_point now, Clock::duration interval) {
   if (now - last_progress_ < interval) return;
-  for (const Queue& queue : queues_) {
+  for (Queue& queue : queues_) {
     if (!queue.started || queue.all_consumed || queue.closed || now - *queue.started < interval) continue;
     const uint64_t consumed = std::min(queue.consumed(), queue.sent_tuples);
+    if (queue.reported && queue.reported->first == queue.sent_tuples && queue.reported->second == consumed)
+      continue;  // nothing moved since the last line (a stalled run: its triage says why)
+    queue.reported = {queue.sent_tuples, consumed};
     notes_ << "tpu: infeed queue " << queue.dataset.queue() << ": " << queue.sent_tuples << " of "
            << queue.dataset.steps() << " tuples sent, " << consumed << " consumed, "
            << rate_text(consumed, consumed * queue.dataset.tuple_bytes(), seconds_between(*queue.started, now))

@@ -21,13 +21,17 @@
 // first grant is the board's slot count; later grants are slots + tuples consumed), or to the last
 // send if that never happens. The board sends a queue's final credits when it closes it
 // (InfeedCredits::closed), so the last batch of consumption is counted too; nothing more is sent
-// on a closed queue. progress() prints one line per second while tuples are in flight.
+// on a closed queue. progress() prints a line per second while tuples are in flight and the counts
+// moved since its last line (a stalled run prints none; its timeout's triage says why). "Consumed"
+// counts the tuples whose slots the board released: a replica dequeuing in place holds its tuple
+// until its next dequeue, so the count trails the steps by one tuple while the queue is open.
 #pragma once
 #include <chrono>
 #include <functional>
 #include <span>
 #include <optional>
 #include <ostream>
+#include <utility>
 #include <vector>
 
 #include "infeed_dataset.hpp"
@@ -81,6 +85,7 @@ class InfeedSender {
     uint64_t sent_tuples = 0;
     uint64_t sent_bytes = 0;
     std::optional<Clock::time_point> started, last_sent, all_consumed;
+    std::optional<std::pair<uint64_t, uint64_t>> reported;  // (sent, consumed) of the last progress line
     uint64_t consumed() const;
   };
 
