@@ -4,6 +4,7 @@
 // is an flock(2) on build/.tpu-build.lock under the repository root, released when the holder
 // ends (even if it is killed), so a crashed tpu never leaves it held.
 #pragma once
+#include <chrono>
 #include <filesystem>
 #include <ostream>
 
@@ -11,9 +12,13 @@ namespace tpu {
 
 class BuildLock {
  public:
-  // Takes the lock, first saying on `notes` that it waits if another tpu holds it. If the lock file
-  // cannot be created (a read-only tree), the build goes ahead unlocked: make then reports the problem.
-  BuildLock(const std::filesystem::path& root, std::ostream& notes);
+  static constexpr std::chrono::milliseconds kQuietWait{2000};
+
+  // Takes the lock, saying on `notes` that it waits if another tpu has held it for `quiet` (a
+  // holder that finds nothing to build, as a pod's ranks taking turns usually do, lets go sooner).
+  // If the lock file cannot be created (a read-only tree), the build goes ahead unlocked: make then
+  // reports the problem.
+  BuildLock(const std::filesystem::path& root, std::ostream& notes, std::chrono::milliseconds quiet = kQuietWait);
   ~BuildLock();
   BuildLock(const BuildLock&) = delete;
   BuildLock& operator=(const BuildLock&) = delete;
