@@ -74,9 +74,10 @@ PodRun pod_run(const std::filesystem::path& root, const RunOptions& options, con
   PodRun run;
   run.board = target.board;
   run.target = target.image ? target.image->string() : target.app;
-  run.build = [root, target, attaching = options.attach.any() && !options.chainboot](const std::string& board) {
-    if (target.image || attaching) return true;  // an attached board runs the image it has (unless sent one)
-    const std::string error = build_image(root, board, target.app);
+  run.build = [root, target, cores = options.cores,
+               attaching = options.attach.any() && !options.chainboot](const std::string& board) {
+    std::string error = core_count_refusal(root, board, cores);  // before anything is built
+    if (error.empty() && !target.image && !attaching) error = build_image(root, board, target.app);
     if (!error.empty()) std::cerr << "tpu: " << error << std::endl;
     return error.empty();
   };

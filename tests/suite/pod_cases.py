@@ -253,8 +253,9 @@ def mpirun_environment() -> dict[str, str]:
 
 def check_pod_refused(case: str) -> Outcome:
     """A pod whose boards disagree (started by mpirun directly, as on several machines), whose boards
-    on one machine would all attach to one serial line, or that has more TPU devices than the
-    runtime's tables hold is refused before any board starts: exit 2, the reason named, no board output."""
+    on one machine would all attach to one serial line, that has more TPU devices than the runtime's
+    tables hold, or whose board cannot boot that many cores (refused by tpu itself, before it builds
+    or starts mpirun) is refused before any board starts: exit 2, the reason named, no board output."""
     missing = tpu_not_built()
     if missing:
         return missing
@@ -279,6 +280,8 @@ def check_pod_refused(case: str) -> Outcome:
         "more-devices-than-the-tables": ([TPU_BINARY, "run", "--boards", "5", "--board", "host", "--cores", "16", "pod"],
                                          r"tpu: a pod of 5 boards of 16 cores has 80 TPU devices; the runtime's "
                                          r"tables hold at most 64 \(kMaxPodDevices\) in all"),
+        "cores-the-board-cannot-boot": ([TPU_BINARY, "run", "--boards", "2", "--board", "raspi3b", "--cores", "2", "pod"],
+                                        r"(?m)^tpu: board raspi3b boots 4 cores, not 2$"),  # by tpu, before mpirun
         "tf-config-of-another-rank": (mpirun + ["-n", "2", "-x", f"TF_CONFIG={tf_config(0)}", tpu, "run", "--board",
                                                 "host", "pod"],
                                       r"tpu: rank 1 \(host [^)]+\): TF_CONFIG says task 0, but this is rank 1 of the pod"),
@@ -512,7 +515,7 @@ def pod_cases() -> list[Case]:
                           images=tuple((kind, "readme-examples") for kind in board.split(",")), estimate_s=8))
     refusal_images = {"cores-differ": host_pod + (("host", "hello"),), "apps-differ": host_pod + (("host", "hello"),),
                       "boards-differ-from-ranks": host_pod, "one-serial-for-two-boards": (("raspi3b", "pod"),),
-                      "more-devices-than-the-tables": host_pod,
+                      "more-devices-than-the-tables": host_pod, "cores-the-board-cannot-boot": (),
                       "tf-config-of-another-rank": host_pod}
     cases += [Case(f"tpu-pod/refused/{name}", partial(check_pod_refused, name), images=images, estimate_s=4)
               for name, images in refusal_images.items()]

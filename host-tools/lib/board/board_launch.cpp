@@ -56,6 +56,17 @@ std::optional<LinkChoice> parse_link_choice(const std::string& text) {
   return std::nullopt;
 }
 
+std::string core_count_refusal(const std::filesystem::path& root, const std::string& board, unsigned cores) {
+  if (cores == 0) return "";
+  std::string error;
+  const std::optional<std::vector<unsigned>> valid = valid_core_counts(root, board, error);
+  if (!valid) return error;
+  if (std::find(valid->begin(), valid->end(), cores) != valid->end()) return "";
+  std::string list;
+  for (const unsigned count : *valid) list += (list.empty() ? "" : " ") + std::to_string(count);
+  return "board " + board + " boots " + list + " cores, not " + std::to_string(cores);
+}
+
 std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, const BoardTarget& target,
                                          const AttachTarget& attach_target, std::ostream& notes, std::string& error) {
   if (attach_target.any()) {
@@ -65,16 +76,8 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
     }
     return attach(attach_target, notes, error);
   }
-  if (target.cores != 0) {  // a count the board cannot boot is an error before anything is built
-    const std::optional<std::vector<unsigned>> valid = valid_core_counts(root, target.board, error);
-    if (!valid) return nullptr;
-    if (std::find(valid->begin(), valid->end(), target.cores) == valid->end()) {
-      std::string list;
-      for (const unsigned count : *valid) list += (list.empty() ? "" : " ") + std::to_string(count);
-      error = "board " + target.board + " boots " + list + " cores, not " + std::to_string(target.cores);
-      return nullptr;
-    }
-  }
+  error = core_count_refusal(root, target.board, target.cores);  // before anything is built
+  if (!error.empty()) return nullptr;
   if (!target.app.empty()) {
     error = build_image(root, target.board, target.app);
     if (!error.empty()) return nullptr;

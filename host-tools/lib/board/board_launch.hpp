@@ -37,6 +37,10 @@ struct AttachTarget {
   bool any() const { return serial || socket; }
 };
 
+// Why `board` cannot boot `cores` cores (its board.mk's BOARD_CORES_VALID), or "" (0: its default).
+// Asked before anything is built.
+std::string core_count_refusal(const std::filesystem::path& root, const std::string& board, unsigned cores);
+
 // Launches (building first) or attaches; prints the command it runs on `notes`. Nothing with `error`.
 // A launched board with a shared-memory window gets its link there unless target.link says uart.
 std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, const BoardTarget& target,
