@@ -6,13 +6,18 @@
 // Activations come in one of three layouts (float_kernel.hpp; packed_k_stride is 0, so the MXU
 // hands full float32 blocks over in place and packs the others k-major, 8 floats per k step):
 //   rows in place (a_k_stride 1): two passes of 4 rows x 16 columns (16 accumulators). A pass
-//     loads 12 k steps of each row with one `ld1 {3 registers}` and the panel's 16 weights per k
-//     step with one `ld1 {4 registers}`, then issues 16 fmla by lane: 16 fmla + 1 + 1/3 loads per
-//     64 MACs, about 0.27 instructions per MAC in the k loop, and nothing spent on packing.
-//   k-major (a_row_stride 1, a_k_stride 8; bfloat16 and partial blocks): two passes of 8 rows x 8
-//     columns; one `ld1 {4 registers}` brings two k steps of all 8 rows, one `ldp` the 8 weights.
-//   anything else (e.g. transposed activations): gathered k-major 32 k steps at a time into a
-//     stack buffer and run as above (the accumulators go through c between chunks, which is exact).
+//     loads 4 k steps of each row with one `ldr q` and the panel's 16 weights per k step with one
+//     `ld1 {4 registers}`, then issues 16 fmla by lane: 16 fmla + 2 loads per 64 MACs, about 0.28
+//     instructions per MAC in the k loop, and nothing spent on packing. The loop body is 4 k steps:
+//     under QEMU 7.2 (TCG) a body of 24 unrolled k steps ran 15% slower per fmla than this one
+//     (0.188 against 0.217 GFLOP/s on one qemu-virt-a53 core, the pure fmla loop 0.225), and an
+//     in-order Cortex-A53 loses nothing measurable to one branch per 66 instructions.
+//   k-major (a_row_stride 1, any a_k_stride: the MXU's packed blocks, 8 floats per k step, and
+//     transposed activations read in place, e.g. the x^T of a weight gradient): two passes of 8
+//     rows x 8 columns; one `ld1 {2 registers}` brings a k step of all 8 rows, one `ldp` its 8
+//     weights, for 16 fmla.
+//   anything else (neither stride 1): gathered k-major 32 k steps at a time into a stack buffer and
+//     run as above (the accumulators go through c between chunks, which is exact).
 // The k loops are inline assembly: four post-incremented pointers, no address arithmetic, and no
 // risk of the compiler spilling one of the 32 vector registers the in-place pass uses.
 #if defined(__aarch64__)
@@ -28,8 +33,7 @@ alignas(16) constexpr float kZeros[kColumns] = {};
 
 // c[0..7][0..15] (+)= a[0..7][k] * w[k][0..15], a read from row pointers with unit k stride, in two
 // passes of 4 rows. Registers: v16-v31 accumulators (pass row r, columns 4v..4v+3 in v16 + 4r + v),
-// v12-v15 one k step of weights, v0-v11 activations (row r's current chunk of k steps in
-// v(3r) .. v(3r + 2)).
+// v12-v15 one k step of weights, v0, v3, v6, v9 activations (row r's current 4 k steps in v(3r)).
 void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_rows, float* c, int64_t c_row_stride,
               bool accumulate) {
   const float* a0 = a;
@@ -65,16 +69,6 @@ void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_r
       "  mxu_rk \\ra, \\rb, \\rc, \\rd, 2\n"
       "  mxu_rk \\ra, \\rb, \\rc, \\rd, 3\n"
       ".endm\n"
-      // Twelve k steps: three registers of each row.
-      ".macro mxu_rk12\n"
-      "  ld1 {v0.4s - v2.4s}, [%[a0]], #48\n"
-      "  ld1 {v3.4s - v5.4s}, [%[a1]], #48\n"
-      "  ld1 {v6.4s - v8.4s}, [%[a2]], #48\n"
-      "  ld1 {v9.4s - v11.4s}, [%[a3]], #48\n"
-      "  mxu_rk4 v0, v3, v6, v9\n"
-      "  mxu_rk4 v1, v4, v7, v10\n"
-      "  mxu_rk4 v2, v5, v8, v11\n"
-      ".endm\n"
       "  mov %[passes], #2\n"
       "0:\n"  // one pass: rows a0 .. a3 into c's next four rows
       "  add %[a1], %[a0], %[a_step]\n"
@@ -87,34 +81,18 @@ void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_r
       "  ld1 {v20.4s - v23.4s}, [%[start]], %[start_step]\n"
       "  ld1 {v24.4s - v27.4s}, [%[start]], %[start_step]\n"
       "  ld1 {v28.4s - v31.4s}, [%[start]], %[start_step]\n"
-      "  subs %[k], %[k], #24\n"
-      "  b.lo 4f\n"
-      "3:\n"  // 24 k steps per iteration
-      "  mxu_rk12\n"
-      "  mxu_rk12\n"
-      "  subs %[k], %[k], #24\n"
-      "  b.hs 3b\n"
-      "4:\n"
-      "  add %[k], %[k], #24\n"  // 0 .. 23 steps left
-      "  tbz %[k], #4, 5f\n"  // 16 or more: twelve of them
-      "  mxu_rk12\n"
-      "  sub %[k], %[k], #12\n"
-      "5:\n"
-      "  tbz %[k], #3, 6f\n"  // 8 .. 15 left: eight of them
-      "  ld1 {v0.4s, v1.4s}, [%[a0]], #32\n"
-      "  ld1 {v3.4s, v4.4s}, [%[a1]], #32\n"
-      "  ld1 {v6.4s, v7.4s}, [%[a2]], #32\n"
-      "  ld1 {v9.4s, v10.4s}, [%[a3]], #32\n"
-      "  mxu_rk4 v0, v3, v6, v9\n"
-      "  mxu_rk4 v1, v4, v7, v10\n"
-      "6:\n"
-      "  tbz %[k], #2, 7f\n"  // four
+      "  subs %[k], %[k], #4\n"
+      "  b.lo 7f\n"
+      "3:\n"  // 4 k steps per iteration
       "  ldr q0, [%[a0]], #16\n"
       "  ldr q3, [%[a1]], #16\n"
       "  ldr q6, [%[a2]], #16\n"
       "  ldr q9, [%[a3]], #16\n"
       "  mxu_rk4 v0, v3, v6, v9\n"
+      "  subs %[k], %[k], #4\n"
+      "  b.hs 3b\n"
       "7:\n"
+      "  add %[k], %[k], #4\n"  // 0 .. 3 steps left
       "  ands %[k], %[k], #3\n"  // 0 .. 3 left: one at a time
       "  b.eq 9f\n"
       "8:\n"
@@ -133,7 +111,6 @@ void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_r
       "  mov %[a0], %[next_rows]\n"
       "  subs %[passes], %[passes], #1\n"
       "  b.ne 0b\n"
-      ".purgem mxu_rk12\n"
       ".purgem mxu_rk4\n"
       ".purgem mxu_rk\n"
       : [a0] "+&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [next_rows] "=&r"(next_rows),
@@ -145,11 +122,12 @@ void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_r
         "v31");
 }
 
-// c[0..7][0..15] (+)= a[0..7][k] * w[k][0..15], a packed k-major (8 floats per k step), in two
-// passes of 8 columns. Registers: v16-v31 accumulators (row r, the pass's columns 4v..4v+3 in
-// v16 + 2r + v), v0-v3 two k steps of activations (rows 0-3 and 4-7 each), v4-v5 one k step of the
-// pass's weights.
-void run_kmajor(const float* a, const float* w, unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
+// c[0..7][0..15] (+)= a[0..7][k] * w[k][0..15], a k-major (rows 0..7 of k step k at
+// a[k * a_k_stride .. + 7]), in two passes of 8 columns. Registers: v16-v31 accumulators (row r, the
+// pass's columns 4v..4v+3 in v16 + 2r + v), v0-v3 two k steps of activations (rows 0-3 and 4-7
+// each), v4-v5 one k step of the pass's weights.
+void run_kmajor(const float* a, int64_t a_k_stride, const float* w, unsigned k_rows, float* c, int64_t c_row_stride,
+                bool accumulate) {
   const float *a_k, *w_k;
   float* c_rows;
   uint64_t k, passes;
@@ -176,9 +154,10 @@ void run_kmajor(const float* a, const float* w, unsigned k_rows, float* c, int64
       "  fmla v30.4s, v4.4s, \\hi\\().s[3]\n"
       "  fmla v31.4s, v5.4s, \\hi\\().s[3]\n"
       ".endm\n"
-      // Two k steps (one load of 8 rows x 2).
+      // Two k steps (8 rows each).
       ".macro mxu_kk2\n"
-      "  ld1 {v0.4s - v3.4s}, [%[a_k]], #64\n"
+      "  ld1 {v0.4s, v1.4s}, [%[a_k]], %[a_step]\n"
+      "  ld1 {v2.4s, v3.4s}, [%[a_k]], %[a_step]\n"
       "  mxu_kk v0, v1\n"
       "  mxu_kk v2, v3\n"
       ".endm\n"
@@ -236,13 +215,14 @@ void run_kmajor(const float* a, const float* w, unsigned k_rows, float* c, int64
       ".purgem mxu_kk\n"
       : [a_k] "=&r"(a_k), [w_k] "=&r"(w_k), [k] "=&r"(k), [passes] "=&r"(passes), [c] "+&r"(c), [c_rows] "=&r"(c_rows),
         [start] "+&r"(start)
-      : [a] "r"(a), [w] "r"(w), [k_rows] "r"(uint64_t{k_rows}), [w_step] "i"(kColumns * sizeof(float)),
+      : [a] "r"(a), [a_step] "r"(a_k_stride * int64_t{sizeof(float)}), [w] "r"(w), [k_rows] "r"(uint64_t{k_rows}),
+        [w_step] "i"(kColumns * sizeof(float)),
         [c_step] "r"(c_step), [start_step] "r"(accumulate ? c_step : 0), [start_next] "r"(accumulate ? 32 : 0)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
         "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
 }
 
-// Any other activation layout (transposed or strided): gathered k-major on the stack, kChunk k steps
+// Any other activation layout (neither stride 1): gathered k-major on the stack, kChunk k steps
 // at a time; after the first chunk each adds onto c (which holds the float accumulators exactly).
 __attribute__((noinline)) void run_gathered(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
                                             unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
@@ -254,7 +234,7 @@ __attribute__((noinline)) void run_gathered(const float* a, int64_t a_row_stride
     for (unsigned k = 0; k < steps; ++k)
       for (unsigned r = 0; r < kRows; ++r)
         packed[k * kPackedStride + r] = a[r * a_row_stride + static_cast<int64_t>(k0 + k) * a_k_stride];
-    run_kmajor(packed, w + k0 * kColumns, steps, c, c_row_stride, k0 == 0 ? accumulate : true);
+    run_kmajor(packed, kPackedStride, w + k0 * kColumns, steps, c, c_row_stride, k0 == 0 ? accumulate : true);
     k0 += steps;
   } while (k0 < k_rows);
 }
@@ -262,7 +242,7 @@ __attribute__((noinline)) void run_gathered(const float* a, int64_t a_row_stride
 void run_neon(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, unsigned k_rows, float* c,
               int64_t c_row_stride, bool accumulate) {
   if (a_k_stride == 1) return run_rows(a, a_row_stride, w, k_rows, c, c_row_stride, accumulate);
-  if (a_row_stride == 1 && a_k_stride == kPackedStride) return run_kmajor(a, w, k_rows, c, c_row_stride, accumulate);
+  if (a_row_stride == 1) return run_kmajor(a, a_k_stride, w, k_rows, c, c_row_stride, accumulate);
   return run_gathered(a, a_row_stride, a_k_stride, w, k_rows, c, c_row_stride, accumulate);
 }
 
