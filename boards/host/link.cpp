@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 
 #include "hal/link.hpp"
@@ -49,7 +50,12 @@ InputBuffer input;
 
 }  // namespace
 
+namespace {
+std::atomic<bool> written{false};
+}  // namespace
+
 void link_write(const uint8_t* bytes, size_t length) {
+  written.store(true, std::memory_order_relaxed);
   while (length > 0) {
     const ssize_t written = write(STDOUT_FILENO, bytes, length);
     if (written <= 0) {
@@ -60,6 +66,8 @@ void link_write(const uint8_t* bytes, size_t length) {
     length -= static_cast<size_t>(written);
   }
 }
+
+bool link_written() { return written.load(std::memory_order_relaxed); }
 
 bool link_host_attached() {
   const char* value = getenv("TPU_LINK_HOST");

@@ -13,7 +13,9 @@ namespace {
 
 // A 0x00 first: if this core was cut off in the middle of a link frame, the host's decoder ends
 // that (now broken) frame here and reads the report as text (runtime/link/transport/decoder.hpp).
+// Only where frames went out: a board no host spoke to keeps a plain-text console (make run).
 void end_any_partial_frame() {
+  if (!link_written()) return;
   const uint8_t delimiter = 0;
   link_write(&delimiter, 1);
 }

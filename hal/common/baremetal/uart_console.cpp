@@ -13,9 +13,15 @@ void console_write(const char* text, size_t length) {
 }
 int console_read_byte() { return board::uart.read_byte(); }
 
+namespace {
+volatile bool written = false;  // a plain flag: set before the bytes, read by a fault report
+}  // namespace
+
 void link_write(const uint8_t* bytes, size_t length) {
+  written = true;
   for (size_t i = 0; i < length; ++i) board::uart.write_byte(bytes[i]);
 }
+bool link_written() { return written; }
 int link_read_byte() { return board::uart.read_byte(); }
 bool link_host_attached() { return false; }
 bool link_host_shares_cpus() { return false; }

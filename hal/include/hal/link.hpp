@@ -8,6 +8,9 @@ namespace hal {
 
 void link_write(const uint8_t* bytes, size_t length);
 int link_read_byte();  // next byte or -1 if none is waiting
+// Whether link_write has sent any byte since boot (a fault report then first ends a frame that may
+// have been cut off; a board no host ever spoke to keeps its console plain text).
+bool link_written();
 // Whether a host tool said before boot that it serves this byte stream (the host board: tpu sets
 // TPU_LINK_HOST=1 in its environment), so the board may wait for the host's first messages. A UART
 // cannot tell: false (a board on shared memory knows from the window tpu set up).
