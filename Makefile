@@ -188,7 +188,7 @@ endif
 into_place = && mv -f $@.$$$$ $@ || { rm -f $@.$$$$; false; }
 
 # ---------------------------------------------------------------- build rules
-.PHONY: all image boot-image runtime app-tool app-tool-link device-half run print-run-command print-app-folders print-link-layout print-board-cores print-boot-image debug test freestanding-check bench \
+.PHONY: all image boot-image runtime app-tool app-tool-link device-half run print-run-command print-app-folders print-link-layout print-board-cores print-boot-image print-fault-symbolizer debug test freestanding-check bench \
   setup setup-board setup-host-tools setup-debug setup-all clean help tpu tpu-tests print-app-tool
 all: image
 image: $(APP_IMAGE) $(APP_BOOT_IMAGE)
@@ -284,6 +284,11 @@ print-board-cores:
 # Prints the command `make run` would execute (the test harness uses it).
 print-run-command:
 	@echo $(RUN_COMMAND)
+
+# Prints the addr2line of the board's toolchain and the ELF it would run: tpu names the function and
+# line of a fault report's pc with them.
+print-fault-symbolizer:
+	@echo $(if $(filter host,$(BOARD_ARCH)),addr2line,$(BOARD_CROSS)addr2line) $(abspath $(IMAGE))
 
 # Prints the file the board boots (raspi3b: kernel8.img; the ELF elsewhere): what `tpu run
 # --chainboot` sends to the raspi3b chainloader.

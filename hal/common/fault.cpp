@@ -37,6 +37,8 @@ void report_fault(const FaultReport& report) {
     write_line(line);
     line.clear();
     rt::format_to(line, "*** core {} pc {:#018x} syndrome {:#x}", report.core, report.pc, report.syndrome);
+    if (report.image_base != 0 && report.pc >= report.image_base)  // what addr2line takes for a PIE
+      rt::format_to(line, " (image+{:#x})", report.pc - report.image_base);
     write_line(line);
     if (report.stack_guard_owner >= 0) {
       line.clear();

@@ -58,4 +58,25 @@ TEST_CASE("console printer: byte-by-byte input comes out unchanged", "[console_p
   std::fclose(file);
 }
 
+TEST_CASE("console printer: an annotator's line follows the whole line it was asked about", "[console_printer]") {
+  std::FILE* file = std::tmpfile();
+  REQUIRE(file != nullptr);
+  ConsolePrinter printer(file);
+  printer.set_line_prefix("[task 1] ");
+  std::string asked;
+  printer.set_annotator([&](std::string_view line) -> std::optional<std::string> {
+    asked += "<" + std::string(line) + ">";
+    if (line.find("pc") == std::string_view::npos) return std::nullopt;
+    return "tpu: named";
+  });
+  const Clock::time_point start = Clock::now();
+  printer.add("*** core 1 p", start);
+  printer.flush_stale(start + ConsolePrinter::kHoldFor);  // half a line printed: not asked yet
+  printer.add("c 0x10\nnext\npartial", start);
+  printer.flush();
+  CHECK(asked == "<*** core 1 pc 0x10><next>");
+  CHECK(written(file) == "[task 1] *** core 1 pc 0x10\n[task 1] tpu: named\n[task 1] next\n[task 1] partial");
+  std::fclose(file);
+}
+
 }  // namespace

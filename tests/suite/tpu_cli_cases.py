@@ -124,6 +124,7 @@ def check_hostile_input(case: str, expect_exit: int, pattern: str) -> Outcome:
         "image-runs-on-its-board": ["run", "--board", "raspi3b", "--cores", "4", raspi_fault],
         "image-board-from-its-tag": ["run", "--cores", "4", raspi_fault],
         "cores-the-board-lacks": ["run", "--board", "raspi3b", "--cores", "2", "hello"],
+        "fault-named-on-host": ["run", "--board", "host", "--cores", "4", "fault-null"],
         "exec-on-raspi3b": ["exec", "--board", "raspi3b", "matmul", str(work / "a.npy"), str(work / "b.npy"), "-o",
                             str(work / "o-raspi3b.npy")],
         "infeed-wrapping-shape": ["run", "--infeed", f"0={work / 'wraps.npy'},{work / 'wraps.npy'}", "infeed"],
@@ -152,12 +153,18 @@ HOSTILE_INPUTS = {
     "exec-infinite-timeout": (0, r"tpu exec: wrote .*o.npy"),
     "image-not-elf": (2, r"text.elf is not an ELF file"),
     "image-for-another-board": (2, r"was built for raspi3b, not for --board qemu-virt-a53"),
-    "image-runs-on-its-board": (3, r"app fault-null[\s\S]*FAULT on core 3"),  # not the default app's kernel8.img
+    # not the default app's kernel8.img; the pc named by function and line (addr2line on the given ELF)
+    "image-runs-on-its-board": (3, r"app fault-null[\s\S]*FAULT on core 3[\s\S]*tpu: core 3 faulted in \S.* at "
+                                   r"tests/faults/fault-null/device/fault_null\.cpp:\d+"),
+    # the host board's image is position independent: its report gives the pc's offset in the image
+    "fault-named-on-host": (3, r"core 3 pc 0x[0-9a-f]+ syndrome 0x[0-9a-f]+ \(image\+0x[0-9a-f]+\)\n"
+                               r"tpu: core 3 faulted in \S.* at tests/faults/fault-null/device/fault_null\.cpp:\d+"),
     "image-board-from-its-tag": (3, r"runtime on raspi3b: 4 cores, app fault-null"),
     "cores-the-board-lacks": (2, r"board raspi3b boots 4 cores, not 2"),
     "exec-on-raspi3b": (0, r"tpu exec: wrote .*o-raspi3b.npy"),
 }
 HOSTILE_IMAGES = {"image-runs-on-its-board": (("raspi3b", "fault-null"),),
+                  "fault-named-on-host": (("host", "fault-null"),),
                   "image-board-from-its-tag": (("raspi3b", "fault-null"),),
                   "image-for-another-board": (("raspi3b", "fault-null"),),
                   "exec-on-raspi3b": (("raspi3b", "exec"),),

@@ -11,6 +11,8 @@
 #include "hal/core.hpp"
 #include "hal/fault.hpp"
 
+extern "C" const char __executable_start[];  // the linker's: the image's first byte, wherever it loaded
+
 namespace hal::host {
 namespace {
 
@@ -54,6 +56,7 @@ void on_fault(int signal, siginfo_t* info, void* context) {
   report.pc = faulting_pc(context);
   report.syndrome = static_cast<uint64_t>(info->si_code);
   report.stack_guard_owner = signal == SIGSEGV && in_stack_guard(address) ? static_cast<int>(this_core) : -1;
+  report.image_base = reinterpret_cast<uintptr_t>(&__executable_start);  // the PIE's load address
   report_fault(report);
 }
 

@@ -13,6 +13,7 @@ struct FaultReport {
   uint64_t pc;            // where it happened (ELR, mepc), 0 if unknown
   uint64_t syndrome;      // raw cause register (ESR, mcause), 0 if none
   int stack_guard_owner;  // core whose stack guard page holds `address` (stack overflow), or -1
+  uint64_t image_base;    // where a relocated image was loaded (the host board's PIE), 0 if linked in place
 };
 
 [[noreturn]] void report_fault(const FaultReport& report);

@@ -184,6 +184,23 @@ std::optional<std::vector<unsigned>> valid_core_counts(const std::filesystem::pa
   return counts;
 }
 
+std::optional<FaultSymbolizerCommand> fault_symbolizer_command(const std::filesystem::path& root, const std::string& board,
+                                                               const std::string& app,
+                                                               const std::optional<std::filesystem::path>& image) {
+  std::vector<std::string> argv = {"make", "-s", "print-fault-symbolizer", "BOARD=" + board};
+  if (!app.empty()) argv.push_back("APP=" + app);
+  if (image) argv.push_back("IMAGE=" + std::filesystem::absolute(*image).string());
+  const CommandOutput listed = run_and_collect(argv, root);
+  std::istringstream words(last_nonempty_line(listed.output));
+  FaultSymbolizerCommand command;
+  std::string elf;
+  std::error_code ignored;
+  if (listed.exit_code != 0 || !(words >> command.addr2line >> elf) || !std::filesystem::is_regular_file(elf, ignored))
+    return std::nullopt;
+  command.elf = elf;
+  return command;
+}
+
 std::optional<std::string> link_layout_text(const std::filesystem::path& root, const std::string& board,
                                             std::string& error) {
   const std::vector<std::string> argv = {"make", "-s", "print-link-layout", "BOARD=" + board};

@@ -65,6 +65,16 @@ std::optional<std::vector<uint8_t>> built_boot_image(const std::filesystem::path
                                                      const std::optional<std::filesystem::path>& image,
                                                      std::string& error);
 
+// The board's addr2line and the ELF `app` (or `image`) runs as (`make print-fault-symbolizer`);
+// nothing if make cannot say or the ELF is not there.
+struct FaultSymbolizerCommand {
+  std::string addr2line;
+  std::filesystem::path elf;
+};
+std::optional<FaultSymbolizerCommand> fault_symbolizer_command(const std::filesystem::path& root, const std::string& board,
+                                                               const std::string& app,
+                                                               const std::optional<std::filesystem::path>& image);
+
 // `make print-link-layout`'s line for `board` (RAM file bytes, window offset, window bytes).
 std::optional<std::string> link_layout_text(const std::filesystem::path& root, const std::string& board,
                                             std::string& error);

@@ -10,6 +10,12 @@ void ConsolePrinter::write(std::string_view text) {
     const size_t length = newline == std::string_view::npos ? text.size() : newline + 1;
     std::fwrite(text.data(), 1, length, out_);
     at_line_start_ = newline != std::string_view::npos;
+    if (annotator_) line_.append(text.substr(0, at_line_start_ ? length - 1 : length));
+    if (annotator_ && at_line_start_) {
+      if (const std::optional<std::string> note = annotator_(line_))
+        std::fprintf(out_, "%s%s\n", line_prefix_.c_str(), note->c_str());
+      line_.clear();
+    }
     text.remove_prefix(length);
   }
   std::fflush(out_);
