@@ -27,7 +27,7 @@ std::optional<int> hand_over_to_app_tool(const std::filesystem::path& root, cons
   const std::optional<std::filesystem::path> program = build_app_tool(root, app, error);
   if (!program) {
     if (error.empty()) return std::nullopt;
-    std::cerr << "tpu: the host half of " << app << " did not build: " << error << std::endl;
+    std::cerr << "tpu: " << error << std::endl;
     return kExitBuildFailed;
   }
   if (is_this_program(*program)) return std::nullopt;

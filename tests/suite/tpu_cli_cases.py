@@ -56,7 +56,8 @@ CLI_CASES = {
                                  [r"--chainboot sends the image to a raspi3b's UART chainloader: it needs --board "
                                   r"raspi3b and --serial DEV or --socket PATH"]),
     "unknown-board": (["run", "--board", "pi5", "hello"], 2, [r"--board: unknown board 'pi5' \(boards: host, qemu-virt-a53, qemu-virt-rv64, raspi3b\)"]),
-    "unknown-app": (["run", "--board", "host", "nosuchapp"], 2, [r"unknown APP 'nosuchapp'.*valid apps: .*hello"]),
+    # make's reason first, not "the host half of nosuchapp did not build"
+    "unknown-app": (["run", "--board", "host", "nosuchapp"], 2, [r"\Atpu: unknown APP 'nosuchapp'.*valid apps: .*hello"]),
     "exec-bad-op": (["exec", "fly", "-o", "x.npy"], 2, [r"OP: fly not in \{matmul"]),
     "new-bad-name": (["new", "build/tpu-new/9lives"], 2, [r"'9lives' is not an app name"]),
     "new-existing-folder": (["new", "firmware/examples/hello"], 2, [r"already exists and is not an empty folder"]),

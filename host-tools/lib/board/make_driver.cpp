@@ -35,6 +35,16 @@ bool is_project_root(const std::filesystem::path& directory) {
   return std::filesystem::exists(directory / "Makefile", ignored) && std::filesystem::is_directory(directory / "boards", ignored);
 }
 
+// The reason in make's "Makefile:61: *** <reason>.  Stop." line, or all of its output.
+std::string make_error_text(const std::string& output) {
+  const size_t stars = output.find("*** ");
+  if (stars == std::string::npos) return output;
+  std::string reason = output.substr(stars + 4);
+  reason = reason.substr(0, reason.find('\n'));
+  if (const size_t stop = reason.rfind("  Stop."); stop != std::string::npos) reason.erase(stop);
+  return reason;
+}
+
 std::string last_nonempty_line(const std::string& text) {
   std::istringstream lines(text);
   std::string line, last;
@@ -153,8 +163,8 @@ std::optional<std::filesystem::path> build_app_tool(const std::filesystem::path&
                                                          std::string& error) {
   const std::vector<std::string> query = {"make", "-s", "print-app-tool", "APP=" + app};
   const CommandOutput listed = run_and_collect(query, root);
-  if (listed.exit_code != 0) {
-    error = "`" + joined_command(query) + "` failed:\n" + listed.output;
+  if (listed.exit_code != 0) {  // make's own reason (an unknown app, say), not a build failure
+    error = make_error_text(listed.output);
     return std::nullopt;
   }
   const std::string program = last_nonempty_line(listed.output);
@@ -164,7 +174,8 @@ std::optional<std::filesystem::path> build_app_tool(const std::filesystem::path&
   const CommandOutput built = run_and_collect(build, root);
   std::cerr << built.output;
   if (built.exit_code != 0) {
-    error = "`" + joined_command(build) + "` failed with status " + std::to_string(built.exit_code);
+    error = "the app's own tool (its host half, and its device half built for the host board) did not build: `" +
+            joined_command(build) + "` failed with status " + std::to_string(built.exit_code);
     return std::nullopt;
   }
   return root / program;
