@@ -1,5 +1,5 @@
 // The one header a device program includes: the app interface and the runtime API it programs
-// against (tensors and arenas, tensor literals, ops, the MXU, collectives, and the TPU programming
+// against (tensors and arenas, tensor literals, ops, the MXU, mailboxes, collectives, and the TPU programming
 // model: replicate, outside compilation, infeed and outfeed, device assignment, TPUStrategy and its
 // step functions, logical devices), plus the cores, time and synchronisation an app without the TPU
 // model uses (firmware/examples/hello).
@@ -44,7 +44,9 @@
 #include "runtime/mxu/core_mxu.hpp"
 #include "runtime/mxu/mxu.hpp"
 
-// Collectives (runtime/collectives/README.md).
+// Point-to-point mailboxes between cores (runtime/mailbox: send / receive, polling and blocking),
+// and the collectives built on them (runtime/collectives/README.md).
+#include "runtime/mailbox/mailbox.hpp"
 #include "runtime/collectives/collectives.hpp"
 #include "runtime/collectives/reduce.hpp"
 #include "runtime/tpu/replicate/cross_replica_ops.hpp"
