@@ -136,7 +136,11 @@ else
   CXX_TARGET := $(BOARD_CROSS)g++
   # BOARD_STACK_FLAGS (board.mk): the compiler's stack probes, which the guard below each core's
   # stack must match (hal/arch/<arch>/stack_guard.h); the host board's are in TARGET_FLAGS above.
-  TARGET_FLAGS := $(BOARD_CPU_FLAGS) $(BOARD_STACK_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -fno-pie -fno-pic
+  # -fno-unwind-tables: the cross compilers default to unwind tables in .eh_frame, which the linker
+  # script drops (nothing unwinds at run time); without them GCC writes the same CFI to .debug_frame,
+  # which stays in the ELF for gdb (backtraces end at the core's entry instead of looping forever).
+  TARGET_FLAGS := $(BOARD_CPU_FLAGS) $(BOARD_STACK_FLAGS) -specs=$(BOARD_PICOLIBC)/picolibcpp.specs -fno-pie -fno-pic \
+    -fno-unwind-tables
 endif
 CXXFLAGS_NO_DEPS := $(CXXSTD) $(OPT) $(WARNINGS) $(FREESTANDING) $(TARGET_FLAGS) $(INCLUDES) $(DEFINES)
 CXXFLAGS := $(CXXFLAGS_NO_DEPS) -MMD -MP

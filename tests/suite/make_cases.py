@@ -50,6 +50,23 @@ def check_debug(board: str, cores: int) -> Outcome:
     return Outcome(True, "", log)
 
 
+def check_debug_backtrace(board: str) -> Outcome:
+    """`make debug` of fault-null, stopped at the null store on core 3: gdb's backtrace must name that
+    line and end at the core's entry within a few frames (without .debug_frame it looped forever)."""
+    command = make_command("debug", BOARD=board, APP="fault-null", CORES=4, GDB_PORT=free_tcp_port(),
+                           GDB_ARGS="-batch -ex 'break fault_null.cpp:12' -ex continue -ex 'bt 40'")
+    result = run_image(command, DEBUG_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    frames = re.findall(r"^#(\d+)\s", result.output, re.MULTILINE)
+    if result.timed_out:
+        return Outcome(False, describe_exit(result), log)
+    if not re.search(r"^#0 .* at tests/faults/fault-null/device/fault_null\.cpp:12$", result.output, re.MULTILINE):
+        return Outcome(False, "the backtrace does not start at fault_null.cpp:12", log)
+    if not frames or len(frames) >= 40 or not re.search(r"^#\d+ .* at hal/arch/\w+/start\.S:\d+$", result.output, re.MULTILINE):
+        return Outcome(False, f"the backtrace has {len(frames)} frames and does not end at the core's entry (start.S)", log)
+    return Outcome(True, "", log)
+
+
 def freestanding_cases() -> list[Case]:
     return [Case(f"freestanding/{board}", partial(check_command_succeeds, make_command("freestanding-check", BOARD=board),
                                                   COMPILE_TIMEOUT_S), images=((board, "runtime"),), estimate_s=15)
@@ -69,6 +86,8 @@ def make_cases() -> list[Case]:
              images=(("qemu-virt-a53", "hello"),), estimate_s=3),
         Case(f"debug-smoke/raspi3b/{n}", partial(check_debug, "raspi3b", n),
              images=(("raspi3b", "hello"),), estimate_s=3),
+        *(Case(f"debug-backtrace/{board}", partial(check_debug_backtrace, board), images=((board, "fault-null"),),
+               estimate_s=3) for board in ("qemu-virt-a53", "qemu-virt-rv64")),
         Case("chainboot/raspi3b/qemu", partial(check_command_succeeds,
                                                 make_command("chainboot", BOARD="raspi3b", APP="hello", SERIAL="qemu"),
                                                 COMPILE_TIMEOUT_S), images=(("raspi3b", "hello"),), estimate_s=15),
