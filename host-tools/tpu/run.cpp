@@ -2,7 +2,9 @@
 // here or a pod of boards under Open MPI (run_pod.hpp), each board served by board_run.hpp.
 #include "run.hpp"
 
+#include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "app_tool.hpp"
@@ -20,12 +22,28 @@ bool looks_like_path(const std::string& target) {
          std::filesystem::is_regular_file(target, ignored);
 }
 
-std::optional<Target> resolve_target(const RunOptions& options) {
+// Whether `name` is also the name of one of the repository's apps (make print-app-folders).
+bool names_a_repository_app(const std::filesystem::path& root, const std::string& name) {
+  const CommandOutput listed = run_and_collect({"make", "-s", "print-app-folders"}, root);
+  std::istringstream folders(listed.output);
+  for (std::string folder; folders >> folder;)
+    if (std::filesystem::path(folder).filename() == name) return true;
+  return false;
+}
+
+std::optional<Target> resolve_target(const std::filesystem::path& root, const RunOptions& options) {
   Target target;
   std::error_code error;
   if (std::filesystem::is_directory(options.target, error)) {  // an app folder, anywhere
     target.board = options.board.value_or("qemu-virt-a53");
     target.app = std::filesystem::absolute(options.target, error).lexically_normal().string();
+    // Said once: the app's own tool, which tpu hands the run to, resolves the target again.
+    if (options.target.find('/') == std::string::npos && !std::getenv("TPU_TARGET_NOTED") &&
+        names_a_repository_app(root, options.target)) {
+      std::cerr << "tpu: " << options.target << " is the folder " << target.app << " here, not the repository's app "
+                << options.target << " (run it from another folder to mean that one)" << std::endl;
+      setenv("TPU_TARGET_NOTED", "1", 1);
+    }
     return target;
   }
   if (!looks_like_path(options.target)) {
@@ -100,6 +118,12 @@ int run_board(const RunOptions& given) {
     options.boards = static_cast<unsigned>(kinds.size());
     options.board = kinds[0];
   }
+  if (options.link == LinkChoice::kShm && options.attach.any()) {
+    std::cerr << "tpu: --link shm needs a board tpu launches (QEMU or the host board): a board attached to with "
+              << (options.attach.serial ? "--serial" : "--socket") << " has only its serial line (--link uart)"
+              << std::endl;
+    return kExitBuildFailed;
+  }
   if (options.chainboot && (!options.attach.any() || options.board != kChainloaderBoard)) {
     std::cerr << "tpu: --chainboot sends the image to a raspi3b's UART chainloader: it needs --board raspi3b and "
                  "--serial DEV or --socket PATH"
@@ -111,7 +135,7 @@ int run_board(const RunOptions& given) {
     std::cerr << "tpu: cannot find the project (a directory with the Makefile and boards/): run tpu from it" << std::endl;
     return kExitBuildFailed;
   }
-  const std::optional<Target> target = options.target.empty() ? std::nullopt : resolve_target(options);
+  const std::optional<Target> target = options.target.empty() ? std::nullopt : resolve_target(*root, options);
   if (!options.target.empty() && !target) return kExitBuildFailed;
   if (target && !target->app.empty())  // an app with a host half runs under its own tool
     if (const std::optional<int> status = hand_over_to_app_tool(*root, target->app, options.argv)) return *status;

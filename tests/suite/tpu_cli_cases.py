@@ -55,6 +55,8 @@ CLI_CASES = {
     "chainboot-without-attach": (["run", "--board", "raspi3b", "--chainboot", "hello"], 2,
                                  [r"--chainboot sends the image to a raspi3b's UART chainloader: it needs --board "
                                   r"raspi3b and --serial DEV or --socket PATH"]),
+    "shm-with-serial": (["run", "--board", "raspi3b", "--link", "shm", "--serial", "/dev/null", "hello"], 2,
+                        [r"\Atpu: --link shm needs a board tpu launches .*--serial has only its serial line"]),
     "unknown-board": (["run", "--board", "pi5", "hello"], 2, [r"--board: unknown board 'pi5' \(boards: host, qemu-virt-a53, qemu-virt-rv64, raspi3b\)"]),
     # make's reason first, not "the host half of nosuchapp did not build"
     "unknown-app": (["run", "--board", "host", "nosuchapp"], 2, [r"\Atpu: unknown APP 'nosuchapp'.*valid apps: .*hello"]),
