@@ -27,6 +27,21 @@ TEST_CASE("other console lines are no pc lines", "[fault-symbols]") {
   CHECK_FALSE(tpu::fault_pc_of(""));
 }
 
+TEST_CASE("a garbled pc line from the board is no pc line, and never a crash", "[fault-symbols]") {
+  CHECK_FALSE(tpu::fault_pc_of("*** core 3 pc 0x syndrome 0x1"));
+  CHECK_FALSE(tpu::fault_pc_of("*** core pc 0x10 syndrome 0x1"));
+  CHECK_FALSE(tpu::fault_pc_of("*** core 3 pc 0x10 syndrome 0x1 (image+0x20"));
+  CHECK_FALSE(tpu::fault_pc_of("*** core 3 pc 0x10"));
+  const std::optional<tpu::FaultPc> long_pc = tpu::fault_pc_of("*** core 1 pc 0x00000000000000001234 syndrome 0x0");
+  CHECK_FALSE(long_pc);  // 20 hex digits: the pc stops at 16 and " syndrome" does not follow
+  std::string bytes;
+  for (int i = 0; i < 4096; ++i) {
+    bytes.push_back(static_cast<char>((i * 131 + 7) % 256));
+    (void)tpu::fault_pc_of(bytes);
+    (void)tpu::fault_pc_of("*** core " + bytes.substr(bytes.size() > 40 ? bytes.size() - 40 : 0));
+  }
+}
+
 TEST_CASE("an address addr2line cannot place, or no addr2line, names nothing", "[fault-symbols]") {
   CHECK(tpu::where_in_program("addr2line", "/nonexistent/firmware.elf", 0x1000, "/").empty());
   CHECK(tpu::where_in_program("/nonexistent/addr2line", "/bin/sh", 0x1000, "/").empty());

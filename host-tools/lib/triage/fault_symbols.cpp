@@ -1,7 +1,7 @@
 // A fault report's pc named by function and source line (see fault_symbols.hpp).
 #include "fault_symbols.hpp"
 
-#include <regex>
+#include <cctype>
 #include <sstream>
 #include <vector>
 
@@ -28,14 +28,45 @@ std::vector<std::pair<std::string, std::string>> frames_of(const std::string& ou
   return frames;
 }
 
+// A hexadecimal number at the start of `text` after `prefix` (advancing past both), or nothing.
+std::optional<uint64_t> take_hex(std::string_view& text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return std::nullopt;
+  text.remove_prefix(prefix.size());
+  uint64_t value = 0;
+  size_t digits = 0;
+  for (; digits < text.size() && digits < 16 && std::isxdigit(static_cast<unsigned char>(text[digits])); ++digits)
+    value = value * 16 + static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(text[digits]))
+                                                   ? text[digits] - '0'
+                                                   : std::tolower(static_cast<unsigned char>(text[digits])) - 'a' + 10);
+  if (digits == 0) return std::nullopt;
+  text.remove_prefix(digits);
+  return value;
+}
+
+std::optional<unsigned> take_decimal(std::string_view& text) {
+  unsigned value = 0;
+  size_t digits = 0;
+  for (; digits < text.size() && digits < 6 && std::isdigit(static_cast<unsigned char>(text[digits])); ++digits)
+    value = value * 10 + static_cast<unsigned>(text[digits] - '0');
+  if (digits == 0) return std::nullopt;
+  text.remove_prefix(digits);
+  return value;
+}
+
 }  // namespace
 
+// "*** core N pc 0xPC syndrome 0xS", then " (image+0xOFFSET)" for a relocated image.
 std::optional<FaultPc> fault_pc_of(std::string_view console_line) {
-  static const std::regex pc_line(R"(\*\*\* core (\d+) pc 0x([0-9a-f]+) syndrome 0x[0-9a-f]+(?: \(image\+0x([0-9a-f]+)\))?)");
-  std::match_results<std::string_view::const_iterator> found;
-  if (!std::regex_search(console_line.begin(), console_line.end(), found, pc_line)) return std::nullopt;
-  const std::string address = found[3].matched ? found[3].str() : found[2].str();
-  return FaultPc{static_cast<unsigned>(std::stoul(found[1].str())), std::stoull(address, nullptr, 16)};
+  const size_t start = console_line.find("*** core ");
+  if (start == std::string_view::npos) return std::nullopt;
+  std::string_view text = console_line.substr(start + 9);
+  const std::optional<unsigned> core = take_decimal(text);
+  if (!core) return std::nullopt;
+  const std::optional<uint64_t> pc = take_hex(text, " pc 0x");
+  if (!pc || !take_hex(text, " syndrome 0x")) return std::nullopt;
+  const std::optional<uint64_t> offset = take_hex(text, " (image+0x");
+  if (offset && !text.starts_with(")")) return std::nullopt;
+  return FaultPc{*core, offset.value_or(*pc)};
 }
 
 std::string where_in_program(const std::string& addr2line, const std::filesystem::path& elf, uint64_t address,
