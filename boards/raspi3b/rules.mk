@@ -1,11 +1,13 @@
 # raspi3b targets for a real board, included by the Makefile (BUILD, BOOT_IMAGE are set by then).
-#   make sdcard BOARD=raspi3b [APP=..]        build/raspi3b/sdcard/: kernel8.img = the app, config.txt, README.txt
-#   make sdcard BOARD=raspi3b CHAINLOADER=1   the same with the UART chainloader as kernel8.img
+#   make sdcard BOARD=raspi3b [APP=..]        <the app's build>/sdcard/ (build/raspi3b/<app>/sdcard/ here, <app>/build/
+#                                             raspi3b/sdcard/ for an app folder elsewhere): kernel8.img = the app,
+#                                             config.txt, README.txt
+#   make sdcard BOARD=raspi3b CHAINLOADER=1   build/raspi3b/chainloader/sdcard/: the same with the UART chainloader
 #   make chainboot BOARD=raspi3b [APP=..] SERIAL=/dev/ttyUSB0
 #                                             send the app to the chainloader, then show the console
 #   make chainboot BOARD=raspi3b SERIAL=qemu  the same path end to end in QEMU (loader, TCP link)
-RASPI3B_SDCARD := $(BUILD_ROOT)/raspi3b/sdcard
 RASPI3B_LOADER_BUILD := $(BUILD_ROOT)/raspi3b/chainloader
+RASPI3B_SDCARD := $(if $(CHAINLOADER),$(RASPI3B_LOADER_BUILD),$(BUILD))/sdcard
 RASPI3B_LOADER_ELF := $(RASPI3B_LOADER_BUILD)/chainloader.elf
 RASPI3B_LOADER_IMAGE := $(RASPI3B_LOADER_BUILD)/kernel8.img
 RASPI3B_LOADER_SRCS := boards/raspi3b/chainloader/start.S boards/raspi3b/chainloader/main.cpp \

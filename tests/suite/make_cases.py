@@ -8,7 +8,7 @@ import shlex
 import socket
 from functools import partial
 
-from qemu_runner import describe_exit, make_command, run_image
+from qemu_runner import REPO_ROOT, describe_exit, make_command, run_image
 
 from .case import BOARDS, COMPILE_TIMEOUT_S, DEBUG_TIMEOUT_S, MAKE_TIMEOUT_S, Case, Outcome
 from .checks import check_command_succeeds
@@ -67,6 +67,24 @@ def check_debug_backtrace(board: str) -> Outcome:
     return Outcome(True, "", log)
 
 
+def check_sdcard() -> Outcome:
+    """`make sdcard BOARD=raspi3b APP=hello` fills the app's own build folder (build/raspi3b/hello/sdcard/,
+    not one folder shared by every app): kernel8.img byte for byte the app's boot image, config.txt
+    and README.txt as boards/raspi3b/sdcard/ has them."""
+    command = make_command("sdcard", BOARD="raspi3b", APP="hello")
+    result = run_image(command, COMPILE_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 0:
+        return Outcome(False, describe_exit(result), log)
+    folder, source = REPO_ROOT / "build" / "raspi3b" / "hello" / "sdcard", REPO_ROOT / "boards" / "raspi3b" / "sdcard"
+    expected = {"kernel8.img": REPO_ROOT / "build" / "raspi3b" / "hello" / "kernel8.img",
+                "config.txt": source / "config.txt", "README.txt": source / "README.txt"}
+    for name, origin in expected.items():
+        if not (folder / name).is_file() or (folder / name).read_bytes() != origin.read_bytes():
+            return Outcome(False, f"{folder / name} is missing or differs from {origin}", log)
+    return Outcome(True, "", log)
+
+
 def freestanding_cases() -> list[Case]:
     return [Case(f"freestanding/{board}", partial(check_command_succeeds, make_command("freestanding-check", BOARD=board),
                                                   COMPILE_TIMEOUT_S), images=((board, "runtime"),), estimate_s=15)
@@ -88,6 +106,7 @@ def make_cases() -> list[Case]:
              images=(("raspi3b", "hello"),), estimate_s=3),
         *(Case(f"debug-backtrace/{board}", partial(check_debug_backtrace, board), images=((board, "fault-null"),),
                estimate_s=3) for board in ("qemu-virt-a53", "qemu-virt-rv64")),
+        Case("sdcard/raspi3b/hello", check_sdcard, images=(("raspi3b", "hello"),)),
         Case("chainboot/raspi3b/qemu", partial(check_command_succeeds,
                                                 make_command("chainboot", BOARD="raspi3b", APP="hello", SERIAL="qemu"),
                                                 COMPILE_TIMEOUT_S), images=(("raspi3b", "hello"),), estimate_s=15),
