@@ -47,15 +47,12 @@ struct InputBuffer {
 };
 
 InputBuffer input;
+std::atomic<bool> any_link_byte_written{false};
 
-}  // namespace
-
-namespace {
-std::atomic<bool> written{false};
 }  // namespace
 
 void link_write(const uint8_t* bytes, size_t length) {
-  written.store(true, std::memory_order_relaxed);
+  any_link_byte_written.store(true, std::memory_order_relaxed);
   while (length > 0) {
     const ssize_t written = write(STDOUT_FILENO, bytes, length);
     if (written <= 0) {
@@ -67,7 +64,7 @@ void link_write(const uint8_t* bytes, size_t length) {
   }
 }
 
-bool link_written() { return written.load(std::memory_order_relaxed); }
+bool link_written() { return any_link_byte_written.load(std::memory_order_relaxed); }
 
 bool link_host_attached() {
   const char* value = getenv("TPU_LINK_HOST");

@@ -194,19 +194,24 @@ struct StartedBoard {
   std::string program;                    // its name in tpu's messages
   Clock::time_point deadline;             // the run's, from --timeout (the chainloader's upload included)
   std::vector<uint8_t> first_bytes;       // what the board wrote after the chainloader's OK
-  std::optional<FaultSymbolizer> symbols;  // names a fault's pc, where tpu knows the ELF the board runs
+  ConsolePrinter::Annotator fault_names;  // names a fault's pc, where tpu knows the ELF the board runs
   int status = 0;
 };
 
-// The board's addr2line and ELF, for an image tpu built or was given and then launched or sent (an
-// attached board without --chainboot runs an image tpu cannot know).
-std::optional<FaultSymbolizer> fault_symbols_for(const std::filesystem::path& root, const RunOptions& options,
-                                                 const std::optional<Target>& target) {
-  if (!target || (options.attach.any() && !options.chainboot)) return std::nullopt;
-  const std::optional<FaultSymbolizerCommand> command =
-      fault_symbolizer_command(root, target->board, target->app, target->image);
-  if (!command) return std::nullopt;
-  return FaultSymbolizer(command->addr2line, command->elf, root);
+// Names a fault report's pc by function and line, for an image tpu built or was given and then
+// launched or sent (an attached board without --chainboot runs an image tpu cannot know). The
+// board's addr2line and ELF are asked of make only when a pc line comes: a run without a fault
+// pays nothing.
+ConsolePrinter::Annotator fault_names_for(const std::filesystem::path& root, const RunOptions& options,
+                                          const std::optional<Target>& target) {
+  if (!target || (options.attach.any() && !options.chainboot)) return nullptr;
+  return [root, target = *target](std::string_view line) -> std::optional<std::string> {
+    if (!fault_pc_of(line)) return std::nullopt;
+    const std::optional<FaultSymbolizerCommand> command =
+        fault_symbolizer_command(root, target.board, target.app, target.image);
+    if (!command) return std::nullopt;
+    return FaultSymbolizer(command->addr2line, command->elf, root).explain(line);
+  };
 }
 
 StartedBoard start_board(const std::filesystem::path& root, const RunOptions& options, const std::optional<Target>& target,
@@ -229,7 +234,7 @@ StartedBoard start_board(const std::filesystem::path& root, const RunOptions& op
     }
     board.first_bytes = std::move(upload.after_ok);
   }
-  board.symbols = fault_symbols_for(root, options, target);
+  board.fault_names = fault_names_for(root, options, target);
   board.status = 0;
   return board;
 }
@@ -303,8 +308,7 @@ BoardSession::BoardSession(const RunOptions& options, const PodPlace& place,
       watch_(options.watch, std::cerr) {
   trace_.serve_with(functions_);
   if (place_.num_tasks > 1) console_.set_line_prefix("[task " + std::to_string(place_.task) + "] ");
-  if (board.symbols)
-    console_.set_annotator([symbols = std::move(*board.symbols)](std::string_view line) { return symbols.explain(line); });
+  if (board.fault_names) console_.set_annotator(std::move(board.fault_names));
   connect_frames(*process_, session_);
   infeed_.set_payload_limit([this] { return session_.max_send_payload(); });
   infeed_.set_placer([this](uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& element_bytes,

@@ -14,14 +14,14 @@ void console_write(const char* text, size_t length) {
 int console_read_byte() { return board::uart.read_byte(); }
 
 namespace {
-volatile bool written = false;  // a plain flag: set before the bytes, read by a fault report
+volatile bool any_link_byte_written = false;  // a plain flag: set before the bytes, read by a fault report
 }  // namespace
 
 void link_write(const uint8_t* bytes, size_t length) {
-  written = true;
+  any_link_byte_written = true;
   for (size_t i = 0; i < length; ++i) board::uart.write_byte(bytes[i]);
 }
-bool link_written() { return written; }
+bool link_written() { return any_link_byte_written; }
 int link_read_byte() { return board::uart.read_byte(); }
 bool link_host_attached() { return false; }
 bool link_host_shares_cpus() { return false; }
