@@ -26,8 +26,7 @@ def check_image(board: str, app: str, cores: int, judge: Callable[[RunResult], r
     command += extra_args
     result = run_image(command, timeout_s)
     if "\x00" in result.output:  # no host on the line: the console must stay plain text (fault reports too)
-        return Outcome(False, "a NUL byte on the console of a board no host spoke to",
-                       f"$ {shlex.join(command)}\n{result.output}")
+        return outcome_of(runner.Verdict(False, "a NUL byte on the console of a board no host spoke to"), command, result)
     return outcome_of(judge(result), command, result)
 
 
