@@ -92,8 +92,7 @@ void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_r
       "  subs %[k], %[k], #4\n"
       "  b.hs 3b\n"
       "7:\n"
-      "  add %[k], %[k], #4\n"  // 0 .. 3 steps left
-      "  ands %[k], %[k], #3\n"  // 0 .. 3 left: one at a time
+      "  ands %[k], %[k], #3\n"  // 0 .. 3 steps left (k is 4 below them): one at a time
       "  b.eq 9f\n"
       "8:\n"
       "  ldr s0, [%[a0]], #4\n"
