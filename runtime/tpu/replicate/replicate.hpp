@@ -29,6 +29,7 @@
 // collective, the cause is reported, not the consequence.
 #pragma once
 #include "callable_computation.hpp"
+#include "callable_name.hpp"
 #include "computation.hpp"
 #include "dynamic_padding.hpp"
 #include "runtime/tpu/infeed/infeed_hook.hpp"
@@ -103,7 +104,7 @@ Result<Replicated> replicate(const Computation& computation, Span<const ReplicaA
 
 template <class F>
 Result<Replicated> replicate(const F& computation, Span<const ReplicaArgs> inputs, const ReplicateOptions& options = {}) {
-  return replicate(computation_of("computation", computation), inputs, options);
+  return replicate(computation_of(callable_name<F>("computation"), computation), inputs, options);
 }
 
 template <class F>

@@ -283,7 +283,7 @@ class TPUStrategy {
     ValueRef refs[kArguments + 1];
     unsigned count = 0;
     (detail::add_run_argument(args, refs, count), ...);
-    Result<RunResult> outputs = run(strategy_function_of("fn", fn), Span<const ValueRef>(refs, count));
+    Result<RunResult> outputs = run(strategy_function_of(callable_name<F>("fn"), fn), Span<const ValueRef>(refs, count));
     if constexpr (detail::StructuredRun<Output>::value) {
       if (!outputs) return Result<PerReplica<Output>>(outputs.status());
       return Result<PerReplica<Output>>(PerReplica<Output>(outputs->values()));
@@ -501,7 +501,7 @@ class TPUStrategy {
     requires(!is_same_v<F, StepFunction>)
   Status run_steps_on_dataset(const F& fn, DistributedIterator& iterator, MultiStepContext& context,
                               unsigned iterations = 1, Span<const NamedTensor> initial_loop_values = {}) {
-    return run_steps_on_dataset(step_function_of("step_fn", fn), iterator, context, iterations, initial_loop_values);
+    return run_steps_on_dataset(step_function_of(callable_name<F>("step_fn"), fn), iterator, context, iterations, initial_loop_values);
   }
 
  private:

@@ -193,7 +193,8 @@ Status datasets_of_structures(TPUStrategy& strategy, unsigned n) {
   auto one_tensor_step = [](rt::tpu::StepContext&, const Tensor&) { return Status::ok(); };
   rt::tpu::DistributedIterator again(distributed);
   return expect_error(strategy.run_steps_on_dataset(one_tensor_step, again, context, 1), rt::StatusCode::kInvalidArgument,
-                      "run_steps_on_dataset: the dataset's elements hold 2 tensors, the step function 'step_fn' takes 1",
+                      "run_steps_on_dataset: the dataset's elements hold 2 tensors, the step function "
+                      "'lambda in datasets_of_structures' takes 1",
                       "a one-tensor step function on (x, y) elements");
 }
 
