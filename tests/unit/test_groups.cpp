@@ -30,6 +30,23 @@ TEST_CASE("valid group assignments", "[groups]") {
   CHECK(all.position == 2);
 }
 
+TEST_CASE("a group assignment written as TF writes one", "[groups]") {
+  const auto parity = rt::group_assignment({{0, 2, 4, 6}, {1, 3, 5, 7}});
+  const rt::GroupAssignment groups = parity;
+  CHECK(groups.num_groups == 2);
+  CHECK(groups.group_size == 4);
+  const uint32_t expected[] = {0, 2, 4, 6, 1, 3, 5, 7};
+  for (unsigned i = 0; i < 8; ++i) CHECK(groups.ids[i] == expected[i]);
+  REQUIRE(rt::validate_groups(groups, 8).is_ok());
+  const rt::Group odd = rt::group_of(groups, 8, 5);
+  CHECK(odd.position == 2);
+  CHECK(odd.members[3] == 7);
+  CHECK(message(rt::validate_groups(rt::group_assignment({{0, 1}, {1, 2}}), 4)) ==
+        "Replica 1 is repeated in instruction's replica-groups: [[0, 1], [1, 2]]");
+  CHECK(message(rt::validate_groups(rt::group_assignment({{0, 2}}), 3)) ==
+        "Replica 1 is not named in instruction's replica-groups: [[0, 2]]");
+}
+
 TEST_CASE("invalid group assignments give TF's errors", "[groups]") {
   CHECK(message(rt::validate_groups(rt::GroupAssignment{nullptr, 1, 0}, 2)) ==
         "Instruction cannot have an empty replica group: [[]]");

@@ -186,14 +186,12 @@ Status outside_replicate() {
     return rt::internal_error("outside replicate: replica_id {} of {}", rt::tpu::replica_id(), rt::tpu::num_replicas());
   rt::Result<Tensor> sum = rt::tpu::cross_replica_sum(*x);
   if (!sum) return sum.status();
-  const uint32_t zero[] = {0};
-  rt::Result<Tensor> grouped = rt::tpu::cross_replica_sum(*x, rt::GroupAssignment{zero, 1, 1});
+  rt::Result<Tensor> grouped = rt::tpu::cross_replica_sum(*x, rt::group_assignment({{0}}));
   if (!grouped) return grouped.status();
   if (f32_at(*sum, 0) != 1.5f || f32_at(*sum, 1) != -2.0f || f32_at(*grouped, 1) != -2.0f)
     return rt::internal_error("cross_replica_sum outside replicate changed its input: [{}, {}]", f32_at(*sum, 0),
                               f32_at(*sum, 1));
-  const uint32_t pair[] = {0, 1};
-  return expect_error(rt::tpu::cross_replica_sum(*x, rt::GroupAssignment{pair, 1, 2}).status(),
+  return expect_error(rt::tpu::cross_replica_sum(*x, rt::group_assignment({{0, 1}})).status(),
                       rt::StatusCode::kInvalidArgument,
                       "In kCrossReplica mode, replica groups should contain 1 replicas, but found 2: [[0, 1]]",
                       "groups naming a second replica outside replicate");

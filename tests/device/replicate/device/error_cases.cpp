@@ -32,8 +32,7 @@ Status nests_replicate(ReplicaContext&, ReplicaArgs, ReplicaOutputs&) {
 
 // cross_replica_sum with groups [[0]] on 2+ replicas: every replica gets XLA's error.
 Status bad_groups(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs&) {
-  const uint32_t zero[] = {0};
-  return replica.cross_replica_sum(args[0], rt::GroupAssignment{zero, 1, 1}).status();
+  return replica.cross_replica_sum(args[0], rt::group_assignment({{0}})).status();
 }
 
 const rt::StringView kOneName[] = {"x"};
