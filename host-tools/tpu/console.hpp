@@ -1,8 +1,9 @@
 // `tpu console [--board B] [--cores N] [--app APP] [--serial DEV | --socket PATH]`: a serial
 // terminal to a board's console, by default the firmware shell (the `shell` app, firmware/shell.hpp).
-// Interactive on a terminal (raw mode, Ctrl-] quits); with piped input it waits for the shell's
-// first prompt, sends the input, and ends when the board does (or goes quiet), so scripts and tests
-// can drive the shell. A board that ends with the shell's `reboot` is launched again.
+// Interactive on a terminal (raw mode, Ctrl-] quits); piped input goes a line at a time, each line
+// once the shell shows a new prompt, and the session ends when the board does (or goes quiet after
+// the last line), so scripts and tests can drive the shell. A board that ends with the shell's
+// `reboot` is launched again, and the lines after the reboot go to it.
 #pragma once
 #include "host-tools/lib/board/board_launch.hpp"
 

@@ -70,10 +70,14 @@ CLI_CASES = {
 
 
 SHELL_COMMANDS = "help\ncores\nmem\nbench\nstats\ntrace off\nexit\n"
+SHELL_ANSWERS = (r"MFLOP/s", r"trace recording off", r"PASS shell")
+# The lines after a reboot go to the board launched again: its `cores` answer follows the restart.
+REBOOT_COMMANDS = "reboot\ncores\nexit\n"
+REBOOT_ANSWERS = (r"the board rebooted; starting it again(.|\n)*core 1: hw id(.|\n)*PASS shell",)
 
 
-def check_shell_console(board: str) -> Outcome:
-    """Types commands into `tpu console` (the firmware shell) and checks their answers. The input stays
+def check_shell_console(board: str, commands: str = SHELL_COMMANDS, answers: tuple[str, ...] = SHELL_ANSWERS) -> Outcome:
+    """Types `commands` into `tpu console` (the firmware shell) and checks their answers. The input stays
     open until the shell has ended (its `exit`): tpu console stops 2 s after its input ends if the board
     is quiet, which a slow `bench` on a busy machine would otherwise hit."""
     missing = tpu_not_built()
@@ -82,7 +86,7 @@ def check_shell_console(board: str) -> Outcome:
     command = [TPU_BINARY, "console", "--board", board, "--cores", "2"]
     process, lines, reader = start_collecting(command, stdin=subprocess.PIPE)
     try:
-        process.stdin.write(SHELL_COMMANDS)
+        process.stdin.write(commands)
         process.stdin.flush()
         try:
             code = process.wait(timeout=TPU_TIMEOUT_S)
@@ -93,10 +97,10 @@ def check_shell_console(board: str) -> Outcome:
     finally:
         stop_collecting(process)
     output = "".join(lines)
-    log = f"$ printf {SHELL_COMMANDS!r} | {shlex.join(command)}\n{output}"
+    log = f"$ printf {commands!r} | {shlex.join(command)}\n{output}"
     if code is None:
         return Outcome(False, f"tpu console did not end within {TPU_TIMEOUT_S} s", log)
-    for pattern in (r"MFLOP/s", r"trace recording off", r"PASS shell"):
+    for pattern in answers:
         if not re.search(pattern, output):
             return Outcome(False, f"exit {code}, output lacks {pattern!r}", log)
     if code != 0:
@@ -198,8 +202,12 @@ def tpu_tool_cases() -> list[Case]:
 
 
 def console_cases() -> list[Case]:
-    return [Case(f"tpu-console/shell/{board}/2", partial(check_shell_console, board), images=((board, "shell"),),
-                 estimate_s=15) for board in TPU_RUN_BOARDS[:3]]
+    cases = [Case(f"tpu-console/shell/{board}/2", partial(check_shell_console, board), images=((board, "shell"),),
+                  estimate_s=15) for board in TPU_RUN_BOARDS[:3]]
+    board = TPU_RUN_BOARDS[0]
+    cases.append(Case(f"tpu-console/reboot/{board}/2", partial(check_shell_console, board, REBOOT_COMMANDS, REBOOT_ANSWERS),
+                      images=((board, "shell"),), estimate_s=10))
+    return cases
 
 
 def hostile_input_cases() -> list[Case]:
