@@ -77,6 +77,9 @@ int new_app(const std::filesystem::path& root, const std::filesystem::path& fold
   std::cout << "tpu new: created app " << name << ":" << std::endl;
   if (!copy_template(from, folder, name)) return kExitUsage;
   const std::string boards = boards_text(repository_boards(root), "|");
+  if (names_a_repository_app(root, name))
+    std::cout << "note: the repository also has an app named " << name << ": `tpu run " << name << "` runs this one in "
+              << folder.parent_path().string() << ", the repository's anywhere else" << std::endl;
   std::cout << "next:\n  tpu run " << folder.string() << "                  (any board: --board " << boards << ")\n"
             << "  tpu test " << folder.string() << "                 (what app.toml declares, on every board)" << std::endl;
   return 0;

@@ -22,14 +22,6 @@ bool looks_like_path(const std::string& target) {
          std::filesystem::is_regular_file(target, ignored);
 }
 
-// Whether `name` is also the name of one of the repository's apps (make print-app-folders).
-bool names_a_repository_app(const std::filesystem::path& root, const std::string& name) {
-  const CommandOutput listed = run_and_collect({"make", "-s", "print-app-folders"}, root);
-  std::istringstream folders(listed.output);
-  for (std::string folder; folders >> folder;)
-    if (std::filesystem::path(folder).filename() == name) return true;
-  return false;
-}
 
 std::optional<Target> resolve_target(const std::filesystem::path& root, const RunOptions& options) {
   Target target;

@@ -43,6 +43,15 @@ def check_host_function_clash() -> Outcome:
                              [r"the app's host function 'print' is already defined \(a built-in\)"])
 
 
+def check_new_app_named_like_a_repository_app() -> Outcome:
+    """`tpu new` of an app named like one of the repository's says which one `tpu run NAME` will mean."""
+    folder = REPO_ROOT / "build" / "tpu-new" / "named-like-repo" / "hello"
+    shutil.rmtree(folder.parent, ignore_errors=True)
+    return check_tpu_command(["new", str(folder)], 0,
+                             [r"created app hello", r"note: the repository also has an app named hello: `tpu run hello` "
+                              r"runs this one in .*named-like-repo, the repository's anywhere else"])
+
+
 CLI_CASES = {
     "help": (["--help"], 0, [r"Subcommands:", r"^\s+run\b", r"^\s+exec\b", r"^\s+new\b", r"^\s+test\b"]),
     "run-help": (["run", "--help"], 0, [r"Usage: tpu run", r"--infeed", r"--link"]),
@@ -196,6 +205,7 @@ def tpu_tool_cases() -> list[Case]:
               for name, arguments in CLI_CASES.items() if arguments[0][:1] != ["exec"]]
     cases += [Case(f"tpu-cli/{name}", partial(check_tpu_command, *arguments), images=cli_images(arguments[0]))
               for name, arguments in CLI_CASES.items()]
+    cases.append(Case("tpu-cli/new-named-like-a-repository-app", check_new_app_named_like_a_repository_app))
     cases.append(Case("tpu-cli/host-function-clash", check_host_function_clash, images=(("host", "runtime"),),
                       estimate_s=10))
     return cases

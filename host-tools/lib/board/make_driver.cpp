@@ -107,6 +107,14 @@ std::vector<std::string> repository_boards(const std::filesystem::path& root) {
   return boards;
 }
 
+bool names_a_repository_app(const std::filesystem::path& root, const std::string& name) {
+  const CommandOutput listed = run_and_collect({"make", "-s", "print-app-folders"}, root);
+  std::istringstream folders(listed.output);
+  for (std::string folder; folders >> folder;)
+    if (std::filesystem::path(folder).filename() == name) return true;
+  return false;
+}
+
 std::vector<std::string> known_boards() {
   const std::optional<std::filesystem::path> root = find_repository_root();
   return root ? repository_boards(*root) : std::vector<std::string>{};

@@ -29,6 +29,10 @@ std::optional<std::filesystem::path> find_repository_root();
 // data; this is the one list the tool asks), sorted by name.
 std::vector<std::string> repository_boards(const std::filesystem::path& root);
 
+// Whether `name` is also the name of one of the repository's apps (make print-app-folders): a
+// folder of that name beside the user is not that app.
+bool names_a_repository_app(const std::filesystem::path& root, const std::string& name);
+
 // The boards of the repository tpu belongs to (find_repository_root); none outside a repository.
 std::vector<std::string> known_boards();
 
