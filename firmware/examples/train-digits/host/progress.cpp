@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -54,6 +55,13 @@ struct CsvLog {
   }
 };
 CsvLog csv_log;
+
+// `value` with `digits` significant digits, as printf's %.<digits>g writes it.
+void append_number(std::string& text, double value, int digits) {
+  char buffer[32];
+  const std::to_chars_result written = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, digits);
+  text.append(buffer, written.ptr);
+}
 
 float scalar(const tpu::HostCall& call, size_t index) {
   const std::vector<float> value = call.values<float>(index);
@@ -96,9 +104,14 @@ TPU_HOST_FUNCTION(log_steps, call) {
   progress.last_step = last;
   const std::filesystem::path csv = run_folder(call) / "train.csv";
   std::ofstream& file = csv_log.for_steps(csv, first == 0);
-  for (size_t i = 0; i < losses.size(); ++i)
-    file << first + static_cast<long>(i) << "," << std::setprecision(9) << losses[i] << "," << accuracies[i] << ","
-         << std::setprecision(6) << rate << "," << elapsed << "\n";
+  std::string rows;  // printf's %.9g and %.6g, without an ostream's locale work per number
+  for (size_t i = 0; i < losses.size(); ++i) {
+    rows += std::to_string(first + static_cast<long>(i));
+    for (const auto& [value, digits] : {std::pair<double, int>{losses[i], 9}, {accuracies[i], 9}, {rate, 6}, {elapsed, 6}})
+      append_number(rows += ',', value, digits);
+    rows += '\n';
+  }
+  file << rows;
   const float loss = losses.back(), accuracy = accuracies.back();
   const long tenth = total > 0 ? 10 * (last + 1) / total : 0;
   const bool new_tenth = tenth != progress.last_reported_tenth;
