@@ -195,6 +195,7 @@ struct StartedBoard {
   Clock::time_point deadline;             // the run's, from --timeout (the chainloader's upload included)
   std::vector<uint8_t> first_bytes;       // what the board wrote after the chainloader's OK
   ConsolePrinter::Annotator fault_names;  // names a fault's pc, where tpu knows the ELF the board runs
+  AddressNamer address_names;             // the same for a running core's pc in the hang triage
   int status = 0;
 };
 
@@ -211,6 +212,18 @@ ConsolePrinter::Annotator fault_names_for(const std::filesystem::path& root, con
         fault_symbolizer_command(root, target.board, target.app, target.image);
     if (!command) return std::nullopt;
     return FaultSymbolizer(command->addr2line, command->elf, root).explain(line);
+  };
+}
+
+// Names an address of the board's program (a running core's pc, in the hang triage) as
+// fault_names_for names a fault's pc.
+AddressNamer address_names_for(const std::filesystem::path& root, const RunOptions& options,
+                               const std::optional<Target>& target) {
+  if (!target || (options.attach.any() && !options.chainboot)) return nullptr;
+  return [root, target = *target](uint64_t address) -> std::string {
+    const std::optional<FaultSymbolizerCommand> command =
+        fault_symbolizer_command(root, target.board, target.app, target.image);
+    return command ? where_in_program(command->addr2line, command->elf, address, root) : "";
   };
 }
 
@@ -235,6 +248,7 @@ StartedBoard start_board(const std::filesystem::path& root, const RunOptions& op
     board.first_bytes = std::move(upload.after_ok);
   }
   board.fault_names = fault_names_for(root, options, target);
+  board.address_names = address_names_for(root, options, target);
   board.status = 0;
   return board;
 }
@@ -270,6 +284,7 @@ class BoardSession {
   std::unique_ptr<BoardChannel> process_;
   std::string program_;
   Clock::time_point deadline_;
+  AddressNamer address_names_;  // names a running core's pc in the hang triage
   std::vector<uint8_t> bytes_;  // what the board wrote, read in turns
   TraceCollector trace_;
   OutfeedSink outfeed_;
@@ -294,6 +309,7 @@ BoardSession::BoardSession(const RunOptions& options, const PodPlace& place,
       process_(std::move(board.channel)),
       program_(std::move(board.program)),
       deadline_(board.deadline),
+      address_names_(std::move(board.address_names)),
       bytes_(std::move(board.first_bytes)),
       trace_(options.trace_file.has_value()),
       outfeed_(outfeed_dir, std::cerr),
@@ -338,7 +354,7 @@ std::optional<int> BoardSession::stop_reason() {
   if (Clock::now() < deadline_) return std::nullopt;
   console_.flush();
   infeed_.report();
-  const int status = timed_out(*process_, session_, options_.timeout_s, program_, worker_);
+  const int status = timed_out(*process_, session_, options_.timeout_s, program_, worker_, address_names_);
   if (worker_) worker_->stop();
   return status;
 }
@@ -387,7 +403,8 @@ int BoardSession::stop_board(const std::string& why, int status) {
 
 int BoardSession::interrupted() {
   console_.flush();
-  const CoreStatusRead triage = read_board_statuses(*process_, session_);  // before the kill, as in timed_out
+  CoreStatusRead triage = read_board_statuses(*process_, session_);  // before the kill, as in timed_out
+  locate_running_cores(triage, *process_, address_names_);
   process_->kill();
   if (worker_) worker_->stop();
   std::cerr << "\ntpu: interrupted; stopped " << program_ << std::endl;

@@ -98,8 +98,9 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
       "writes its outfeed, and exits with the board's status.\n"
       "Hang triage: when the run times out (or Ctrl-C stops it), tpu reads every core's status record from\n"
       "board memory and prints what each core was doing (the collective it waits in and its number, the\n"
-      "peer it waits for, the host call in flight, the infeed tuple it needs, its last trace events) and one\n"
-      "line following the wait chain; --watch shows the same live. Board memory is read through the\n"
+      "peer it waits for, the host call in flight, the infeed tuple it needs, its last trace events; a\n"
+      "core running no wait: its pc, function and source line) and one line following the wait chain;\n"
+      "--watch shows the same live. Board memory is read through the\n"
       "shared-memory link (the QEMU boards and the host board); on the UART (--link uart, a real Pi) tpu\n"
       "says it cannot.");
   add_run_options(*run, options, true);

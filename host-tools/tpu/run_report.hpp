@@ -6,6 +6,7 @@
 #include "host-tools/lib/board/board_channel.hpp"
 #include "host-tools/lib/functions/host_function_worker.hpp"
 #include "host-tools/lib/session/link_session.hpp"
+#include "host-tools/lib/triage/core_triage.hpp"
 
 namespace tpu {
 
@@ -25,10 +26,11 @@ void report_counters(const LinkSession& session);
 // what each core reported and, if the run failed, how the board ended and its last lines.
 int end_of_run(const LinkSession& session, const std::string& program, int exit_code);
 
-// tpu's --timeout struck: what every core was doing (read from board memory before the kill), which
-// cores had not reported, the running host function; kills the board. Returns kExitTimeout.
+// tpu's --timeout struck: what every core was doing (read from board memory before the kill; where
+// a running core is, named by `name_address`), which cores had not reported, the running host
+// function; kills the board. Returns kExitTimeout.
 int timed_out(BoardChannel& process, const LinkSession& session, double timeout_s, const std::string& program,
-              const HostFunctionWorker* worker);
+              const HostFunctionWorker* worker, const AddressNamer& name_address);
 
 // One of the app's host functions crashed or missed its deadline: kills the board, says why.
 // Returns kExitHostFunctionFailed.

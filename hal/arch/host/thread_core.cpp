@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -64,6 +65,13 @@ void on_fault(int signal, siginfo_t* info, void* context) {
 
 void become_core(unsigned core) {
   this_core = core;
+  // Core N > 0 is the thread "core N" (core 0 is the main thread, which keeps the program's name):
+  // what tpu's hang triage looks for to read a running core's pc, and what top -H and perf show.
+  if (core != 0) {
+    char name[16];
+    snprintf(name, sizeof name, "core %u", core);
+    pthread_setname_np(pthread_self(), name);
+  }
   // A core's short sleeps (waiting for the host or a peer, hal/doorbell.hpp) are meant as given:
   // Linux adds up to 50 us of timer slack to a thread's timed waits by default, and on this VM a
   // 5 us wait then took 94 us (28 us without the slack). (tpu keeps the default for its own polls:

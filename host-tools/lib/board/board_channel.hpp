@@ -5,6 +5,7 @@
 #pragma once
 #include <chrono>
 #include <functional>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "board_process.hpp"
+#include "qemu_monitor.hpp"
 #include "host-tools/lib/tensors/result_writer.hpp"
 #include "runtime/link/transport/frame.hpp"
 
@@ -102,6 +104,13 @@ class BoardChannel {
     (void)address, (void)bytes;
     return std::nullopt;
   }
+  // Where `cores` of a launched board execute now, as addresses addr2line takes (the host board's
+  // position-independent image: offsets into it), read from outside the board (QEMU's monitor,
+  // ptrace on the host board's core threads); a core that cannot be located is left out.
+  virtual std::map<unsigned, uint64_t> core_program_counters(const std::vector<unsigned>& cores) {
+    (void)cores;
+    return {};
+  }
   // Whether waiting for the board may spin a CPU after activity (a transport that polls shared
   // memory); false where the board's cores take every CPU (host-tools/lib/board/cpu_sharing.hpp).
   virtual void set_spin(bool spin) { (void)spin; }
@@ -113,7 +122,9 @@ class BoardChannel {
   virtual std::string transport() const { return "uart"; }
 };
 
-// Wraps a started board process; `program` names it in messages.
-std::unique_ptr<BoardChannel> launched_board(BoardProcess process, std::string program);
+// Wraps a started board process; `program` names it in messages; `monitor`: QEMU's, if it was
+// launched with one (qemu_monitor.hpp). A process without a monitor is the host board.
+std::unique_ptr<BoardChannel> launched_board(BoardProcess process, std::string program,
+                                             std::optional<QemuMonitor> monitor = std::nullopt);
 
 }  // namespace tpu

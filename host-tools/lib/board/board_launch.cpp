@@ -89,19 +89,30 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
   if (!error.empty()) return nullptr;
   std::vector<std::string> variables;
   if (shm) variables.push_back("LINK_SHM=" + shm->ram_file().string());
-  const std::optional<std::vector<std::string>> command =
+  std::optional<std::vector<std::string>> command =
       run_command(root, target.board, target.cores, target.app, target.image, error, variables);
   if (!command) return nullptr;
+  // QEMU's monitor, for the hang triage to say where a running core is (only where the triage can
+  // read the board's memory: the shared-memory link).
+  std::optional<QemuMonitor> monitor =
+      shm && command->front().starts_with("qemu-system-") ? QemuMonitor::create(error) : std::nullopt;
+  if (!error.empty()) return nullptr;
+  if (monitor) {
+    for (const std::string& argument : QemuMonitor::arguments()) command->push_back(argument);
+  }
   std::string line;
   for (const std::string& word : *command) line += (line.empty() ? "" : " ") + word;
   notes << "tpu: $ " << line << std::endl;
   install_interrupt_handlers();
-  std::optional<BoardProcess> process = BoardProcess::start(*command, root.string(), error);
+  std::optional<BoardProcess> process = BoardProcess::start(
+      *command, root.string(), error,
+      monitor ? std::optional<InheritedFd>(InheritedFd{monitor->child_end(), QemuMonitor::kChildFd}) : std::nullopt);
+  if (monitor) monitor->close_child_end();
   if (!process) {
     error = "cannot start the board: " + error;
     return nullptr;
   }
-  std::unique_ptr<BoardChannel> channel = launched_board(std::move(*process), command->front());
+  std::unique_ptr<BoardChannel> channel = launched_board(std::move(*process), command->front(), std::move(monitor));
   if (!shm) return channel;
   return std::make_unique<ShmBoardChannel>(std::move(channel), std::move(shm));
 }

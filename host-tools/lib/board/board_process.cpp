@@ -24,13 +24,17 @@ int decode_wait_status(int status) {
 }
 
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& directory, int stdin_fd,
-                             int stdout_fd, pid_t parent) {
+                             int stdout_fd, const std::optional<InheritedFd>& inherited, pid_t parent) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);   // the board dies with tpu, even if tpu is killed with SIGKILL
   if (getppid() != parent) _exit(127);  // tpu died before the line above took effect
   for (const int signal_number : {SIGPIPE, SIGINT, SIGTERM}) signal(signal_number, SIG_DFL);  // not ours to inherit
   dup2(stdin_fd, STDIN_FILENO);
   dup2(stdout_fd, STDOUT_FILENO);
+  if (inherited) {  // dup2 leaves the copy open across exec; the same number needs its flag cleared
+    if (inherited->fd == inherited->as) fcntl(inherited->fd, F_SETFD, 0);
+    else dup2(inherited->fd, inherited->as);
+  }
   if (!directory.empty() && chdir(directory.c_str()) != 0) _exit(127);
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -44,7 +48,7 @@ int decode_wait_status(int status) {
 }  // namespace
 
 std::optional<BoardProcess> BoardProcess::start(const std::vector<std::string>& argv, const std::string& directory,
-                                                std::string& error) {
+                                                std::string& error, const std::optional<InheritedFd>& inherited) {
   if (argv.empty()) {
     error = "empty command line";
     return std::nullopt;
@@ -60,7 +64,7 @@ std::optional<BoardProcess> BoardProcess::start(const std::vector<std::string>& 
     error = std::string("fork: ") + std::strerror(errno);
     return std::nullopt;
   }
-  if (pid == 0) exec_child(argv, directory, to_child[0], from_child[1], parent);
+  if (pid == 0) exec_child(argv, directory, to_child[0], from_child[1], inherited, parent);
   setpgid(pid, pid);  // also from the parent: no race with kill() before the child ran setpgid
   close(to_child[0]);
   close(from_child[1]);

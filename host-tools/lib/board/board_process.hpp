@@ -16,11 +16,17 @@
 
 namespace tpu {
 
+// A descriptor of tpu's that the child gets as descriptor `as` (QEMU's monitor socket: qemu_monitor.hpp).
+struct InheritedFd {
+  int fd;
+  int as;
+};
+
 class BoardProcess {
  public:
   // Starts `argv` in `directory`; returns an error text on failure (and `process` empty).
   static std::optional<BoardProcess> start(const std::vector<std::string>& argv, const std::string& directory,
-                                           std::string& error);
+                                           std::string& error, const std::optional<InheritedFd>& inherited = {});
   BoardProcess(BoardProcess&& other) noexcept;
   BoardProcess& operator=(BoardProcess&&) = delete;
   ~BoardProcess();
@@ -37,6 +43,7 @@ class BoardProcess {
   // its child's), nothing if it is not mapped or the child is gone. The host board's memory is its
   // process's: hang triage reads its status table and trace rings this way.
   std::optional<std::vector<uint8_t>> read_memory(uint64_t address, uint64_t bytes) const;
+  pid_t pid() const { return pid_; }
 
  private:
   BoardProcess(pid_t pid, int input_fd, int output_fd) : pid_(pid), input_fd_(input_fd), output_fd_(output_fd) {}

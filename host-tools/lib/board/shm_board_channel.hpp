@@ -45,6 +45,9 @@ class ShmBoardChannel final : public BoardChannel {
   std::optional<std::span<const uint8_t>> view_board_memory(uint64_t address, uint64_t bytes) override {
     return link_->view_board_memory(address, bytes);
   }
+  std::map<unsigned, uint64_t> core_program_counters(const std::vector<unsigned>& cores) override {
+    return process_->core_program_counters(cores);
+  }
   std::optional<CoreStatusPlace> core_status_place() const override {
     const auto place = link_->core_status_place();
     return place ? std::optional<CoreStatusPlace>(CoreStatusPlace{place->first, place->second}) : std::nullopt;

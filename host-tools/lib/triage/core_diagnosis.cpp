@@ -234,6 +234,7 @@ std::string activity_phrase(const ActivityView& activity, unsigned result_code, 
 
 std::string describe_core(const CoreSnapshot& core, unsigned cores) {
   std::string text = "core " + std::to_string(core.core) + ": " + activity_phrase(core.now, core.result_code, cores);
+  if (!core.running_at.empty()) text += " at " + core.running_at;
   if (!core.settled) text += " (its record kept changing while tpu read it)";
   if (static_cast<CoreState>(core.gave_up.state) != CoreState::kNotStarted) {
     text += "; it gave up waiting " + wait_object(core.gave_up, cores);

@@ -50,6 +50,7 @@ struct CoreSnapshot {
   ActivityView gave_up;   // state kNotStarted: no wait given up
   std::vector<TraceEventView> last_events;
   std::string trace_problem;  // why the trace ring could not be read ("" if read or absent)
+  std::string running_at;     // a running core: where it executes, read from outside the board (core_triage.hpp)
 };
 
 struct CoreStatusRead {

@@ -1,7 +1,11 @@
 // Hang triage from board memory (core_triage.hpp).
 #include "core_triage.hpp"
 
+#include <cstdio>
+#include <map>
+
 #include "core_diagnosis.hpp"
+#include "runtime/trace/core_status.hpp"
 
 namespace tpu {
 
@@ -26,6 +30,24 @@ CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_h
 
 CoreStatusRead read_board_statuses(const BoardChannel& channel, const LinkSession& session) {
   return read_board_statuses(channel, session.board() ? session.board()->cores : 0);
+}
+
+using rt::trace::CoreState;
+
+void locate_running_cores(CoreStatusRead& read, BoardChannel& channel, const AddressNamer& name_address) {
+  std::vector<unsigned> running;
+  for (const CoreSnapshot& core : read.cores)
+    if (static_cast<CoreState>(core.now.state) == CoreState::kRunning) running.push_back(core.core);
+  if (running.empty()) return;
+  const std::map<unsigned, uint64_t> pcs = channel.core_program_counters(running);
+  for (CoreSnapshot& core : read.cores) {
+    const auto pc = pcs.find(core.core);
+    if (pc == pcs.end()) continue;
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(pc->second));
+    const std::string where = name_address ? name_address(pc->second) : "";
+    core.running_at = std::string("pc ") + hex + (where.empty() ? "" : ": " + where);
+  }
 }
 
 void print_core_triage(const CoreStatusRead& read, std::ostream& out) {

@@ -8,9 +8,17 @@
 //   tpu: hang triage: cores 0, 1, 2 wait in all_reduce #1 for core 3, which is running (not waiting for anything)
 //   tpu:   core 0: waits in all_reduce #1 for core 3; last events: app 2.10 ms
 //
+// A core that is running (not waiting for anything) is located from outside the board, where the
+// board tpu launched can be asked (QEMU's monitor, ptrace on the host board's core threads:
+// BoardChannel::core_program_counters), and named by its function and source line:
+//
+//   tpu:   core 3: is running (not waiting for anything) at pc 0x40128a88: run(...) at
+//          tests/faults/collective-hang/device/collective_hang.cpp:15; no trace events
+//
 // On a link that does not map the board's RAM (the UART: --link uart, a real Raspberry Pi) it
 // says plainly that no triage is possible there: the cores' own timeout errors are all there is.
 #pragma once
+#include <functional>
 #include <ostream>
 
 #include "host-tools/lib/board/board_channel.hpp"
@@ -24,6 +32,12 @@ namespace tpu {
 CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_hint);
 // The same for the board of `session` (its core count from the board's hello, if it said it).
 CoreStatusRead read_board_statuses(const BoardChannel& channel, const LinkSession& session);
+
+// addr2line's answer for an address of the board's program ("FUNCTION at FILE:LINE ..."), or "".
+using AddressNamer = std::function<std::string(uint64_t address)>;
+// Sets running_at for the running cores of `read`: "pc 0x...", then ": " and `name_address`'s answer
+// where it has one. Cores the channel cannot locate keep it empty.
+void locate_running_cores(CoreStatusRead& read, BoardChannel& channel, const AddressNamer& name_address);
 
 // Prints a reading as the triage: the diagnosis, then one line per core (lines start with "tpu: ").
 void print_core_triage(const CoreStatusRead& read, std::ostream& out);

@@ -19,12 +19,16 @@ std::string relative_location(std::string location, const std::filesystem::path&
   return location;
 }
 
-// addr2line -f -i prints FUNCTION, then FILE:LINE, per frame, innermost first.
+// addr2line -f -i prints FUNCTION, then FILE:LINE, per frame, innermost first (a line's
+// " (discriminator N)", which tells apart blocks of one source line, is left out).
 std::vector<std::pair<std::string, std::string>> frames_of(const std::string& output) {
   std::istringstream lines(output);
   std::vector<std::pair<std::string, std::string>> frames;
-  for (std::string function, location; std::getline(lines, function) && std::getline(lines, location);)
+  for (std::string function, location; std::getline(lines, function) && std::getline(lines, location);) {
+    if (const size_t discriminator = location.find(" (discriminator "); discriminator != std::string::npos)
+      location.erase(discriminator);
     frames.emplace_back(function, location);
+  }
   return frames;
 }
 

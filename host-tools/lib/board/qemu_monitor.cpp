@@ -1,0 +1,176 @@
+// QEMU's monitor for the hang triage (qemu_monitor.hpp).
+#include "qemu_monitor.hpp"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstring>
+
+namespace tpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::optional<uint64_t> hex_at(std::string_view text, size_t at) {
+  uint64_t value = 0;
+  size_t digits = 0;
+  for (; at < text.size() && digits < 16 && std::isxdigit(static_cast<unsigned char>(text[at])); ++at, ++digits) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[at])));
+    value = value * 16 + static_cast<uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+  }
+  if (digits == 0) return std::nullopt;
+  return value;
+}
+
+// The pc in one line of a vCPU's registers, if the line holds it.
+std::optional<uint64_t> pc_in_line(std::string_view line) {
+  for (size_t at = line.find("PC="); at != std::string_view::npos; at = line.find("PC=", at + 1))
+    if (at == 0 || line[at - 1] == ' ') return hex_at(line, at + 3);  // AArch64: " PC=0000000040128a88 X00=..."
+  size_t first = line.find_first_not_of(' ');
+  if (first != std::string_view::npos && line.substr(first).starts_with("pc ")) {  // RISC-V: " pc       0000..."
+    first = line.find_first_not_of(' ', first + 2);
+    if (first != std::string_view::npos) return hex_at(line, first);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<QemuMonitor> QemuMonitor::create(std::string& error) {
+  int ends[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+    error = std::string("socketpair for QEMU's monitor: ") + std::strerror(errno);
+    return std::nullopt;
+  }
+  return QemuMonitor(ends[0], ends[1]);
+}
+
+QemuMonitor::QemuMonitor(QemuMonitor&& other) noexcept
+    : own_fd_(other.own_fd_), child_fd_(other.child_fd_), greeted_(other.greeted_), pending_(std::move(other.pending_)) {
+  other.own_fd_ = other.child_fd_ = -1;
+}
+
+QemuMonitor::~QemuMonitor() {
+  if (own_fd_ >= 0) close(own_fd_);
+  close_child_end();
+}
+
+std::vector<std::string> QemuMonitor::arguments() {
+  return {"-chardev", "socket,id=tpu-monitor,fd=" + std::to_string(kChildFd), "-mon", "chardev=tpu-monitor,mode=control"};
+}
+
+void QemuMonitor::close_child_end() {
+  if (child_fd_ >= 0) close(child_fd_);
+  child_fd_ = -1;
+}
+
+std::optional<std::string> QemuMonitor::read_line(Clock::time_point deadline) {
+  for (;;) {
+    if (const size_t end = pending_.find('\n'); end != std::string::npos) {
+      std::string line = pending_.substr(0, end);
+      pending_.erase(0, end + 1);
+      return line;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    pollfd readable{own_fd_, POLLIN, 0};
+    if (left <= 0 || poll(&readable, 1, static_cast<int>(left)) <= 0) return std::nullopt;
+    char buffer[65536];
+    const ssize_t got = recv(own_fd_, buffer, sizeof buffer, 0);
+    if (got <= 0) return std::nullopt;  // QEMU is gone
+    pending_.append(buffer, static_cast<size_t>(got));
+  }
+}
+
+std::optional<std::string> QemuMonitor::read_reply(Clock::time_point deadline) {
+  for (;;) {
+    std::optional<std::string> line = read_line(deadline);
+    if (!line || line->find("\"return\"") != std::string::npos || line->find("\"error\"") != std::string::npos)
+      return line;
+  }
+}
+
+bool QemuMonitor::send_line(const std::string& line) {
+  const std::string text = line + "\n";
+  return send(own_fd_, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT) == static_cast<ssize_t>(text.size());
+}
+
+std::optional<std::string> QemuMonitor::human_command(const std::string& command) {
+  if (own_fd_ < 0) return std::nullopt;
+  const Clock::time_point deadline = Clock::now() + kAnswerTimeout;
+  if (!greeted_) {  // the greeting ({"QMP": ...}), then capabilities negotiation, as QMP requires
+    if (!read_line(deadline) || !send_line(R"({"execute": "qmp_capabilities"})")) return std::nullopt;
+    const std::optional<std::string> accepted = read_reply(deadline);
+    if (!accepted || accepted->find("\"return\"") == std::string::npos) return std::nullopt;
+    greeted_ = true;
+  }
+  if (!send_line(R"({"execute": "human-monitor-command", "arguments": {"command-line": ")" + command + "\"}}"))
+    return std::nullopt;
+  const std::optional<std::string> reply = read_reply(deadline);
+  return reply ? qmp_return_text(*reply) : std::nullopt;
+}
+
+std::map<unsigned, uint64_t> QemuMonitor::vcpu_pcs() {
+  const std::optional<std::string> registers = human_command("info registers -a");
+  return registers ? vcpu_pcs_of_registers(*registers) : std::map<unsigned, uint64_t>{};
+}
+
+std::optional<std::string> qmp_return_text(std::string_view reply) {
+  size_t at = reply.find("\"return\"");
+  if (at == std::string_view::npos) return std::nullopt;
+  at = reply.find_first_not_of(" \t", at + 8);
+  if (at == std::string_view::npos || reply[at] != ':') return std::nullopt;
+  at = reply.find_first_not_of(" \t", at + 1);
+  if (at == std::string_view::npos || reply[at] != '"') return std::nullopt;
+  std::string text;
+  for (++at; at < reply.size(); ++at) {
+    const char c = reply[at];
+    if (c == '"') return text;
+    if (c != '\\') {
+      text += c;
+      continue;
+    }
+    if (++at >= reply.size()) return std::nullopt;
+    switch (reply[at]) {
+      case 'n': text += '\n'; break;
+      case 'r': text += '\r'; break;
+      case 't': text += '\t'; break;
+      case 'b': text += '\b'; break;
+      case 'f': text += '\f'; break;
+      case 'u': {  // QEMU escapes control characters so; anything past ASCII prints as '?'
+        const std::optional<uint64_t> code = at + 4 < reply.size() ? hex_at(reply.substr(at + 1, 4), 0) : std::nullopt;
+        if (!code) return std::nullopt;
+        text += *code < 0x80 ? static_cast<char>(*code) : '?';
+        at += 4;
+        break;
+      }
+      default: text += reply[at];  // \" \\ \/
+    }
+  }
+  return std::nullopt;  // no closing quote
+}
+
+std::map<unsigned, uint64_t> vcpu_pcs_of_registers(std::string_view registers) {
+  std::map<unsigned, uint64_t> pcs;
+  std::optional<unsigned> vcpu;
+  while (!registers.empty()) {
+    const size_t end = registers.find('\n');
+    std::string_view line = registers.substr(0, end);
+    registers = end == std::string_view::npos ? std::string_view() : registers.substr(end + 1);
+    if (line.starts_with("CPU#")) {
+      unsigned number = 0;
+      size_t digits = 0;
+      for (size_t i = 4; i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) && digits < 4; ++i, ++digits)
+        number = number * 10 + static_cast<unsigned>(line[i] - '0');
+      vcpu = digits > 0 ? std::optional<unsigned>(number) : std::nullopt;
+      continue;
+    }
+    if (!vcpu || pcs.count(*vcpu)) continue;
+    if (const std::optional<uint64_t> pc = pc_in_line(line)) pcs[*vcpu] = *pc;
+  }
+  return pcs;
+}
+
+}  // namespace tpu
