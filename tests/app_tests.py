@@ -25,6 +25,8 @@ error naming the file, so a typo never turns into a silently skipped test.
   patterns = ['regex', ...]  besides "<n> of <n> cores reported a result, all OK"
   skip = ["raspi3b/uart"]    board/link pairs left out (the host board has only its byte stream)
   outfeed-check = "f.py"     run as `python3 <app>/f.py OUTFEED_DIR CORES`; must exit 0
+  infeed = ["0=x.npy,y.npy"] `tpu run --infeed` for every run: QUEUE=FILE[,FILE...], the files
+                             relative to the app's folder (each must exist)
 
   [build]                    what the Makefile compiles into the app besides device/*.cpp
   libraries = ["../lib"]     device libraries: folders of *.cpp, relative to the app's folder
@@ -66,6 +68,7 @@ class TpuSpec:
     patterns: list[str] = field(default_factory=list)
     skip: list[str] = field(default_factory=list)
     outfeed_check: Path | None = None
+    infeed: list[str] = field(default_factory=list)  # --infeed values, their files made absolute
 
 
 @dataclass
@@ -79,7 +82,7 @@ class AppSpec:
 
 _RUN_KEYS = {"cores": list, "boards": list, "expect": str, "patterns": list, "missing-cores": list, "icount": int,
              "tsan": int, "same-hash": str}
-_TPU_KEYS = {"cores": int, "boards": list, "patterns": list, "skip": list, "outfeed-check": str}
+_TPU_KEYS = {"cores": int, "boards": list, "patterns": list, "skip": list, "outfeed-check": str, "infeed": list}
 _BUILD_KEYS = {"libraries": list}
 
 
@@ -120,11 +123,24 @@ def _tpu_spec(table: object, where: str, folder: Path) -> TpuSpec:
     if not 1 <= int(values.get("cores", 0)) <= 16:
         raise AppSpecError(f"{where}.cores must be a core count 1..16")
     check = values.pop("outfeed_check", None)
-    spec = TpuSpec(**values, outfeed_check=folder / check if check else None)
+    infeed = [_infeed_argument(item, f"{where}.infeed", folder) for item in values.pop("infeed", [])]
+    spec = TpuSpec(**values, outfeed_check=folder / check if check else None, infeed=infeed)
     _check_boards(spec.boards, where)
     if spec.outfeed_check and not spec.outfeed_check.is_file():
         raise AppSpecError(f"{where}.outfeed-check: no file {spec.outfeed_check}")
     return spec
+
+
+def _infeed_argument(item: object, where: str, folder: Path) -> str:
+    """'0=x.npy,y.npy' -> '0=<folder>/x.npy,<folder>/y.npy' (what `tpu run --infeed` takes)."""
+    queue, _, files = item.partition("=") if isinstance(item, str) else ("", "", "")
+    if not queue.isdigit() or not files:
+        raise AppSpecError(f"{where}: {item!r} is not QUEUE=FILE[,FILE...] (e.g. \"0=x.npy,y.npy\")")
+    paths = [folder / name for name in files.split(",")]
+    for path in paths:
+        if not path.is_file():
+            raise AppSpecError(f"{where}: no file {path}")
+    return queue + "=" + ",".join(str(path) for path in paths)
 
 
 def _check_build(table: object, where: str, folder: Path) -> None:

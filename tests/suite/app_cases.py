@@ -106,6 +106,7 @@ def tpu_run_cases(spec: app_tests.AppSpec) -> list[Case]:
             patterns = tpu.patterns + [rf"{cores} of {cores} cores reported a result, all OK"]
             cases.append(Case(f"tpu-run/{spec.name}/{board}/{cores}/{link}",
                               partial(check_tpu_run, board, cores, spec.make_app, 0, patterns,
+                                      extra=tuple(f"--infeed={value}" for value in tpu.infeed),
                                       outfeed_check=tpu.outfeed_check, link=link),
                               images=((board, spec.make_app),), estimate_s=4))
     return cases
