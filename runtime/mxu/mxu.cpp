@@ -6,6 +6,7 @@
 #include "mxu.hpp"
 
 #include "runtime/dtype/half.hpp"
+#include "runtime/dtype/input_type_error.hpp"
 #include "hal/support/unaligned.hpp"
 #include "runtime/trace/trace_point.hpp"
 
@@ -547,11 +548,12 @@ namespace {
 Status check_matmul_operands(const Tensor& a, const Tensor& b, const Tensor& c) {
   if (a.shape.rank != 2 || b.shape.rank != 2 || c.shape.rank != 2)
     return invalid_argument("matmul needs rank-2 operands, got ranks {}, {}, {}", a.shape.rank, b.shape.rank, c.shape.rank);
-  if (a.dtype != b.dtype)
-    return invalid_argument("matmul operands have different dtypes: {} and {}", dtype_name(a.dtype), dtype_name(b.dtype));
+  if (a.dtype != b.dtype) return input_type_error("MatMul", 1, a.dtype, b.dtype);  // TF's text
   const int64_t m = a.shape.dims[0], k = a.shape.dims[1], n = b.shape.dims[1];
-  if (b.shape.dims[0] != k || c.shape.dims[0] != m || c.shape.dims[1] != n)
-    return invalid_argument("matmul shapes do not fit: [{}, {}] x [{}, {}] -> [{}, {}]", m, k, b.shape.dims[0], n,
+  if (b.shape.dims[0] != k)  // TF's eager text (shapes without spaces, as TF prints them there)
+    return invalid_argument("Matrix size-incompatible: In[0]: [{},{}], In[1]: [{},{}]", m, k, b.shape.dims[0], n);
+  if (c.shape.dims[0] != m || c.shape.dims[1] != n)
+    return invalid_argument("matmul of [{}, {}] x [{}, {}] makes [{}, {}], not the output's [{}, {}]", m, k, k, n, m, n,
                             c.shape.dims[0], c.shape.dims[1]);
   return Status::ok();
 }

@@ -6,6 +6,7 @@
 #include "dynamic_shape.hpp"
 #include "float_math.hpp"
 #include "runtime/dtype/half.hpp"
+#include "runtime/dtype/input_type_error.hpp"
 #include "hal/support/unaligned.hpp"
 
 namespace rt {
@@ -132,6 +133,23 @@ const char* binary_op_name(BinaryOp op) {
   return "unknown";
 }
 
+namespace {
+
+// TF's op behind each (its name in TF's errors): a / b is RealDiv on floats, Div on integers.
+const char* tf_op_name(BinaryOp op, DType type) {
+  switch (op) {
+    case BinaryOp::kAdd: return "AddV2";
+    case BinaryOp::kSub: return "Sub";
+    case BinaryOp::kMul: return "Mul";
+    case BinaryOp::kDiv: return type == DType::kI32 || type == DType::kU32 ? "Div" : "RealDiv";
+    case BinaryOp::kMax: return "Maximum";
+    case BinaryOp::kMin: return "Minimum";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
 Result<Shape> broadcast_shape(const Shape& a, const Shape& b) {
   const unsigned rank = a.rank > b.rank ? a.rank : b.rank;
   int64_t dims[kMaxRank];
@@ -148,9 +166,10 @@ Result<Shape> broadcast_shape(const Shape& a, const Shape& b) {
 }
 
 Status binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (a.dtype != b.dtype || a.dtype != out.dtype)
-    return invalid_argument("{}: operands must share a dtype, got {}, {} and {}", binary_op_name(op), dtype_name(a.dtype),
-                            dtype_name(b.dtype), dtype_name(out.dtype));
+  if (a.dtype != b.dtype) return input_type_error(tf_op_name(op, a.dtype), 1, a.dtype, b.dtype);  // TF's text
+  if (out.dtype != a.dtype)
+    return invalid_argument("{}: the output is {}, the operands {}", binary_op_name(op), dtype_name(out.dtype),
+                            dtype_name(a.dtype));
   const DType type = a.dtype;
   if (type != DType::kF32 && type != DType::kF64 && type != DType::kBF16 && type != DType::kF16 &&
       type != DType::kI32 && type != DType::kU32)

@@ -153,6 +153,18 @@ TEST_CASE("binary ops on strided views and their errors", "[elementwise]") {
   CHECK(std::string(incompatible.message().data()) == "Incompatible shapes: [2, 3] vs. [3, 1]");
   const rt::Status wrong_out = rt::binary(rt::BinaryOp::kAdd, t, c, m);
   CHECK(std::string(wrong_out.message().data()) == "add: output shape [2, 3] is not the broadcast shape [3, 2]");
+  // Operands of different dtypes: TF's eager text, its op names and its kernel dtype names, by hand.
+  int32_t ints[3] = {1, 2, 3};
+  const rt::Tensor i = rt::Tensor::contiguous(rt::DType::kI32, *rt::Shape::make(rt::Span<const int64_t>(column_dims, 2)), ints);
+  CHECK(std::string(rt::binary(rt::BinaryOp::kAdd, t, i, o).message().data()) ==
+        "cannot compute AddV2 as input #1(zero-based) was expected to be a float tensor but is a int32 tensor");
+  CHECK(std::string(rt::binary(rt::BinaryOp::kDiv, t, i, o).message().data()) ==
+        "cannot compute RealDiv as input #1(zero-based) was expected to be a float tensor but is a int32 tensor");
+  CHECK(std::string(rt::binary(rt::BinaryOp::kMax, i, t, o).message().data()) ==
+        "cannot compute Maximum as input #1(zero-based) was expected to be a int32 tensor but is a float tensor");
+  const rt::Tensor int_out = rt::Tensor::contiguous(rt::DType::kI32, *rt::Shape::make(rt::Span<const int64_t>(out_dims, 2)), out);
+  CHECK(std::string(rt::binary(rt::BinaryOp::kAdd, t, c, int_out).message().data()) ==
+        "add: the output is int32, the operands float32");
 }
 
 TEST_CASE("binary ops over views whose dimensions merge only in part, and in place", "[elementwise]") {

@@ -216,10 +216,14 @@ TEST_CASE("MXU rejects bad operands", "[mxu]") {
   };
   const rt::Status shapes = rt::matmul(*mxu, tensor(a, a_dims), tensor(b, b_dims), tensor(c, c_dims));
   CHECK(std::string(shapes.message().data(), shapes.message().size()) ==
-        "matmul shapes do not fit: [2, 3] x [2, 3] -> [2, 2]");
+        "Matrix size-incompatible: In[0]: [2,3], In[1]: [2,3]");  // TF's eager text, by hand
+  const int64_t b_fits[] = {3, 2}, c_wrong[] = {3, 2};
+  const rt::Status output = rt::matmul(*mxu, tensor(a, a_dims), tensor(b, b_fits), tensor(c, c_wrong));
+  CHECK(std::string(output.message().data(), output.message().size()) ==
+        "matmul of [2, 3] x [3, 2] makes [2, 2], not the output's [3, 2]");
   const rt::Status dtypes = rt::matmul(*mxu, tensor(a, a_dims), tensor(b, b_dims, rt::DType::kBF16), tensor(c, c_dims));
   CHECK(std::string(dtypes.message().data(), dtypes.message().size()) ==
-        "matmul operands have different dtypes: float32 and bfloat16");
+        "cannot compute MatMul as input #1(zero-based) was expected to be a float tensor but is a bfloat16 tensor");
   const int64_t big[] = {9, 2};
   float w[18] = {};
   CHECK(std::string(mxu->load_weights(tensor(w, big)).message().data()) == "MXU weight tile 9x2 exceeds the 8x8 unit");
