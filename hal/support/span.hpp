@@ -14,8 +14,13 @@ class Span {
   template <size_t N>
   constexpr Span(T (&array)[N]) : data_(array), size_(N) {}
   // Views over initializer lists are only safe for const element types (the list outlives the call).
+  // GCC warns that the view does not extend the list's life (-Winit-list-lifetime) in every program
+  // that passes {a, b} to a Span parameter; a parameter's view ends with the call, as the list does.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   constexpr Span(std::initializer_list<T> list) requires is_const_v<T>
       : data_(list.begin()), size_(list.size()) {}
+#pragma GCC diagnostic pop
   template <class U>
   constexpr Span(const Span<U>& other) requires is_convertible_v<U*, T*>
       : data_(other.data()), size_(other.size()) {}

@@ -113,6 +113,6 @@ std::string app_host_function_names();
   static ::tpu::HostReply tpu_host_function_##name(const ::tpu::HostCall& call);                   \
   static const ::tpu::HostFunctionRegistration tpu_host_registration_##name(#name, tpu_host_function_##name, \
                                                                             deadline_s);           \
-  static ::tpu::HostReply tpu_host_function_##name(const ::tpu::HostCall& call)
+  static ::tpu::HostReply tpu_host_function_##name([[maybe_unused]] const ::tpu::HostCall& call)
 
 #define TPU_HOST_FUNCTION(name, call) TPU_HOST_FUNCTION_WITH_DEADLINE(name, 0, call)

@@ -7,6 +7,10 @@
 //     scalars and whose result is nothing, a Status or a scalar (or a Result of one). Anything else
 //     (captures, a function pointer, a tensor result) is UNIMPLEMENTED there, saying why; the named
 //     and declared host functions (host_function, host_function_declaration.hpp) serve the rest.
+//   - fn must depend on its arguments only, as a TF outside-compiled function depends on its
+//     inputs: on the host board it runs in the board's process and sees the board's globals; on
+//     every other board it runs in the app's tool on the PC, whose globals are its own (a device
+//     global the program set is there at its initial value). Pass what fn needs as an argument.
 //   - Calling outside_compilation from inside fn (inside a replicated computation):
 //     "Cannot nest outside_compilation clusters" (TF's NotImplementedError, here UNIMPLEMENTED).
 // fn may return Status, Result<T>, void or a plain value T; outside_compilation returns Status for
