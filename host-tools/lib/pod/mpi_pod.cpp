@@ -91,7 +91,8 @@ std::optional<std::pair<unsigned, int>> MpiPod::failure_of_another() {
   int done = 0;
   if (MPI_Test(&control_->incoming, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done) return std::nullopt;
   control_->incoming = MPI_REQUEST_NULL;  // one announcement is enough
-  return std::make_pair(static_cast<unsigned>(control_->announced[0]), control_->announced[1]);
+  failed_rank_ = static_cast<unsigned>(control_->announced[0]);
+  return std::make_pair(*failed_rank_, control_->announced[1]);
 }
 
 int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
@@ -184,8 +185,11 @@ void MpiPod::finish(int status_if_stuck) {
   if (finished_) return;
   finished_ = true;
   if (!exchanges_->in_flight.empty()) {  // MPI cannot end requests that will never complete
-    std::cerr << "tpu: " << exchanges_->in_flight.size() << " exchanges with other boards never finished; ending the pod"
-              << std::endl;
+    // Open MPI's banner then names this rank as the one that called MPI_Abort: say why first.
+    std::cerr << "tpu: " << exchanges_->in_flight.size() << " exchanges with other boards can never finish"
+              << (failed_rank_ ? " (task " + std::to_string(*failed_rank_) + " failed)" : std::string())
+              << "; task " << rank_.rank << " ends the pod with MPI_Abort, which Open MPI reports as rank "
+              << rank_.rank << "'s: the failure is the one above" << std::endl;
     abort(status_if_stuck);
   }
   if (control_->incoming != MPI_REQUEST_NULL) {  // no announcement came: withdraw the receive

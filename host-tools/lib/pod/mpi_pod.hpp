@@ -74,6 +74,7 @@ class MpiPod final : public RowExchange {
   struct Control;  // the failure announcements' communicator and pending receive (mpi_pod.cpp)
   std::unique_ptr<Control> control_;
   const volatile std::sig_atomic_t* interrupted_ = nullptr;
+  std::optional<unsigned> failed_rank_;  // the rank whose failure was announced (failure_of_another)
   bool finished_ = false;
 };
 
