@@ -256,6 +256,16 @@ TEST_CASE("the sender sends only what the credits allow, in order", "[infeed-hos
   CHECK(notes.str().find("MB/s") != std::string::npos);
 }
 
+TEST_CASE("a board that never closed its queue gets no consumption figures it did not report", "[infeed-host]") {
+  SenderUnderTest test(5);
+  test.sender.on_credits(0, credits(0, 3, 384));
+  CHECK(test.sender.pump() == 3 * 128);
+  test.sender.report();  // the board failed: no more credits, no close
+  CHECK(test.notes.str().find("3 of 5 tuples sent, 0 consumed as far as the board reported (it never closed the "
+                              "queue)\n") != std::string::npos);
+  CHECK(test.notes.str().find("MB/s") == std::string::npos);
+}
+
 TEST_CASE("a queue's final credits count its last consumption and end the sending", "[infeed-host]") {
   SenderUnderTest test(10);
   tpu::InfeedSender& sender = test.sender;

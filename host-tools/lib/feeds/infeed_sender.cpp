@@ -228,6 +228,12 @@ void InfeedSender::report() const {
     }
     const uint64_t consumed = std::min(queue.consumed(), queue.sent_tuples);
     notes_ << queue.sent_tuples << " of " << dataset.steps() << " tuples sent, " << consumed << " consumed";
+    // The board reports what it consumed with its credits, which it batches: a board that failed
+    // or was stopped before it closed the queue may have consumed more than it said.
+    if (!queue.closed && consumed < queue.sent_tuples) {
+      notes_ << " as far as the board reported (it never closed the queue)" << std::endl;
+      continue;
+    }
     if (queue.started) {
       const Clock::time_point end = queue.all_consumed.value_or(*queue.last_sent);
       const double seconds = seconds_between(*queue.started, end);
