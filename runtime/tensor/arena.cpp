@@ -8,8 +8,10 @@ Result<uint8_t*> Arena::allocate(size_t bytes, size_t alignment, StringView what
   const size_t offset = start - reinterpret_cast<uintptr_t>(base_);
   if (offset > capacity_ || bytes > capacity_ - offset)
     return Status::error(StatusCode::kResourceExhausted,
-                         "core {} out of memory: {} needs {} bytes, the core's {} byte arena has {} left", core_, what,
-                         bytes, capacity_, capacity_ - (offset < capacity_ ? offset : capacity_));
+                         "core {} out of memory: {} needs {} bytes, the core's {} byte arena has {} left (memory a "
+                         "loop allocates again each time is given back by an ArenaScope per step, or a "
+                         "PodMemoryScope per launch)",
+                         core_, what, bytes, capacity_, capacity_ - (offset < capacity_ ? offset : capacity_));
   used_ = offset + bytes;
   return reinterpret_cast<uint8_t*>(start);
 }
