@@ -115,6 +115,9 @@ def main() -> int:
                         help="a pod of this many boards (tpu run --boards): each board's tpu streams its own rows")
     parser.add_argument("--odd-columns", action="store_true",
                         help="infeed-columns in a pod, x with 9 columns: tpu must refuse to split it, naming the file")
+    parser.add_argument("--same-size-as", choices=("int32", "flat"),
+                        help="x as int32, or flattened to [S, 24]: the bytes the queue takes, in a dtype or shape it "
+                             "does not: the board must refuse it on every link (placed bytes carry no dtype)")
     args = parser.parse_args()
     if not TPU.exists():
         subprocess.run(["make", "-C", str(REPO_ROOT), "tpu"], check=True, stdout=subprocess.DEVNULL)
@@ -125,6 +128,10 @@ def main() -> int:
         for old in outfeed.glob("*.npy"):
             old.unlink()
         x, labels = make_dataset(work, args.steps, args.seed, args.app, args.odd_columns)
+        if args.same_size_as == "int32":
+            np.save(work / "x.npy", x.view(np.int32))
+        elif args.same_size_as == "flat":
+            np.save(work / "x.npy", x.reshape(x.shape[0], -1))
         app = "infeed" if args.app == "infeed" else str(REPO_ROOT / "tests" / "device" / args.app)
         link = ["--link", args.link] if args.link else []
         pod = ["--boards", str(args.boards)] if args.boards > 1 else []
@@ -134,7 +141,15 @@ def main() -> int:
                              errors="replace", timeout=args.timeout + 60)
         log = f"$ {' '.join(command)}\n{run.stdout}"
         problem = ""
-        if args.odd_columns:
+        if args.same_size_as:
+            sent = "int32[8, 3]" if args.same_size_as == "int32" else "float32[24]"
+            refusal = (r"INVALID_ARGUMENT: infeed queue '\S+' \(link queue 0\): element 0 is float32\[8, 3\], the host "
+                       rf"sent {re.escape(sent)}")
+            if run.returncode != 1:
+                problem = f"tpu run exited with status {run.returncode}, expected 1 (the board refuses the tuple)"
+            elif not re.search(refusal, run.stdout):
+                problem = f"no message saying element 0 is float32[8, 3], not {sent}"
+        elif args.odd_columns:
             refusal = rf"tpu: --infeed: infeed queue 0: \S*x.npy: a step of float32\[4, 9\] does not split its dimension 1 over {args.boards} boards"
             if run.returncode != 2:
                 problem = f"tpu run exited with status {run.returncode}, expected 2 (a dataset that does not split)"
@@ -156,6 +171,9 @@ def main() -> int:
             return 1
         if args.odd_columns:
             print(f"PASS {args.app} {args.board}/{args.cores}{pod_name(args.boards)}: 9 columns refused")
+            return 0
+        if args.same_size_as:
+            print(f"PASS {args.app} {args.board}/{args.cores}: x as {args.same_size_as} refused by the board")
             return 0
         print(f"PASS {args.app} {args.board}/{args.cores}{pod_name(args.boards)}: {args.steps} steps checked" +
               (f" ({rate.group(0)})" if rate else ""))

@@ -56,6 +56,13 @@ def infeed_cases() -> list[Case]:
                                  ["tests/infeed_check.py", "--app", "infeed-columns", "--board", board, "--cores",
                                   str(cores), "--boards", str(boards), "--steps", "12", *extra],
                                  r"^PASS infeed-columns", ((board, "tests/device/infeed-columns"),), 5))
+    # A file of the queue's bytes in another dtype or shape: refused by the board on every link, the
+    # shared-memory one too, where the tuples are placed in memory without their dtype.
+    for board, link, kind in (("host", "shm", "int32"), ("qemu-virt-a53", "shm", "flat"), ("host", "uart", "int32")):
+        cases.append(script_case(f"tpu-infeed/same-size-as-{kind}/{board}/{link}",
+                                 ["tests/infeed_check.py", "--board", board, "--cores", "4", "--link", link, "--steps",
+                                  "4", "--same-size-as", kind],
+                                 r"^PASS infeed .* refused by the board", ((board, "infeed"),), 3))
     # 64 MiB through infeed and back out, bit for bit (the UART takes ~1 min per MiB: small runs only).
     for board, cores, steps, link, estimate_s in (("qemu-virt-a53", 8, 64, "shm", 12), ("qemu-virt-rv64", 4, 16, "shm", 6),
                                                   ("host", 8, 8, "uart", 8), ("qemu-virt-a53", 1, 1, "uart", 60)):

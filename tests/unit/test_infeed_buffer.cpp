@@ -211,6 +211,30 @@ TEST_CASE("tuples placed straight into their slots are taken in order and within
   CHECK(again.accept_in_place(0).code() == rt::StatusCode::kAborted);  // tuple 0 was begun by chunks
 }
 
+TEST_CASE("what the host says it places in memory is checked as chunks are", "[infeed][buffer]") {
+  Storage storage(2);
+  InfeedBuffer buffer;
+  REQUIRE(buffer.init(0, "q", kSpecs, 2, 1, storage.span()).is_ok());
+  const int64_t x_dims[] = {8, 3}, flat[] = {24};
+  rt::link::InfeedSpec x{0, 2, 0, DType::kF32, *rt::Shape::make(x_dims)};
+  REQUIRE(buffer.accept_spec(x).is_ok());
+  x.dtype = DType::kI32;  // the same bytes, read as floats if it were let through
+  const rt::Status dtype = buffer.accept_spec(x);
+  CHECK(dtype.code() == rt::StatusCode::kInvalidArgument);
+  CHECK(message(dtype) == "infeed queue 'q' (link queue 0): element 0 is float32[8, 3], the host sent int32[8, 3]");
+  CHECK(buffer.failed());
+  CHECK(buffer.accept_in_place(0).code() == rt::StatusCode::kInvalidArgument);  // the queue stays failed
+
+  InfeedBuffer again;
+  REQUIRE(again.init(0, "q", kSpecs, 2, 1, storage.span()).is_ok());
+  CHECK(message(again.accept_spec({0, 2, 0, DType::kF32, *rt::Shape::make(flat)})) ==
+        "infeed queue 'q' (link queue 0): element 0 is float32[8, 3], the host sent float32[24]");
+  InfeedBuffer third;
+  REQUIRE(third.init(0, "q", kSpecs, 2, 1, storage.span()).is_ok());
+  CHECK(message(third.accept_spec({0, 3, 2, DType::kF32, *rt::Shape::make(x_dims)})) ==
+        "infeed queue 'q' (link queue 0): the host sent a tuple of 3 elements, the queue has 2");
+}
+
 TEST_CASE("credits follow the slowest consumer", "[infeed][buffer]") {
   Storage storage(1);
   InfeedBuffer buffer;

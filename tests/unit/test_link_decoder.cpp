@@ -340,6 +340,7 @@ TEST_CASE("Every message kind survives encode, frame, decode and parse", "[link]
   add(MessageKind::kHostCallArgumentInPlace,
       encode_in_place_argument({5, 2, 1, 0, "to_number", rt::DType::kF32, data.chunk.shape, 0x40001000}, out));
   add(MessageKind::kPod, encode_pod_info({1, 3}, out));
+  add(MessageKind::kInfeedSpec, encode_infeed_spec({2, 2, 1, rt::DType::kI32, data.chunk.shape}, out));
 
   Bytes stream;
   for (const Bytes& part : stream_parts) stream.insert(stream.end(), part.begin(), part.end());
@@ -368,6 +369,7 @@ TEST_CASE("Every message kind survives encode, frame, decode and parse", "[link]
       case MessageKind::kHostCallReplyInPlace: CHECK(parse_in_place_result(payload)->id == 5); break;
       case MessageKind::kInfeedInPlace: CHECK(parse_infeed_in_place(payload)->tuple == 41); break;
       case MessageKind::kPod: CHECK(parse_pod_info(payload)->num_tasks == 3); break;
+      case MessageKind::kInfeedSpec: CHECK(parse_infeed_spec(payload)->dtype == rt::DType::kI32); break;
       case MessageKind::kTrace: {
         TraceEvent parsed[2];
         CHECK(*parse_trace(payload, parsed) == 1);

@@ -70,6 +70,7 @@ template <> InPlaceArgument sample<InPlaceArgument>(MessageKind) {
   return InPlaceArgument{9, 4, 3, 2, ".outfeed", DType::kBF16, shape_of(7, 1), 0x40001000};
 }
 template <> InfeedInPlace sample<InfeedInPlace>(MessageKind) { return InfeedInPlace{2, 123456789}; }
+template <> InfeedSpec sample<InfeedSpec>(MessageKind) { return InfeedSpec{2, 3, 1, DType::kI32, shape_of(8, 3)}; }
 template <> PodInfo sample<PodInfo>(MessageKind) { return PodInfo{3, 4}; }
 template <> ErrorMessage sample<ErrorMessage>(MessageKind) {
   return ErrorMessage{StatusCode::kNotFound, 6, 77, "no such function"};
@@ -102,6 +103,7 @@ rt::Result<size_t> encode_named(MessageKind kind, const CallMessage& m, Out out)
 rt::Result<size_t> encode_named(MessageKind, const InPlaceResult& m, Out out) { return encode_in_place_result(m, out); }
 rt::Result<size_t> encode_named(MessageKind, const InPlaceArgument& m, Out out) { return encode_in_place_argument(m, out); }
 rt::Result<size_t> encode_named(MessageKind, const InfeedInPlace& m, Out out) { return encode_infeed_in_place(m, out); }
+rt::Result<size_t> encode_named(MessageKind, const InfeedSpec& m, Out out) { return encode_infeed_spec(m, out); }
 rt::Result<size_t> encode_named(MessageKind, const PodInfo& m, Out out) { return encode_pod_info(m, out); }
 rt::Result<size_t> encode_named(MessageKind, const ErrorMessage& m, Out out) { return encode_error(m, out); }
 
@@ -113,6 +115,7 @@ bool parses_named(MessageKind kind, const CallMessage*, In in) { return parse_ca
 bool parses_named(MessageKind, const InPlaceResult*, In in) { return parse_in_place_result(in).is_ok(); }
 bool parses_named(MessageKind, const InPlaceArgument*, In in) { return parse_in_place_argument(in).is_ok(); }
 bool parses_named(MessageKind, const InfeedInPlace*, In in) { return parse_infeed_in_place(in).is_ok(); }
+bool parses_named(MessageKind, const InfeedSpec*, In in) { return parse_infeed_spec(in).is_ok(); }
 bool parses_named(MessageKind, const PodInfo*, In in) { return parse_pod_info(in).is_ok(); }
 bool parses_named(MessageKind, const ErrorMessage*, In in) { return parse_error(in).is_ok(); }
 

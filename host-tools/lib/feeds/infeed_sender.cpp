@@ -159,6 +159,7 @@ bool InfeedSender::place_tuple(Queue& queue, uint64_t step) {
     fail(queue, error);
     return true;
   }
+  if (!queue.spec_sent) send_spec(queue);
   uint8_t payload[32];
   rt::Result<size_t> encoded = rt::link::encode_infeed_in_place({queue.dataset.queue(), step}, payload);
   if (!encoded) {
@@ -167,6 +168,29 @@ bool InfeedSender::place_tuple(Queue& queue, uint64_t step) {
   }
   send_(MessageKind::kInfeedInPlace, 0, rt::Span<const uint8_t>(payload, *encoded));
   return true;
+}
+
+// Placed bytes carry no dtype: the board is told what each element of the file is before the first
+// tuple, and checks it as it checks a chunk (a file of int32[8, 3] for float32[8, 3] is refused
+// there, not read as floats).
+void InfeedSender::send_spec(Queue& queue) {
+  queue.spec_sent = true;
+  const std::vector<InfeedElement>& elements = queue.dataset.elements();
+  for (size_t element = 0; element < elements.size(); ++element) {
+    rt::link::InfeedSpec spec;
+    spec.queue = queue.dataset.queue();
+    spec.element_count = static_cast<uint8_t>(elements.size());
+    spec.element_index = static_cast<uint8_t>(element);
+    spec.dtype = elements[element].dtype;
+    spec.shape = elements[element].shape;
+    uint8_t payload[256];
+    const rt::Result<size_t> encoded = rt::link::encode_infeed_spec(spec, payload);
+    if (!encoded) {
+      notes_ << "tpu: infeed queue " << spec.queue << ": " << encoded.status().c_str() << std::endl;
+      continue;
+    }
+    send_(MessageKind::kInfeedSpec, 0, rt::Span<const uint8_t>(payload, *encoded));
+  }
 }
 
 void InfeedSender::send_tuple(Queue& queue) {

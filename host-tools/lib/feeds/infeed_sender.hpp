@@ -79,6 +79,7 @@ class InfeedSender {
     bool granted = false;
     bool failed = false;  // a step could not be read: nothing more goes out
     bool closed = false;  // the board closed the queue (its final credits): nothing more goes out
+    bool spec_sent = false;  // kInfeedSpec sent: the board checks the dtypes and shapes of in-place tuples
     uint64_t first_grant = 0;  // the board's slot count
     uint64_t granted_tuples = 0;
     uint64_t granted_bytes = 0;
@@ -93,6 +94,7 @@ class InfeedSender {
   bool may_send(const Queue& queue) const;
   void send_tuple(Queue& queue);
   bool place_tuple(Queue& queue, uint64_t step);  // true: in place (and announced unless it failed)
+  void send_spec(Queue& queue);                   // kInfeedSpec for every element, once per queue
   void fail(Queue& queue, const std::string& error);
   void send_element(const Queue& queue, size_t element, rt::Span<const uint8_t> data);
   void note_once(unsigned& count, const std::string& text);

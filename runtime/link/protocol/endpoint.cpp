@@ -205,6 +205,7 @@ void Endpoint::on_frame(const FrameView& frame) {
     case MessageKind::kError: on_host_error(frame); break;
     case MessageKind::kInfeedData: on_infeed(frame); break;  // infeed_endpoint.cpp
     case MessageKind::kInfeedInPlace: on_infeed_in_place(frame); break;
+    case MessageKind::kInfeedSpec: on_infeed_spec(frame); break;
     default: {
       FixedString<96> message;
       format_to(message, "the board does not accept {} messages", message_kind_name(message_kind(frame.header)));

@@ -176,6 +176,7 @@ class Endpoint final : private FrameSink {
   void on_host_error(const FrameView& frame);
   void on_infeed(const FrameView& frame);
   void on_infeed_in_place(const FrameView& frame);
+  void on_infeed_spec(const FrameView& frame);
   // The open, healthy buffer an infeed frame for `queue` goes to; nullptr (the frame answered with an
   // error, or dropped for a queue that already failed) otherwise.
   InfeedBuffer* receiving_infeed(const FrameView& frame, uint16_t queue);

@@ -132,6 +132,19 @@ Status InfeedBuffer::accept(const QueueData& data) {
   return Status::ok();
 }
 
+Status InfeedBuffer::accept_spec(const InfeedSpec& data) {
+  if (failed()) return failure_;
+  if (data.element_count != element_count_)
+    return fail(invalid_argument("infeed queue '{}' (link queue {}): the host sent a tuple of {} elements, the queue has {}",
+                                 name_, queue_, data.element_count, element_count_));
+  const InfeedElementSpec& spec = specs_[data.element_index];  // element_index < element_count: checked by the codec
+  if (data.dtype != spec.dtype || !(data.shape == spec.shape))
+    return fail(invalid_argument("infeed queue '{}' (link queue {}): element {} is {}{}, the host sent {}{}", name_, queue_,
+                                 data.element_index, dtype_name(spec.dtype), spec.shape.sizes(), dtype_name(data.dtype),
+                                 data.shape.sizes()));
+  return Status::ok();
+}
+
 Status InfeedBuffer::accept_in_place(uint64_t tuple) {
   if (failed()) return failure_;
   if (storage_ == nullptr) return fail(internal_error("infeed buffer for link queue {} is not set up", queue_));

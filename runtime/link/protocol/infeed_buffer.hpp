@@ -77,6 +77,10 @@ class InfeedBuffer {
   // Tuple `tuple` was written straight into its slot (shared memory): it must be the next tuple, not
   // begun by chunks, and within the credits; then it is complete. An error fails the queue.
   Status accept_in_place(uint64_t tuple);
+  // The host's word on what it places in memory (kInfeedSpec): element `data.element_index` of
+  // `data.element_count` has that dtype and shape. A mismatch fails the queue with the error a chunk
+  // of that dtype and shape gets.
+  Status accept_spec(const InfeedSpec& data);
   // Where the slots are (for a host that writes them in place).
   const uint8_t* storage() const { return storage_; }
   size_t slot_bytes() const { return slot_bytes_; }

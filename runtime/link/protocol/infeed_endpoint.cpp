@@ -112,6 +112,18 @@ void Endpoint::on_infeed_in_place(const FrameView& frame) {
   port_.wake_all();  // waiting replicas take the tuple, or the failure
 }
 
+// What the host's file holds, before it places the first tuple in memory: checked like a chunk's.
+void Endpoint::on_infeed_spec(const FrameView& frame) {
+  Result<InfeedSpec> spec = parse_infeed_spec(frame.payload);
+  if (!spec) return send_error(spec.status().code(), frame, spec.status().message());
+  InfeedBuffer* buffer = receiving_infeed(frame, spec->queue);
+  if (buffer == nullptr) return;
+  const Status accepted = buffer->accept_spec(*spec);
+  if (accepted.is_ok()) return;
+  send_error(accepted.code(), frame, accepted.message());
+  port_.wake_all();  // waiting replicas return the failure
+}
+
 Status Endpoint::wait_for_infeed(InfeedBuffer& buffer, uint64_t tuple, uint64_t timeout_ns) {
   const uint64_t deadline = deadline_after(port_.now_ns(), timeout_ns);
   trace::WaitMark wait;  // in the core's status record once the tuple is not there at once

@@ -136,6 +136,7 @@ Status validate_message(const InPlaceArgument& argument, MessageKind) {
 }
 
 Status validate_message(const InfeedInPlace&, MessageKind) { return Status::ok(); }
+Status validate_message(const InfeedSpec& spec, MessageKind) { return check_element(spec.element_count, spec.element_index); }
 
 Status validate_message(const PodInfo& pod, MessageKind) {
   if (pod.num_tasks == 0 || pod.num_tasks > kMaxPodTasks)
@@ -192,6 +193,7 @@ RT_LINK_NAMED_CODEC(infeed_credits, InfeedCredits, kInfeedCredits)
 RT_LINK_NAMED_CODEC(in_place_result, InPlaceResult, kHostCallReplyInPlace)
 RT_LINK_NAMED_CODEC(in_place_argument, InPlaceArgument, kHostCallArgumentInPlace)
 RT_LINK_NAMED_CODEC(infeed_in_place, InfeedInPlace, kInfeedInPlace)
+RT_LINK_NAMED_CODEC(infeed_spec, InfeedSpec, kInfeedSpec)
 RT_LINK_NAMED_CODEC(pod_info, PodInfo, kPod)
 RT_LINK_NAMED_CODEC(error, ErrorMessage, kError)
 #undef RT_LINK_NAMED_CODEC

@@ -47,6 +47,10 @@
 // tuple as outfeed and its (empty) reply says it has read the tensors, so the board may reuse them.
 // kInfeedInPlace, host -> board, channel 0 (shared memory only: the tuple's bytes are already in its
 // slot, shm_ring.hpp).
+// kInfeedSpec, host -> board, channel 0 (shared memory only): before the first tuple of a queue it
+// places in memory, the host says what each element of its file is (dtype, one step's shape); the
+// board checks it against the queue as it checks a chunk (placed bytes carry no dtype) and fails
+// the queue on a mismatch.
 // kError, both ways, channel = the core concerned (0 if none): status not 0; related_kind 0 if none.
 // kPod, host -> board, channel 0, right after every host hello: which task of its pod of boards
 //   this board is (tpu run --boards K, one Open MPI rank per board): task < num_tasks <= kMaxPodTasks.
@@ -165,6 +169,17 @@ struct InfeedInPlace {
 };
 #define RT_LINK_INFEED_IN_PLACE_FIELDS(F) F(u16, queue) F(u64, tuple)
 
+// kInfeedSpec: what element `element_index` of a queue's tuples is in the host's file.
+struct InfeedSpec {
+  uint16_t queue = 0;
+  uint8_t element_count = 1;
+  uint8_t element_index = 0;
+  DType dtype = DType::kF32;
+  Shape shape;  // one step's
+};
+#define RT_LINK_INFEED_SPEC_FIELDS(F) \
+  F(u16, queue) F(u8, element_count) F(u8, element_index) F(dtype, dtype) F(shape, shape)
+
 // The most boards a pod holds (runtime/tpu/mesh/pod_membership.hpp).
 inline constexpr uint16_t kMaxPodTasks = 16;
 
@@ -207,6 +222,7 @@ struct TraceBatch {
   M(InPlaceResult, "host-call-reply-in-place", RT_LINK_IN_PLACE_RESULT_FIELDS)     \
   M(InPlaceArgument, "host-call-argument-in-place", RT_LINK_IN_PLACE_ARGUMENT_FIELDS) \
   M(InfeedInPlace, "infeed-in-place", RT_LINK_INFEED_IN_PLACE_FIELDS)              \
+  M(InfeedSpec, "infeed-spec", RT_LINK_INFEED_SPEC_FIELDS)                          \
   M(PodInfo, "pod", RT_LINK_POD_INFO_FIELDS)                                       \
   M(ErrorMessage, "error", RT_LINK_ERROR_FIELDS)                                   \
   M(TraceEvent, "trace event", RT_LINK_TRACE_EVENT_FIELDS)
@@ -243,6 +259,8 @@ Result<InPlaceArgument> parse_in_place_argument(Span<const uint8_t> payload);
 
 Result<size_t> encode_infeed_in_place(const InfeedInPlace& message, Span<uint8_t> out);
 Result<InfeedInPlace> parse_infeed_in_place(Span<const uint8_t> payload);
+Result<size_t> encode_infeed_spec(const InfeedSpec& message, Span<uint8_t> out);
+Result<InfeedSpec> parse_infeed_spec(Span<const uint8_t> payload);
 
 Result<size_t> encode_pod_info(const PodInfo& pod, Span<uint8_t> out);
 Result<PodInfo> parse_pod_info(Span<const uint8_t> payload);

@@ -26,7 +26,9 @@ namespace rt::link {
     "host -> board: an infeed tuple already written into its slot (shared memory)")                               \
   K(14, kHostCallArgumentInPlace, "host-call-argument-in-place", InPlaceArgument,                                 \
     "board -> host: a host-call argument the host reads from board memory (shared memory)")                      \
-  K(15, kPod, "pod", PodInfo, "both ways: the board's task in its pod; the place the board took (its answer)")
+  K(15, kPod, "pod", PodInfo, "both ways: the board's task in its pod; the place the board took (its answer)")    \
+  K(16, kInfeedSpec, "infeed-spec", InfeedSpec,                                                                    \
+    "host -> board: the dtype and shape of one element of the tuples it will place in memory (shared memory)")
 
 #define RT_LINK_KIND_ENUMERATOR(number, enumerator, name, payload, comment) enumerator = number,
 enum class MessageKind : uint8_t { RT_LINK_MESSAGE_KINDS(RT_LINK_KIND_ENUMERATOR) };
