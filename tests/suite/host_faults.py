@@ -4,6 +4,7 @@ function, the call and the core (exit 6), a throw or a wrong shape reaches the r
 (exit 1), and tpu's --timeout, SIGTERM and SIGKILL leave nothing running."""
 from __future__ import annotations
 
+import re
 import shlex
 import signal
 import subprocess
@@ -34,6 +35,14 @@ HOST_FAULTS = {
                   r"4294967296 bytes"]),
 }
 HOST_FAULT_BOARDS = ("host", "qemu-virt-a53")
+# Host functions that leave a process running (holding tpu's stdout): the run must end as usual, at
+# once (a crash named within a second, not at the call's deadline), and take the process with it.
+LEFT_PROCESSES = {
+    "leave-child": (0, [r"misbehave left process \d+ running", r"4 of 4 cores reported a result, all OK"]),
+    "leave-daemon": (0, [r"misbehave left process \d+ running", r"4 of 4 cores reported a result, all OK"]),
+    "leave-daemon-crash": (6, [r"misbehave left process \d+ running",
+                               r"host function 'misbehave' crashed with SIGSEGV \(Segmentation fault\) during call 1"]),
+}
 
 
 def host_fault_command(board: str, timeout_s: int, deadline_s: int) -> list[str]:
@@ -51,6 +60,22 @@ def check_host_fault(board: str, fault: str, expect_exit: int, patterns: list[st
     result = run_image(command, TPU_TIMEOUT_S, env=runner.make_env() | {"HOST_FAULT": fault})
     log = f"$ HOST_FAULT={fault} {shlex.join(command)}\n{result.output}"
     return judge_exit_and_output(result, log, expect_exit, patterns)
+
+
+def check_process_left_running(board: str, fault: str, expect_exit: int, patterns: list[str]) -> Outcome:
+    """host-function-faults with HOST_FAULT=`fault` (a host function leaves a process running, which
+    holds tpu's stdout): tpu's judged run must end (within the call deadline of 30 s: a crash is seen
+    at once), and the process the function started must be gone."""
+    judged = check_host_fault(board, fault, expect_exit, patterns, deadline_s=30)
+    if not judged.ok:
+        return judged
+    pids = re.findall(r"misbehave left process (\d+) running", judged.log)
+    left = [pid for pid in pids if not gone_or_dead(pid, 2.0)]
+    if left:
+        for pid in left:  # not ours to leave either
+            subprocess.run(["kill", "-9", pid], check=False)
+        return Outcome(False, f"the process(es) {', '.join(left)} the host function started outlived tpu", judged.log)
+    return judged
 
 
 def gone_or_dead(pid: str, grace_s: float = 5.0) -> bool:
@@ -116,6 +141,9 @@ def host_fault_cases() -> list[Case]:
         for number, code in ((signal.SIGTERM, 130), (signal.SIGKILL, None)):
             cases.append(Case(f"tpu-host-fault/{board}/tpu-{signal.Signals(number).name}-in-host-call",
                               partial(check_tpu_signalled_in_host_call, board, number, code), images=images, estimate_s=8))
+    for fault, (code, patterns) in LEFT_PROCESSES.items():
+        cases.append(Case(f"tpu-host-fault/host/{fault}", partial(check_process_left_running, "host", fault, code, patterns),
+                          images=(("host", "host-function-faults"),), estimate_s=4))
     cases.append(Case("tpu-host-fault/host/timeout-in-host-call", partial(
         check_host_fault, "host", "hang", 4,
         [r"timed out after 6 s", r"the host function 'misbehave' had run for [\d.]+ s in call 1 to it, from replica 1 on core 1"],

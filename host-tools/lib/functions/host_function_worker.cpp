@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -29,6 +31,9 @@ constexpr auto kExitGrace = std::chrono::milliseconds(1000);
 // answer faster). The worker itself sleeps at once between calls: on a 2-CPU machine a spinning
 // worker takes the CPU from the board and doubled the host-call round trip (measured).
 constexpr auto kTpuSpin = std::chrono::microseconds(100);
+// How often a running call's worker is checked for having exited (waitpid; a dead worker whose
+// socket a child keeps open sends no end of stream).
+constexpr auto kExitCheckEvery = std::chrono::milliseconds(20);
 constexpr size_t kMaxPiecesPerWrite = 64;
 constexpr size_t kKeptReplyBuffer = size_t{256} << 20;
 // Large tensors come and go with every call; malloc keeps them in its heap for the next call instead
@@ -97,12 +102,43 @@ bool read_exactly(int fd, uint8_t* out, size_t size) {
 
 [[noreturn]] void become_worker(int socket, int other_end, pid_t parent, const HostEnvironment& environment) {
   ::close(other_end);
+  setpgid(0, 0);  // a group of its own: what a host function starts dies with the worker
+  prctl(PR_SET_CHILD_SUBREAPER, 1);  // and stays below it, orphaned or not, for tpu to find
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(0);  // tpu died before the line above took effect
   signal(SIGINT, SIG_IGN);            // Ctrl-C is tpu's to handle; it ends the worker itself
   for (const int fatal : {SIGTERM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS})
     signal(fatal, SIG_DFL);  // a crash ends the worker, whatever handlers the parent installed
   serve_calls(socket, environment);
+}
+
+// The processes whose parent is `parent` (from /proc/<pid>/stat: the parent is the field after the
+// state, which follows the last ')' of the name).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  std::error_code error;
+  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t end_of_name = line.rfind(')');
+    if (end_of_name == std::string::npos) continue;
+    std::istringstream fields(line.substr(end_of_name + 1));
+    char state = 0;
+    long ppid = 0;
+    if (fields >> state >> ppid && ppid == parent) children.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return children;
+}
+
+// Every process below `root`: its children, theirs, ...
+std::vector<pid_t> descendants_of(pid_t root) {
+  std::vector<pid_t> found = children_of(root);
+  for (size_t i = 0; i < found.size() && found.size() < 4096; ++i)
+    for (const pid_t child : children_of(found[i])) found.push_back(child);
+  return found;
 }
 
 std::string signal_words(int signal_number) {
@@ -133,6 +169,7 @@ std::unique_ptr<HostFunctionWorker> HostFunctionWorker::start(const HostEnvironm
   std::cout.flush();
   std::cerr.flush();
   keep_large_blocks();  // in tpu and, inherited, in the worker
+  prctl(PR_SET_CHILD_SUBREAPER, 1);  // what a worker that died leaves running comes to tpu (kill_group)
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -142,12 +179,13 @@ std::unique_ptr<HostFunctionWorker> HostFunctionWorker::start(const HostEnvironm
     return nullptr;
   }
   if (pid == 0) become_worker(ends[1], ends[0], parent, environment);
+  setpgid(pid, pid);  // also from here: no race with a kill of the group before the child ran setpgid
   ::close(ends[1]);
   return std::unique_ptr<HostFunctionWorker>(new HostFunctionWorker(pid, ends[0], default_deadline));
 }
 
 HostFunctionWorker::HostFunctionWorker(pid_t pid, int socket, std::chrono::milliseconds default_deadline)
-    : pid_(pid), socket_(socket), default_deadline_(default_deadline) {
+    : pid_(pid), group_(pid), socket_(socket), default_deadline_(default_deadline) {
   for (const AppHostFunctionInfo& info : app_host_functions())
     if (info.deadline_s > 0) declared_deadlines_s_[info.name] = info.deadline_s;
 }
@@ -159,6 +197,22 @@ HostFunctionWorker::~HostFunctionWorker() {
     ::kill(pid_, SIGKILL);
     reap(kExitGrace);
   }
+  kill_group();  // processes a host function started and left running (holding tpu's stdout, say)
+}
+
+void HostFunctionWorker::kill_group() {
+  if (pid_ > 0)  // everything its functions started, also what left its group (setsid): all below it
+    for (const pid_t descendant : descendants_of(pid_)) ::kill(descendant, SIGKILL);
+  if (group_ > 0) ::kill(-group_, SIGKILL);  // ESRCH once nothing of it is left
+  // What a worker that died on its own left running came to tpu (a child subreaper): those in the
+  // worker's group were killed above; those that left it (setsid) are tpu's children in another
+  // session (tpu's own children, the board and the worker, stay in tpu's).
+  const pid_t session = getsid(0);
+  for (const pid_t child : children_of(getpid()))
+    if (child != pid_ && (getpgid(child) == group_ || getsid(child) != session)) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, nullptr, 0);
+    }
 }
 
 std::string HostFunctionWorker::serve_app_functions(HostFunctions& functions) {
@@ -189,7 +243,20 @@ void HostFunctionWorker::pump(std::chrono::milliseconds wait) {
   pollfd readable{socket_, POLLIN, 0};
   const int waited = ::poll(&readable, 1, static_cast<int>(std::max<int64_t>(0, std::min(wait, until_deadline).count())));
   if (waited > 0) read_reply();
+  if (running_ && !failure_ && exited_while_running()) return worker_died("during");
   if (running_ && !failure_ && Clock::now() >= deadline) missed_deadline();
+}
+
+// A worker that died while a process it started keeps its socket open sends no end of stream: its
+// exit is seen here instead, as soon as it happens.
+bool HostFunctionWorker::exited_while_running() {
+  if (pid_ <= 0 || waited_at_ + kExitCheckEvery > Clock::now()) return false;
+  waited_at_ = Clock::now();
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  pid_ = -1;
+  exit_status_ = status;
+  return true;
 }
 
 void HostFunctionWorker::send_next() {
@@ -243,8 +310,8 @@ void HostFunctionWorker::finish_running(HostCallOutcome outcome) {
 }
 
 void HostFunctionWorker::worker_died(const std::string& when) {
-  ::kill(pid_, SIGKILL);  // if it only closed its socket, it must not linger
-  const std::optional<int> status = reap(kExitGrace);
+  kill_group();  // if it only closed its socket, it must not linger, nor anything it started
+  const std::optional<int> status = exit_status_ ? exit_status_ : reap(kExitGrace);
   std::string cause = "ended its worker";
   if (status && WIFSIGNALED(*status) && WTERMSIG(*status) != SIGKILL) cause = "crashed with " + signal_words(WTERMSIG(*status));
   else if (status && WIFEXITED(*status)) cause = "ended its worker with exit status " + std::to_string(WEXITSTATUS(*status));
@@ -258,13 +325,13 @@ void HostFunctionWorker::missed_deadline() {
   const double deadline_s = std::chrono::duration<double>(deadline_of(running_->request.function)).count();
   failure_ = "host function '" + running_->request.function + "' did not return within its deadline of " +
              seconds_text(deadline_s) + " in " + call_words(*running_) + "; tpu killed it";
-  ::kill(pid_, SIGKILL);
+  kill_group();
   reap(kExitGrace);
   running_.reset();
 }
 
 void HostFunctionWorker::stop() {
-  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  kill_group();
   reap(kExitGrace);
   if (!failure_) failure_ = "the run ended; the host-function worker was stopped";
   running_.reset();

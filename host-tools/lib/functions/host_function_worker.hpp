@@ -13,6 +13,10 @@
 //     Ctrl-C and SIGTERM are honoured whatever the function does.
 //   - The worker dies with tpu: PR_SET_PDEATHSIG (also if tpu is killed with SIGKILL); it ignores
 //     the terminal's Ctrl-C (tpu handles it and ends the worker itself).
+//   - The worker leads a process group of its own: a process a host function starts (and leaves
+//     running, holding tpu's stdout) is killed with it when the run ends or the worker fails, and a
+//     worker that died while such a process keeps its socket open is seen dead at once (waitpid),
+//     not at the call's deadline. (If tpu itself is killed with SIGKILL, only the worker dies with it.)
 #pragma once
 #include <sys/types.h>
 
@@ -75,12 +79,18 @@ class HostFunctionWorker {
   void finish_running(HostCallOutcome outcome);
   void worker_died(const std::string& when);
   void missed_deadline();
+  bool exited_while_running();
+  // SIGKILL to the worker's process group: the worker and every process its functions started.
+  void kill_group();
   std::chrono::milliseconds deadline_of(const std::string& function) const;
   std::string call_words(const Call& call) const;
   std::optional<int> reap(std::chrono::milliseconds grace);
 
   pid_t pid_ = -1;
+  pid_t group_ = -1;  // the worker's process group (its pid): the worker and what its functions started
   int socket_ = -1;
+  std::optional<int> exit_status_;  // the worker's, once exited_while_running() reaped it
+  Clock::time_point waited_at_{};
   std::chrono::milliseconds default_deadline_;
   std::map<std::string, double> declared_deadlines_s_;
   std::map<std::string, uint64_t> calls_made_;

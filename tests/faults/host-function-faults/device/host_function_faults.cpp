@@ -8,6 +8,9 @@
 //   hang         never returns                   throw   throws (the replica gets INTERNAL)
 //   wrong-shape  returns float32[3] for a float32[2] (the replica gets INVALID_ARGUMENT)
 //   arena        (no host fault) replica 1 allocates 4 GiB in its arena (RESOURCE_EXHAUSTED)
+//   leave-child, leave-daemon   starts a process (in its own session: leave-daemon) that never ends,
+//                and returns as asked: the run passes, and tpu must end that process with the worker
+//   leave-daemon-crash          the same, then crashes
 // After a throw the replica calls `count` again, to show the app's other functions still answer.
 #include "firmware/tpu_pod.hpp"
 

@@ -3,7 +3,9 @@
 // tpu down: a crash or a hang ends the run with a message naming the function.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -15,6 +17,18 @@ namespace {
 std::string fault() {
   const char* value = std::getenv("HOST_FAULT");
   return value ? value : "";
+}
+
+// A process the function starts and leaves running, holding tpu's stdout (a pipe's reader waits for
+// it): in a session of its own when `own_session` (setsid, as a daemon does). It says its pid.
+void leave_a_process_running(bool own_session) {
+  std::cout.flush();
+  const pid_t child = fork();
+  if (child == 0) {
+    if (own_session) setsid();
+    for (;;) pause();
+  }
+  std::cout << "misbehave left process " << child << " running" << std::endl;
 }
 
 }  // namespace
@@ -40,6 +54,9 @@ TPU_HOST_FUNCTION(misbehave, call) {
   if (what == "hang")
     for (;;) pause();
   if (what == "throw") throw std::runtime_error("misbehave threw on purpose");
+  if (what == "leave-child" || what == "leave-daemon" || what == "leave-daemon-crash")
+    leave_a_process_running(what != "leave-child");
+  if (what == "leave-daemon-crash") std::raise(SIGSEGV);
   if (what == "wrong-shape") return tpu::HostTensor::of<float>({3}, {1, 2, 3});
   return call.tensor(0);
 }
