@@ -412,11 +412,18 @@ int BoardSession::interrupted() {
   return kExitInterrupted;
 }
 
+// Another rank failed. This board may be the one that stalled the pod (a core stuck, a host function
+// hung) while the other gave up waiting for it first: what its cores were doing is said too.
 int BoardSession::pod_ending(const std::pair<std::string, int>& why) {
   console_.flush();
+  CoreStatusRead triage = read_board_statuses(*process_, session_);  // before the kill, as in timed_out
+  locate_running_cores(triage, *process_, address_names_);
+  const std::string running = worker_ && worker_->busy() ? worker_->describe_running() : "";
   process_->kill();
   if (worker_) worker_->stop();
   std::cerr << "tpu: stopped " << program_ << ": the pod is ending, " << why.first << std::endl;
+  print_core_triage(triage, std::cerr);
+  if (!running.empty()) std::cerr << "tpu: the " << running << std::endl;
   return why.second;
 }
 

@@ -227,18 +227,21 @@ Status Exchange::run(uint64_t timeout_ns) {
 }
 
 Status Exchange::timeout_error(uint64_t timeout_ns) const {
-  FixedString<200> pending;
+  FixedString<200> pending;  // " receiving ... (n arrived); sending ... (n taken)"
+  const char* separator = "";
   for (unsigned i = 0; i < receive_count_; ++i) {
     const ReceiveOp& op = receives_.ops[i];
-    if (!op.finished && op.peer != kLocal)
-      format_to(pending, " receiving {} bytes from core {} ({} arrived);", op.bytes, op.peer,
-                op.done > kHeaderBytes ? min(op.done - kHeaderBytes, op.bytes) : 0);
+    if (op.finished || op.peer == kLocal) continue;
+    format_to(pending, "{} receiving {} bytes from core {} ({} arrived)", separator, op.bytes, op.peer,
+              op.done > kHeaderBytes ? min(op.done - kHeaderBytes, op.bytes) : 0);
+    separator = ";";
   }
   for (unsigned i = 0; i < send_count_; ++i) {
     const SendOp& op = sends_.ops[i];
-    if (op.done < op.total)
-      format_to(pending, " sending {} bytes to core {} ({} taken);", op.source.total(), op.peer,
-                op.done > kHeaderBytes ? op.done - kHeaderBytes : 0);
+    if (op.done >= op.total) continue;
+    format_to(pending, "{} sending {} bytes to core {} ({} taken)", separator, op.source.total(), op.peer,
+              op.done > kHeaderBytes ? op.done - kHeaderBytes : 0);
+    separator = ";";
   }
   return deadline_exceeded("core {} timed out after {} ms in {} #{}:{}", me_,
                            timeout_ns / hal::kNanosPerMilli, collective_kind_name(kind_), sequence_, pending);
