@@ -12,15 +12,13 @@ HERE = Path(__file__).resolve().parent
 
 
 def column_sums(rows: np.ndarray) -> np.ndarray:
-    total = np.zeros(rows.shape[1], dtype=np.float32)
-    for row in rows:
-        total = (total + row).astype(np.float32)
-    return total
+    """float32 sums down the columns, rows added in order (cumsum adds one row at a time)."""
+    return np.cumsum(rows, axis=0, dtype=np.float32)[-1]
 
 
 def wrapped_sum(values: np.ndarray) -> np.int32:
-    total = int(values.astype(np.int64).sum()) % 2**32
-    return np.int32(total - 2**32 if total >= 2**31 else total)
+    """The int32 sum, wrapping as the board's integer adds do (NumPy's int32 arithmetic wraps too)."""
+    return np.int32(np.sum(values, dtype=np.int32))
 
 
 def main() -> int:
