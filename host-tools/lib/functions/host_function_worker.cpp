@@ -81,13 +81,25 @@ bool read_exactly(int fd, uint8_t* out, size_t size) {
 }
 
 // The worker's side: one call at a time until tpu closes the socket (or dies).
+// The run is over (tpu closed the socket): the worker waits for the processes its functions started
+// (a plot being drawn; orphans of theirs come to it too, a child subreaper), so their work is done
+// when tpu exits; tpu bounds the wait. It exits without running tpu's static destructors (it is a
+// fork of tpu: they are tpu's to run).
+[[noreturn]] void end_worker() {
+  std::cout.flush();
+  std::cerr.flush();
+  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  }
+  _exit(0);
+}
+
 [[noreturn]] void serve_calls(int socket, const HostEnvironment& environment) {
   HostFunctions functions(environment);  // the app's functions, run here (the built-ins stay in tpu)
   add_app_host_functions(functions);     // (a name clash ends the run in tpu before any call)
   std::vector<uint8_t> body;
   for (;;) {
     uint64_t length = 0;
-    if (!read_exactly(socket, reinterpret_cast<uint8_t*>(&length), sizeof length)) _exit(0);
+    if (!read_exactly(socket, reinterpret_cast<uint8_t*>(&length), sizeof length)) end_worker();
     body.resize(length);
     if (!read_exactly(socket, body.data(), body.size())) _exit(0);
     std::string error;
@@ -193,7 +205,12 @@ HostFunctionWorker::HostFunctionWorker(pid_t pid, int socket, std::chrono::milli
 HostFunctionWorker::~HostFunctionWorker() {
   if (socket_ >= 0) ::close(socket_);  // the worker reads the end of its stream and exits
   socket_ = -1;
-  if (pid_ > 0 && !reap(kExitGrace)) {
+  // Its end waits for what its functions started (train-digits' plot: end_worker): as long as a call
+  // may take. Then whatever they left running goes.
+  if (pid_ > 0 && !reap(default_deadline_)) {
+    std::cerr << "tpu: the host-function worker had not ended "
+              << seconds_text(std::chrono::duration<double>(default_deadline_).count())
+              << " after the run (it waits for the processes its functions started); killed it and them" << std::endl;
     ::kill(pid_, SIGKILL);
     reap(kExitGrace);
   }

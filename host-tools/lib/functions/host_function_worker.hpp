@@ -13,8 +13,10 @@
 //     Ctrl-C and SIGTERM are honoured whatever the function does.
 //   - The worker dies with tpu: PR_SET_PDEATHSIG (also if tpu is killed with SIGKILL); it ignores
 //     the terminal's Ctrl-C (tpu handles it and ends the worker itself).
-//   - The worker leads a process group of its own: a process a host function starts (and leaves
-//     running, holding tpu's stdout) is killed with it when the run ends or the worker fails, and a
+//   - When the run ends the worker waits for the processes its functions started (a plot being
+//     drawn) for up to the default deadline. It leads a process group of its own and is a child
+//     subreaper: whatever is still running then (holding tpu's stdout, say) is killed with it, as
+//     when the worker fails; and a
 //     worker that died while such a process keeps its socket open is seen dead at once (waitpid),
 //     not at the call's deadline. (If tpu itself is killed with SIGKILL, only the worker dies with it.)
 #pragma once
@@ -43,7 +45,7 @@ class HostFunctionWorker {
                                                    std::chrono::milliseconds default_deadline, std::string& error);
   HostFunctionWorker(const HostFunctionWorker&) = delete;
   HostFunctionWorker& operator=(const HostFunctionWorker&) = delete;
-  ~HostFunctionWorker();  // ends the worker (EOF, then SIGKILL after a grace) and reaps it
+  ~HostFunctionWorker();  // ends the worker: EOF, its exit awaited up to the default deadline, then SIGKILL and its group
 
   // Adds every registered app function to `functions` as a deferred function this worker serves;
   // "" or the name clash (app_host_function_clash).
