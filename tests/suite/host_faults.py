@@ -31,6 +31,8 @@ HOST_FAULTS = {
                   r"FAIL host-function-faults: INTERNAL: host function 'misbehave' failed: misbehave threw on purpose"]),
     "wrong-shape": (1, [r"FAIL host-function-faults: INVALID_ARGUMENT: host call \d+ 'misbehave': result 0 should be "
                         r"float32\[2\], the host sent float32\[3\]"]),
+    "two-results": (1, [r"FAIL host-function-faults: INVALID_ARGUMENT: host call \d+ 'misbehave' returned 2 results, "
+                        r"the caller expects 1"]),
     "arena": (1, [r"FAIL host-function-faults: RESOURCE_EXHAUSTED: core 1 out of memory: 4 GiB on purpose needs "
                   r"4294967296 bytes"]),
 }

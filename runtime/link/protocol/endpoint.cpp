@@ -296,7 +296,10 @@ void Endpoint::on_reply_in_place(const FrameView& frame) {
     return;
   }
   PendingCall& call = *waiting;
-  if (reply->tensor_count != call.results.size() || reply->tensor_index != call.next_result || call.next_offset != 0 ||
+  if (reply->tensor_count != call.results.size())  // the same words as a reply of chunks
+    return finish_call(call, invalid_argument("host call {} '{}' returned {} results, the caller expects {}", call.id,
+                                              call.function, reply->tensor_count, call.results.size()));
+  if (reply->tensor_index != call.next_result || call.next_offset != 0 ||
       !transport_->reply_target_armed(channel, call.id, reply->tensor_index))
     return finish_call(call, Status::error(StatusCode::kAborted,
                                            "host call {} '{}': the host says result {} of {} is in place, but it is not "

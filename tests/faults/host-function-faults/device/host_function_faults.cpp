@@ -7,6 +7,7 @@
 //   crash        dereferences a null pointer     abort   calls abort()     exit   calls exit(3)
 //   hang         never returns                   throw   throws (the replica gets INTERNAL)
 //   wrong-shape  returns float32[3] for a float32[2] (the replica gets INVALID_ARGUMENT)
+//   two-results  returns two tensors for one (INVALID_ARGUMENT, on every link)
 //   arena        (no host fault) replica 1 allocates 4 GiB in its arena (RESOURCE_EXHAUSTED)
 //   leave-child, leave-daemon   starts a process (in its own session: leave-daemon) that never ends,
 //                and returns as asked: the run passes, and tpu must end that process with the worker

@@ -58,5 +58,6 @@ TPU_HOST_FUNCTION(misbehave, call) {
     leave_a_process_running(what != "leave-child");
   if (what == "leave-daemon-crash") std::raise(SIGSEGV);
   if (what == "wrong-shape") return tpu::HostTensor::of<float>({3}, {1, 2, 3});
+  if (what == "two-results") return std::vector<tpu::HostTensor>{call.tensor(0), call.tensor(0)};
   return call.tensor(0);
 }
