@@ -199,24 +199,10 @@ struct StartedBoard {
   int status = 0;
 };
 
-// Names a fault report's pc by function and line, for an image tpu built or was given and then
-// launched or sent (an attached board without --chainboot runs an image tpu cannot know). The
-// board's addr2line and ELF are asked of make only when a pc line comes: a run without a fault
-// pays nothing.
-ConsolePrinter::Annotator fault_names_for(const std::filesystem::path& root, const RunOptions& options,
-                                          const std::optional<Target>& target) {
-  if (!target || (options.attach.any() && !options.chainboot)) return nullptr;
-  return [root, target = *target](std::string_view line) -> std::optional<std::string> {
-    if (!fault_pc_of(line)) return std::nullopt;
-    const std::optional<FaultSymbolizerCommand> command =
-        fault_symbolizer_command(root, target.board, target.app, target.image);
-    if (!command) return std::nullopt;
-    return FaultSymbolizer(command->addr2line, command->elf, root).explain(line);
-  };
-}
-
-// Names an address of the board's program (a running core's pc, in the hang triage) as
-// fault_names_for names a fault's pc.
+// Names an address of the board's program by function and line (a fault's pc, a running core's in
+// the hang triage), for an image tpu built or was given and then launched or sent (an attached board
+// without --chainboot runs an image tpu cannot know). The board's addr2line and ELF are asked of
+// make only when an address comes: a run without a fault or a hang pays nothing.
 AddressNamer address_names_for(const std::filesystem::path& root, const RunOptions& options,
                                const std::optional<Target>& target) {
   if (!target || (options.attach.any() && !options.chainboot)) return nullptr;
@@ -225,6 +211,12 @@ AddressNamer address_names_for(const std::filesystem::path& root, const RunOptio
         fault_symbolizer_command(root, target.board, target.app, target.image);
     return command ? where_in_program(command->addr2line, command->elf, address, root) : "";
   };
+}
+
+// The console's fault report pc lines, followed by the line that names the function.
+ConsolePrinter::Annotator fault_names_for(const AddressNamer& names) {
+  if (!names) return nullptr;
+  return [names](std::string_view line) { return explain_fault(line, names); };
 }
 
 StartedBoard start_board(const std::filesystem::path& root, const RunOptions& options, const std::optional<Target>& target,
@@ -247,8 +239,8 @@ StartedBoard start_board(const std::filesystem::path& root, const RunOptions& op
     }
     board.first_bytes = std::move(upload.after_ok);
   }
-  board.fault_names = fault_names_for(root, options, target);
   board.address_names = address_names_for(root, options, target);
+  board.fault_names = fault_names_for(board.address_names);
   board.status = 0;
   return board;
 }
@@ -403,8 +395,7 @@ int BoardSession::stop_board(const std::string& why, int status) {
 
 int BoardSession::interrupted() {
   console_.flush();
-  CoreStatusRead triage = read_board_statuses(*process_, session_);  // before the kill, as in timed_out
-  locate_running_cores(triage, *process_, address_names_);
+  const CoreStatusRead triage = read_board_triage(*process_, session_, address_names_);  // before the kill
   process_->kill();
   if (worker_) worker_->stop();
   std::cerr << "\ntpu: interrupted; stopped " << program_ << std::endl;
@@ -416,8 +407,7 @@ int BoardSession::interrupted() {
 // hung) while the other gave up waiting for it first: what its cores were doing is said too.
 int BoardSession::pod_ending(const std::pair<std::string, int>& why) {
   console_.flush();
-  CoreStatusRead triage = read_board_statuses(*process_, session_);  // before the kill, as in timed_out
-  locate_running_cores(triage, *process_, address_names_);
+  const CoreStatusRead triage = read_board_triage(*process_, session_, address_names_);  // before the kill
   const std::string running = worker_ && worker_->busy() ? worker_->describe_running() : "";
   process_->kill();
   if (worker_) worker_->stop();

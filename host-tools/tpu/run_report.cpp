@@ -97,9 +97,8 @@ int end_of_run(const LinkSession& session, const std::string& program, int exit_
 
 int timed_out(BoardChannel& process, const LinkSession& session, double timeout_s, const std::string& program,
               const HostFunctionWorker* worker, const AddressNamer& name_address) {
-  CoreStatusRead triage = read_board_statuses(process, session);  // before the kill: the host board's
-  locate_running_cores(triage, process, name_address);             // memory is its process's
-  process.kill();
+  const CoreStatusRead triage = read_board_triage(process, session, name_address);  // before the kill: the host
+  process.kill();                                                                    // board's memory is its process's
   std::cerr << "tpu: timed out after " << timeout_s << " s: " << program << " was still running";
   if (!session.board()) std::cerr << " and the board never said hello on the link";
   const std::string missing = cores_without_result(session);

@@ -28,12 +28,11 @@ CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_h
   return read_core_statuses(reader, place->address, place->bytes, cores_hint);
 }
 
-CoreStatusRead read_board_statuses(const BoardChannel& channel, const LinkSession& session) {
-  return read_board_statuses(channel, session.board() ? session.board()->cores : 0);
-}
+namespace {
 
 using rt::trace::CoreState;
 
+// Sets running_at for the running cores of `read` (read_board_triage).
 void locate_running_cores(CoreStatusRead& read, BoardChannel& channel, const AddressNamer& name_address) {
   std::vector<unsigned> running;
   for (const CoreSnapshot& core : read.cores)
@@ -48,6 +47,14 @@ void locate_running_cores(CoreStatusRead& read, BoardChannel& channel, const Add
     const std::string where = name_address ? name_address(pc->second) : "";
     core.running_at = std::string("pc ") + hex + (where.empty() ? "" : ": " + where);
   }
+}
+
+}  // namespace
+
+CoreStatusRead read_board_triage(BoardChannel& channel, const LinkSession& session, const AddressNamer& name_address) {
+  CoreStatusRead read = read_board_statuses(channel, session.board() ? session.board()->cores : 0);
+  locate_running_cores(read, channel, name_address);
+  return read;
 }
 
 void print_core_triage(const CoreStatusRead& read, std::ostream& out) {

@@ -30,14 +30,12 @@ namespace tpu {
 // The board's status table read through `channel`; the problem names why not (no table on this
 // link, a table that cannot be trusted). `cores_hint`: the core count of the board's hello, or 0.
 CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_hint);
-// The same for the board of `session` (its core count from the board's hello, if it said it).
-CoreStatusRead read_board_statuses(const BoardChannel& channel, const LinkSession& session);
-
 // addr2line's answer for an address of the board's program ("FUNCTION at FILE:LINE ..."), or "".
 using AddressNamer = std::function<std::string(uint64_t address)>;
-// Sets running_at for the running cores of `read`: "pc 0x...", then ": " and `name_address`'s answer
-// where it has one. Cores the channel cannot locate keep it empty.
-void locate_running_cores(CoreStatusRead& read, BoardChannel& channel, const AddressNamer& name_address);
+// The triage of the board of `session` (its core count from the board's hello, if it said it), read
+// before the board is stopped: the statuses as above, and each running core's running_at, "pc 0x...",
+// then ": " and `name_address`'s answer where it has one (empty where the channel cannot locate it).
+CoreStatusRead read_board_triage(BoardChannel& channel, const LinkSession& session, const AddressNamer& name_address);
 
 // Prints a reading as the triage: the diagnosis, then one line per core (lines start with "tpu: ").
 void print_core_triage(const CoreStatusRead& read, std::ostream& out);

@@ -87,12 +87,17 @@ std::string where_in_program(const std::string& addr2line, const std::filesystem
   return text;
 }
 
-std::optional<std::string> FaultSymbolizer::explain(std::string_view console_line) const {
+std::optional<std::string> explain_fault(std::string_view console_line,
+                                         const std::function<std::string(uint64_t address)>& where) {
   const std::optional<FaultPc> pc = fault_pc_of(console_line);
   if (!pc) return std::nullopt;
-  const std::string where = where_in_program(addr2line_, elf_, pc->address, root_);
-  if (where.empty()) return std::nullopt;
-  return "tpu: core " + std::to_string(pc->core) + " faulted in " + where;
+  const std::string function = where(pc->address);
+  if (function.empty()) return std::nullopt;
+  return "tpu: core " + std::to_string(pc->core) + " faulted in " + function;
+}
+
+std::optional<std::string> FaultSymbolizer::explain(std::string_view console_line) const {
+  return explain_fault(console_line, [this](uint64_t address) { return where_in_program(addr2line_, elf_, address, root_); });
 }
 
 }  // namespace tpu

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,11 @@ std::optional<FaultPc> fault_pc_of(std::string_view console_line);
 // source paths under `root` made relative to it; "" if it does not know the address or cannot run.
 std::string where_in_program(const std::string& addr2line, const std::filesystem::path& elf, uint64_t address,
                              const std::filesystem::path& root);
+
+// The line to print after `console_line` if it is a fault report's pc line `where` can place
+// (where(address): addr2line's answer, "" if it has none): "tpu: core N faulted in ...".
+std::optional<std::string> explain_fault(std::string_view console_line,
+                                         const std::function<std::string(uint64_t address)>& where);
 
 class FaultSymbolizer {
  public:
