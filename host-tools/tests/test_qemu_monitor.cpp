@@ -31,6 +31,7 @@ TEST_CASE("a QMP reply's return text is unescaped; anything else gives none", "[
   CHECK(tpu::qmp_return_text(R"({"error": {"class": "GenericError", "desc": "no"}})") == std::nullopt);
   CHECK(tpu::qmp_return_text(R"({"return": "no end)") == std::nullopt);
   CHECK(tpu::qmp_return_text(R"({"return": "bad \u12"})") == std::nullopt);
+  CHECK(tpu::qmp_return_text(R"({"return": "\u12zz and more"})") == std::nullopt);  // \u takes four hex digits
   CHECK(tpu::qmp_return_text("") == std::nullopt);
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstring>
 
 namespace tpu {
@@ -14,25 +15,22 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::optional<uint64_t> hex_at(std::string_view text, size_t at) {
+// The hexadecimal number `text` starts with (all of `text` when `whole`), or nothing.
+std::optional<uint64_t> hex_at_start(std::string_view text, bool whole = false) {
   uint64_t value = 0;
-  size_t digits = 0;
-  for (; at < text.size() && digits < 16 && std::isxdigit(static_cast<unsigned char>(text[at])); ++at, ++digits) {
-    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[at])));
-    value = value * 16 + static_cast<uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
-  }
-  if (digits == 0) return std::nullopt;
+  const auto [end, failure] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (failure != std::errc() || (whole && end != text.data() + text.size())) return std::nullopt;
   return value;
 }
 
 // The pc in one line of a vCPU's registers, if the line holds it.
 std::optional<uint64_t> pc_in_line(std::string_view line) {
   for (size_t at = line.find("PC="); at != std::string_view::npos; at = line.find("PC=", at + 1))
-    if (at == 0 || line[at - 1] == ' ') return hex_at(line, at + 3);  // AArch64: " PC=0000000040128a88 X00=..."
+    if (at == 0 || line[at - 1] == ' ') return hex_at_start(line.substr(at + 3));  // AArch64: " PC=0000000040128a88 X00=..."
   size_t first = line.find_first_not_of(' ');
   if (first != std::string_view::npos && line.substr(first).starts_with("pc ")) {  // RISC-V: " pc       0000..."
     first = line.find_first_not_of(' ', first + 2);
-    if (first != std::string_view::npos) return hex_at(line, first);
+    if (first != std::string_view::npos) return hex_at_start(line.substr(first));
   }
   return std::nullopt;
 }
@@ -140,7 +138,7 @@ std::optional<std::string> qmp_return_text(std::string_view reply) {
       case 'b': text += '\b'; break;
       case 'f': text += '\f'; break;
       case 'u': {  // QEMU escapes control characters so; anything past ASCII prints as '?'
-        const std::optional<uint64_t> code = at + 4 < reply.size() ? hex_at(reply.substr(at + 1, 4), 0) : std::nullopt;
+        const std::optional<uint64_t> code = at + 4 < reply.size() ? hex_at_start(reply.substr(at + 1, 4), true) : std::nullopt;
         if (!code) return std::nullopt;
         text += *code < 0x80 ? static_cast<char>(*code) : '?';
         at += 4;
