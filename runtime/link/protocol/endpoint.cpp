@@ -24,6 +24,11 @@ bool same_shape(const Shape& a, const Shape& b) {
   return true;
 }
 
+// A reply of another count of results than its call has, in chunks or in place: the same words.
+Status result_count_error(uint32_t id, StringView function, unsigned got, size_t expected) {
+  return invalid_argument("host call {} '{}' returned {} results, the caller expects {}", id, function, got, expected);
+}
+
 // RAII for the port's output lock.
 class OutputLock {
  public:
@@ -296,9 +301,8 @@ void Endpoint::on_reply_in_place(const FrameView& frame) {
     return;
   }
   PendingCall& call = *waiting;
-  if (reply->tensor_count != call.results.size())  // the same words as a reply of chunks
-    return finish_call(call, invalid_argument("host call {} '{}' returned {} results, the caller expects {}", call.id,
-                                              call.function, reply->tensor_count, call.results.size()));
+  if (reply->tensor_count != call.results.size())
+    return finish_call(call, result_count_error(call.id, call.function, reply->tensor_count, call.results.size()));
   if (reply->tensor_index != call.next_result || call.next_offset != 0 ||
       !transport_->reply_target_armed(channel, call.id, reply->tensor_index))
     return finish_call(call, Status::error(StatusCode::kAborted,
@@ -317,8 +321,7 @@ void Endpoint::on_reply_in_place(const FrameView& frame) {
 
 void Endpoint::accept_reply_chunk(PendingCall& call, const CallMessage& reply) {
   if (reply.tensor_count != call.results.size())
-    return finish_call(call, invalid_argument("host call {} '{}' returned {} results, the caller expects {}", call.id,
-                                              call.function, reply.tensor_count, call.results.size()));
+    return finish_call(call, result_count_error(call.id, call.function, reply.tensor_count, call.results.size()));
   if (reply.tensor_count == 0) return finish_call(call, Status::ok());
   const TensorChunk& chunk = reply.chunk;
   if (reply.tensor_index != call.next_result || chunk.offset != call.next_offset)

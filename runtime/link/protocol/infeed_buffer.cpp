@@ -91,20 +91,27 @@ uint64_t InfeedBuffer::min_released() const {
   return lowest;
 }
 
+Status InfeedBuffer::check_element_count(unsigned count) const {
+  if (count == element_count_) return Status::ok();
+  return invalid_argument("infeed queue '{}' (link queue {}): the host sent a tuple of {} elements, the queue has {}",
+                          name_, queue_, count, element_count_);
+}
+
+Status InfeedBuffer::check_element_type(unsigned element, DType dtype, const Shape& shape) const {
+  const InfeedElementSpec& spec = specs_[element];
+  if (dtype == spec.dtype && shape == spec.shape) return Status::ok();
+  return invalid_argument("infeed queue '{}' (link queue {}): element {} is {}{}, the host sent {}{}", name_, queue_,
+                          element, dtype_name(spec.dtype), spec.shape.sizes(), dtype_name(dtype), shape.sizes());
+}
+
 Status InfeedBuffer::check_chunk(const QueueData& data) const {
-  if (data.element_count != element_count_)
-    return invalid_argument("infeed queue '{}' (link queue {}): the host sent a tuple of {} elements, the queue has {}",
-                            name_, queue_, data.element_count, element_count_);
+  RT_RETURN_IF_ERROR(check_element_count(data.element_count));
   if (data.element_index != next_element_ || data.chunk.offset != next_offset_)
     return Status::error(StatusCode::kAborted,
                          "infeed queue '{}' (link queue {}), tuple {}: a chunk of element {} at byte {} arrived, "
                          "expected element {} at byte {} (a frame from the host was lost)",
                          name_, queue_, receiving_, data.element_index, data.chunk.offset, next_element_, next_offset_);
-  const InfeedElementSpec& spec = specs_[next_element_];
-  if (data.chunk.dtype != spec.dtype || !(data.chunk.shape == spec.shape))
-    return invalid_argument("infeed queue '{}' (link queue {}): element {} is {}{}, the host sent {}{}", name_, queue_,
-                            next_element_, dtype_name(spec.dtype), spec.shape.sizes(), dtype_name(data.chunk.dtype),
-                            data.chunk.shape.sizes());
+  RT_RETURN_IF_ERROR(check_element_type(next_element_, data.chunk.dtype, data.chunk.shape));
   if (receiving_ >= min_released() + slots_)
     return Status::error(StatusCode::kResourceExhausted,
                          "infeed queue '{}' (link queue {}): the host sent tuple {} beyond its credits ({} tuples "
@@ -134,15 +141,10 @@ Status InfeedBuffer::accept(const QueueData& data) {
 
 Status InfeedBuffer::accept_spec(const InfeedSpec& data) {
   if (failed()) return failure_;
-  if (data.element_count != element_count_)
-    return fail(invalid_argument("infeed queue '{}' (link queue {}): the host sent a tuple of {} elements, the queue has {}",
-                                 name_, queue_, data.element_count, element_count_));
-  const InfeedElementSpec& spec = specs_[data.element_index];  // element_index < element_count: checked by the codec
-  if (data.dtype != spec.dtype || !(data.shape == spec.shape))
-    return fail(invalid_argument("infeed queue '{}' (link queue {}): element {} is {}{}, the host sent {}{}", name_, queue_,
-                                 data.element_index, dtype_name(spec.dtype), spec.shape.sizes(), dtype_name(data.dtype),
-                                 data.shape.sizes()));
-  return Status::ok();
+  Status problem = check_element_count(data.element_count);
+  if (problem.is_ok())  // element_index < element_count: checked by the codec
+    problem = check_element_type(data.element_index, data.dtype, data.shape);
+  return problem.is_ok() ? problem : fail(problem);
 }
 
 Status InfeedBuffer::accept_in_place(uint64_t tuple) {

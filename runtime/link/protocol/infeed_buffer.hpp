@@ -125,6 +125,10 @@ class InfeedBuffer {
   };
 
   Status fail(const Status& reason);
+  // What a chunk and the host's word on placed tuples are both checked for: the tuple's element
+  // count, and an element's dtype and shape against the queue's.
+  Status check_element_count(unsigned count) const;
+  Status check_element_type(unsigned element, DType dtype, const Shape& shape) const;
   Status check_chunk(const QueueData& data) const;
   uint64_t min_released() const;
   uint8_t* slot(uint64_t tuple) const { return storage_ + (tuple % slots_) * slot_bytes_; }
