@@ -80,7 +80,6 @@ bool read_exactly(int fd, uint8_t* out, size_t size) {
   return true;
 }
 
-// The worker's side: one call at a time until tpu closes the socket (or dies).
 // The run is over (tpu closed the socket): the worker waits for the processes its functions started
 // (a plot being drawn; orphans of theirs come to it too, a child subreaper), so their work is done
 // when tpu exits; tpu bounds the wait. It exits without running tpu's static destructors (it is a
@@ -93,6 +92,7 @@ bool read_exactly(int fd, uint8_t* out, size_t size) {
   _exit(0);
 }
 
+// The worker's side: one call at a time until tpu closes the socket (or dies).
 [[noreturn]] void serve_calls(int socket, const HostEnvironment& environment) {
   HostFunctions functions(environment);  // the app's functions, run here (the built-ins stay in tpu)
   add_app_host_functions(functions);     // (a name clash ends the run in tpu before any call)

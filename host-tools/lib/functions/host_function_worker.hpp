@@ -16,9 +16,9 @@
 //   - When the run ends the worker waits for the processes its functions started (a plot being
 //     drawn) for up to the default deadline. It leads a process group of its own and is a child
 //     subreaper: whatever is still running then (holding tpu's stdout, say) is killed with it, as
-//     when the worker fails; and a
-//     worker that died while such a process keeps its socket open is seen dead at once (waitpid),
-//     not at the call's deadline. (If tpu itself is killed with SIGKILL, only the worker dies with it.)
+//     when the worker fails; and a worker that died while such a process keeps its socket open is
+//     seen dead at once (waitpid), not at the call's deadline. (If tpu itself is killed with
+//     SIGKILL, only the worker dies with it.)
 #pragma once
 #include <sys/types.h>
 
