@@ -24,6 +24,7 @@ enum class StatusCode : uint8_t {
   kUnavailable,        // peer gone, link down
   kAborted,
   kInternal,
+  kCancelled,          // the work was given up because another part of it failed
 };
 
 const char* status_code_name(StatusCode code);

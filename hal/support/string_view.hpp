@@ -32,6 +32,9 @@ class StringView {
   constexpr bool starts_with(StringView prefix) const {
     return prefix.size_ <= size_ && StringView(data_, prefix.size_) == prefix;
   }
+  constexpr bool ends_with(StringView suffix) const {
+    return suffix.size_ <= size_ && StringView(data_ + size_ - suffix.size_, suffix.size_) == suffix;
+  }
   constexpr StringView substr(size_t offset, size_t count = ~size_t{0}) const {
     if (offset > size_) offset = size_;
     size_t rest = size_ - offset;

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "cancellation.hpp"
 #include "hal/time.hpp"
 #include "runtime/mailbox/mailbox.hpp"
 #include "hal/support/new.hpp"
@@ -190,6 +191,18 @@ uint32_t Exchange::outstanding_peer() const {
   return trace::kNoPeer;
 }
 
+// The first peer this exchange still waits for that left the launch with an error (cancellation.hpp);
+// trace::kNoPeer if none.
+uint32_t Exchange::departed_peer() const {
+  for (unsigned i = 0; i < receive_count_; ++i) {
+    const ReceiveOp& op = receives_.ops[i];
+    if (!op.finished && op.peer != kLocal && left_launch(op.peer)) return op.peer;
+  }
+  for (unsigned i = 0; i < send_count_; ++i)
+    if (sends_.ops[i].done < sends_.ops[i].total && left_launch(sends_.ops[i].peer)) return sends_.ops[i].peer;
+  return trace::kNoPeer;
+}
+
 Status Exchange::run(uint64_t timeout_ns) {
   StallTimer stall(timeout_ns);  // bounds a stall, not the whole transfer
   trace::WaitMark wait;  // marked in the core's status record only once it sleeps
@@ -214,6 +227,7 @@ Status Exchange::run(uint64_t timeout_ns) {
       stall.progressed();
       continue;
     }
+    if (const uint32_t peer = departed_peer(); peer != trace::kNoPeer) return stopped_error(peer);
     if (mailbox::poll_briefly([this] { return anything_ready(); })) continue;  // before the clock
     if (stall.expired()) {
       wait.gave_up();
@@ -221,9 +235,16 @@ Status Exchange::run(uint64_t timeout_ns) {
     }
     wait.mark(me_, trace::collective_activity(static_cast<uint32_t>(kind_), collective_kind_name(kind_), sequence_,
                                               outstanding_peer()));
-    mailbox::wait_for_progress([this] { return anything_ready(); }, stall.deadline_ns());
+    mailbox::wait_for_progress([this] { return anything_ready() || departed_peer() != trace::kNoPeer; },
+                               stall.deadline_ns());
   }
   return Status::ok();
+}
+
+Status Exchange::stopped_error(unsigned peer) const {
+  FixedString<40> what;
+  format_to(what, "{} #{}", collective_kind_name(kind_), sequence_);
+  return stopped_for(peer, what.view());
 }
 
 Status Exchange::timeout_error(uint64_t timeout_ns) const {

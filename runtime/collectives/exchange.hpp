@@ -51,8 +51,9 @@ class Exchange {
   // A local contribution: `sink` gets `source` as if it had been received.
   void local(const StridedBytes& source, Sink sink);
 
-  // Progresses everything to completion or fails: header mismatch, or no completion within
-  // timeout_ns (the error names this core, the collective and each peer still outstanding).
+  // Progresses everything to completion or fails: header mismatch, no completion within timeout_ns
+  // (the error names this core, the collective and each peer still outstanding), or a peer it still
+  // waits for left the launch with an error (CANCELLED naming it; cancellation.hpp).
   Status run(uint64_t timeout_ns);
 
  private:
@@ -79,7 +80,9 @@ class Exchange {
   bool everything_finished() const;
   bool anything_ready() const;
   uint32_t outstanding_peer() const;
+  uint32_t departed_peer() const;
   Status timeout_error(uint64_t timeout_ns) const;
+  Status stopped_error(unsigned peer) const;
 
   // Operation slots, constructed only as operations are queued (an Exchange lives on the stack
   // of every collective call: initialising all slots would cost more than a small message).

@@ -430,12 +430,12 @@ TEST_CASE("Call validation", "[link][message]") {
   call.tensor_count = 0;
   CHECK_FALSE(encode_call(MessageKind::kHostCallReply, call, rt::Span<uint8_t>()).is_ok());
   // Unknown status codes on the wire.
-  CHECK_FALSE(parse_call(MessageKind::kHostCallReply, view(Bytes{1, 0, 0, 0, 1, 0, 0, 0, 0})).is_ok());  // CANCELLED
+  CHECK_FALSE(parse_call(MessageKind::kHostCallReply, view(Bytes{1, 0, 0, 0, 2, 0, 0, 0, 0})).is_ok());  // UNKNOWN
   CHECK_FALSE(parse_call(MessageKind::kHostCallReply, view(Bytes{1, 0, 0, 0, 99, 0, 0, 0, 0})).is_ok());
 }
 
 TEST_CASE("Status codes map to TensorFlow's canonical numbers and back", "[link][message]") {
-  for (unsigned code = 0; code <= static_cast<unsigned>(StatusCode::kInternal); ++code) {
+  for (unsigned code = 0; code <= static_cast<unsigned>(StatusCode::kCancelled); ++code) {
     const auto status = static_cast<StatusCode>(code);
     auto back = status_from_wire_code(status_wire_code(status));
     REQUIRE(back.is_ok());
@@ -443,6 +443,7 @@ TEST_CASE("Status codes map to TensorFlow's canonical numbers and back", "[link]
   }
   CHECK(status_wire_code(StatusCode::kInvalidArgument) == 3);
   CHECK(status_wire_code(StatusCode::kUnavailable) == 14);
+  CHECK(status_wire_code(StatusCode::kCancelled) == 1);
 }
 
 TEST_CASE("Error messages round-trip", "[link][message]") {

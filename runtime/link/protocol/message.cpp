@@ -14,10 +14,18 @@ struct WireStatus {
   uint8_t wire;  // absl::StatusCode / tensorflow::error::Code
 };
 constexpr WireStatus kWireStatuses[] = {
-    {StatusCode::kOk, 0},        {StatusCode::kInvalidArgument, 3},   {StatusCode::kDeadlineExceeded, 4},
-    {StatusCode::kNotFound, 5},  {StatusCode::kResourceExhausted, 8}, {StatusCode::kFailedPrecondition, 9},
-    {StatusCode::kAborted, 10},  {StatusCode::kOutOfRange, 11},       {StatusCode::kUnimplemented, 12},
-    {StatusCode::kInternal, 13}, {StatusCode::kUnavailable, 14},
+    {StatusCode::kOk, 0},
+    {StatusCode::kCancelled, 1},
+    {StatusCode::kInvalidArgument, 3},
+    {StatusCode::kDeadlineExceeded, 4},
+    {StatusCode::kNotFound, 5},
+    {StatusCode::kResourceExhausted, 8},
+    {StatusCode::kFailedPrecondition, 9},
+    {StatusCode::kAborted, 10},
+    {StatusCode::kOutOfRange, 11},
+    {StatusCode::kUnimplemented, 12},
+    {StatusCode::kInternal, 13},
+    {StatusCode::kUnavailable, 14},
 };
 
 bool is_one_of(char c, StringView allowed) { return allowed.find(c) != StringView::npos; }

@@ -8,7 +8,7 @@
 // frame buffer. tests/fuzz/make_seeds.py reads the field lists to build its seeds.
 //
 // Wire types (message_codec.hpp): u8 u16 u32 u64 little-endian integers; u16x4 four u16; role,
-// char8 one byte; status = TensorFlow's canonical code number (0 OK, 3 INVALID_ARGUMENT,
+// char8 one byte; status = TensorFlow's canonical code number (0 OK, 1 CANCELLED, 3 INVALID_ARGUMENT,
 // 4 DEADLINE_EXCEEDED, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 9 FAILED_PRECONDITION, 10 ABORTED,
 // 11 OUT_OF_RANGE, 12 UNIMPLEMENTED, 13 INTERNAL, 14 UNAVAILABLE); str8 = u8 length + bytes,
 // str16 = u16 length + bytes (no terminator); rest = bytes to the end of the payload; dtype = the

@@ -17,6 +17,8 @@
 namespace rt::tpu {
 
 struct Launch {
+  uint64_t id = 0;                                  // the replicate call's number on this board (cancellation.hpp)
+  uint32_t launch_cores = 0;                        // a bit for every core of this board running a part of it
   Computation computation;
   ReplicaPlacement placement;
   ReplicaSet replicas;                              // replica id -> core of this logical core, for collectives
@@ -30,7 +32,8 @@ struct Launch {
 };
 
 // Runs `launch` on the calling core (which must be launch.placement.core); the computation's values
-// land in `outputs` (cleared first).
+// land in `outputs` (cleared first). If it fails, the launch's cores that wait for this one in a
+// collective stop (CANCELLED) rather than at the collectives' timeout.
 Status run_launch(const Launch& launch, ReplicaOutputs& outputs);
 
 }  // namespace rt::tpu

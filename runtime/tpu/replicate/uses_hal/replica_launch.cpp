@@ -1,7 +1,9 @@
-// Running one replica on the calling core: padding, infeed, context, computation.
+// Running one replica on the calling core: padding, infeed, context, computation; a failure leaves
+// the launch, so peers waiting for this core stop (cancellation.hpp).
 #include "runtime/tpu/replicate/replica_launch.hpp"
 
 #include "runtime/tpu/replicate/current_replica.hpp"
+#include "runtime/collectives/cancellation.hpp"
 #include "hal/core.hpp"
 #include "runtime/tpu/spmd/logical_devices_context.hpp"
 #include "runtime/tensor/hbm.hpp"
@@ -40,13 +42,7 @@ ReplicaSet logical_cores_of(const Launch& launch) {
   return own_core;
 }
 
-}  // namespace
-
-Status run_launch(const Launch& launch, ReplicaOutputs& outputs) {
-  outputs.clear();
-  if (hal::core_id() != launch.placement.core)
-    return internal_error("replica {} of '{}' was launched for core {} but runs on core {}", launch.placement.replica,
-                          launch.computation.name, launch.placement.core, hal::core_id());
+Status run_replica(const Launch& launch, ReplicaOutputs& outputs) {
   Tensor* args = arguments_of_core[hal::core_id()];
   RT_RETURN_IF_ERROR(prepare_inputs(launch, args));
   RT_RETURN_IF_ERROR(dequeue_infeed(launch, args));
@@ -56,6 +52,19 @@ Status run_launch(const Launch& launch, ReplicaOutputs& outputs) {
   LogicalDevices logical_devices(launch.placement, logical_cores_of(launch), launch.collective_timeout_ns);
   LogicalDevicesScope logical_scope(logical_devices);
   return launch.computation.fn(context, ReplicaArgs(args, num_args), outputs);
+}
+
+}  // namespace
+
+Status run_launch(const Launch& launch, ReplicaOutputs& outputs) {
+  outputs.clear();
+  if (hal::core_id() != launch.placement.core)
+    return internal_error("replica {} of '{}' was launched for core {} but runs on core {}", launch.placement.replica,
+                          launch.computation.name, launch.placement.core, hal::core_id());
+  LaunchScope scope(launch.id);
+  const Status status = run_replica(launch, outputs);
+  if (!status.is_ok()) leave_launch(status, launch.launch_cores);
+  return status;
 }
 
 }  // namespace rt::tpu

@@ -87,13 +87,15 @@ ReplicaOutputs& outputs_of(const Task& task, ReplicateResult& result, ReplicaOut
   return task.logical_core == 0 ? result.replicas[task.replica] : dropped;
 }
 
-// The lowest failing task's status, preferring errors that are not timeouts (the cause, not the
-// peers that then waited for it in a collective).
+// The lowest failing task's status, preferring errors that are neither timeouts nor cancellations
+// (the cause, not the peers that then stopped waiting for it in a collective).
 struct FirstErrors {
   Status error, cause;
   void add(const Status& status) {
     if (error.is_ok() && !status.is_ok()) error = status;
-    if (cause.is_ok() && !status.is_ok() && status.code() != StatusCode::kDeadlineExceeded) cause = status;
+    if (cause.is_ok() && !status.is_ok() && status.code() != StatusCode::kDeadlineExceeded &&
+        status.code() != StatusCode::kCancelled)
+      cause = status;
   }
   Status result() const { return cause.is_ok() ? error : cause; }
 };
@@ -121,16 +123,22 @@ void discard_failed_launch_leftovers(const PodPlacement& placement) {
 Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inputs, const PodPlacement& placement,
                     const ReplicateOptions& options, ReplicateResult& result) {
   Launch* launches[hal::kMaxCores] = {};
+  uint32_t launch_cores = 0;
   for (unsigned t = 0; t < placement.num_tasks(); ++t) {
     if (!is_local(placement, t)) continue;
     Result<Launch*> launch = acquire_launch(task_of(placement, t).core, options.timeout_ns);
     if (!launch) return launch.status();
     launches[t] = *launch;
+    launch_cores |= 1u << task_of(placement, t).core;
   }
+  static uint64_t launches_made = 0;  // core 0 only: numbers the calls for cancellation
+  ++launches_made;
   for (unsigned t = 0; t < placement.num_tasks(); ++t) {
     if (!is_local(placement, t)) continue;
     const Task task = task_of(placement, t);
     fill_launch(*launches[t], computation, placement, task, inputs[task.replica], result.padding, options);
+    launches[t]->id = launches_made;
+    launches[t]->launch_cores = launch_cores;
     if (task.core != 0) publish_launch(task.core);
   }
   static ReplicaOutputs dropped;  // core 0 only (replicate never nests); too large for its stack
