@@ -349,6 +349,31 @@ def check_pod_hang() -> Outcome:
     return Outcome(True, "", log)
 
 
+def check_pod_replica_error() -> Outcome:
+    """The last replica of a pod of 2 x 2 returns an error between two cross_replica_sums
+    (tests/faults/pod-replica-error, the default 10 s collective timeout): its board reports that
+    error (its peer there stopped waiting for it), the other board, waiting across boards, is stopped
+    by the pod, and nobody times out."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    command = [TPU_BINARY, "run", "--boards", "2", "--board", "host", "--cores", "2", "--timeout", "60",
+               str(Path("tests/faults/pod-replica-error"))]
+    result = run_image(command, 90)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 1:
+        return Outcome(False, f"expected exit 1, got {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    for pattern in (r"^\[task 1\] \[c0 E\] FAIL pod-replica-error: INVALID_ARGUMENT: replica 3 gave up after its "
+                    r"first cross_replica_sum$",
+                    r"^\[task 0\] tpu: stopped \S+: the pod is ending, rank 1 \(host [^,]+, board host\) failed with "
+                    r"exit status 1$"):
+        if not re.search(pattern, result.output, re.M):
+            return Outcome(False, f"output lacks {pattern!r}", log)
+    if re.search(r"timed out|DEADLINE_EXCEEDED", result.output):
+        return Outcome(False, "a collective waited out its timeout for the failed replica", log)
+    return Outcome(True, "", log)
+
+
 def rank_processes(mpirun_pid: int) -> list[int]:
     """The tpu ranks mpirun started (its children, but the guard of the pod's scratch folder, which tpu
     forked before it became mpirun)."""
@@ -499,6 +524,8 @@ def pod_cases() -> list[Case]:
                     images=tuple((kind, "tests/device/pod-sum-order") for kind in board.split(",")), estimate_s=6)
                for board, boards, cores in (("host", 1, 4), ("host", 2, 2), ("host", 3, 2), ("qemu-virt-a53", 2, 2),
                                             ("host,qemu-virt-a53", 2, 2), ("raspi3b", 2, 4))),
+             Case("tpu-pod/replica-error/host/2x2", check_pod_replica_error,
+                  images=(("host", "tests/faults/pod-replica-error"),), estimate_s=5),
              Case("tpu-pod/collective-hang/host/2x1", check_pod_hang, images=(("host", "tests/faults/pod-hang"),),
                   estimate_s=8),
              Case("tpu-pod/rank-killed/qemu-virt-a53", partial(on_shell_pod, kill_a_rank), images=(("qemu-virt-a53", "shell"),),
