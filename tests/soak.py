@@ -145,7 +145,7 @@ def numpy_helper(code: str, *arguments: object) -> str:
 def prepare_infeed(folder: Path) -> list[str]:
     """tests/infeed_check.py's dataset: x float32 [S, 8, 3], labels int32 [S, 8]."""
     problem = numpy_helper("import infeed_check, pathlib; infeed_check.make_dataset(pathlib.Path(sys.argv[1]), "
-                           "int(sys.argv[2]), 7); print('OK')", folder, INFEED_STEPS)
+                           "int(sys.argv[2]), 7, 'infeed'); print('OK')", folder, INFEED_STEPS)
     if problem:
         raise RuntimeError(f"infeed dataset: {problem}")
     return ["--infeed", f"0={folder / 'x.npy'},{folder / 'labels.npy'}"]

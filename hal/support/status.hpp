@@ -26,6 +26,8 @@ enum class StatusCode : uint8_t {
   kInternal,
   kCancelled,          // the work was given up because another part of it failed
 };
+// The highest code (a code read from outside, e.g. a record, is valid up to it).
+inline constexpr StatusCode kLastStatusCode = StatusCode::kCancelled;
 
 const char* status_code_name(StatusCode code);
 

@@ -85,6 +85,13 @@ TEST_CASE("host-call wire records survive a round trip and garbage is refused", 
   REQUIRE(back);
   CHECK(back->code == StatusCode::kOutOfRange);
   CHECK(back->message == "too far");
+  for (unsigned code = 1; code <= static_cast<unsigned>(rt::kLastStatusCode); ++code) {  // every error a function may throw
+    const auto status = static_cast<StatusCode>(code);
+    const std::vector<uint8_t> failed = tpu::host_call_wire::encode_outcome(tpu::HostCallOutcome::error(status, "x")).flatten();
+    const auto decoded_failure = tpu::host_call_wire::decode_outcome(failed.data() + 8, failed.size() - 8, error);
+    REQUIRE(decoded_failure);
+    CHECK(decoded_failure->code == status);
+  }
 
   // Every cut is refused, and so are a request read as an outcome and a status code out of range.
   for (size_t size = 0; size + 8 < bytes.size(); ++size)

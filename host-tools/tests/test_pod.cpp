@@ -206,11 +206,17 @@ TEST_CASE("a pod's request is read from its text: the group's tasks, each board'
   CHECK(reduce.tasks() == std::vector<unsigned>{2, 0, 1});  // order of first appearance
   CHECK(reduce.row_bytes(0, 2) == 28);
   CHECK(reduce.result_bytes() == 28);
-  CHECK(tpu::pod_tag(reduce) == 12 * 64 + 3);  // sequence * kMaxPodDevices + first member
+  CHECK(tpu::pod_tag(reduce) == 12 * 16 * 64 + 3);  // (sequence * kMaxCores + logical core) * kMaxPodDevices + first
   // A group whose first member is a pod's last replica stays apart from the next sequence number.
   const tpu::PodRequest last = request_of("all_reduce op=max type=int32 count=7 members=2,3 source=0 seq=12 first=63");
-  CHECK(tpu::pod_tag(last) == 12 * 64 + 63);
+  CHECK(tpu::pod_tag(last) == 12 * 16 * 64 + 63);
   CHECK(tpu::pod_tag(last) < tpu::pod_tag(request_of("all_reduce op=max type=int32 count=7 members=2,3 source=0 seq=13 first=0")));
+  // The same group's call from a replica's second logical core (model parallelism) has a tag of its own.
+  const tpu::PodRequest second_core = request_of("all_reduce op=max type=int32 count=7 members=2,0,2,1 source=0 seq=12 "
+                                                 "first=3 lc=1");
+  CHECK(second_core.logical_core == 1);
+  CHECK(tpu::pod_tag(second_core) == (12 * 16 + 1) * 64 + 3);
+  CHECK(tpu::pod_tag(second_core) != tpu::pod_tag(reduce));
   const tpu::PodRequest gather = request_of("all_gather op=sum type=float32 count=2 members=0,1,1 source=0 seq=1 first=0");
   CHECK(gather.row_bytes(0, 1) == 8);
   CHECK(gather.row_bytes(1, 0) == 16);
@@ -227,6 +233,7 @@ TEST_CASE("a pod's request is read from its text: the group's tasks, each board'
   CHECK(error == "the pod's collectives are all_reduce, all_gather, broadcast, barrier, reduce_scatter, all_to_all, "
                  "collective_permute and rows, not 'gather'");
   CHECK(!tpu::parse_pod_request("all_reduce op=mean type=float32 count=1 members=0,1 source=0 seq=1 first=0", error));
+  CHECK(!tpu::parse_pod_request("all_reduce op=sum type=float32 count=1 members=0,1 source=0 seq=1 first=0 lc=16", error));
   CHECK(!tpu::parse_pod_request("all_reduce op=sum type=bfloat16 count=1 members=0,1 source=0 seq=1 first=0", error));
   CHECK(!tpu::parse_pod_request("all_reduce op=sum type=float32 count=1 members=0,0 source=0 seq=1 first=0", error));
   CHECK(error == "a collective across boards has members on at least two tasks, this one '0,0'");
@@ -279,7 +286,7 @@ TEST_CASE("a .pod call is answered once every board's part arrived", "[pod]") {
   REQUIRE(exchange.started.size() == 1);
   CHECK(exchange.started[0].ranks == std::vector<unsigned>{1, 0});
   CHECK(exchange.started[0].sizes == std::vector<size_t>{8, 8});
-  CHECK(exchange.started[0].tag == 4 * 64 + 2);
+  CHECK(exchange.started[0].tag == 4 * 16 * 64 + 2);  // (seq * kMaxCores + logical core 0) * kMaxPodDevices + first
   collectives.pump();
   CHECK(!answer.has_value());
   CHECK(collectives.busy());

@@ -202,13 +202,14 @@ struct StartedBoard {
 // Names an address of the board's program by function and line (a fault's pc, a running core's in
 // the hang triage), for an image tpu built or was given and then launched or sent (an attached board
 // without --chainboot runs an image tpu cannot know). The board's addr2line and ELF are asked of
-// make only when an address comes: a run without a fault or a hang pays nothing.
+// make only when the first address comes (a run without a fault or a hang pays nothing), and once.
 AddressNamer address_names_for(const std::filesystem::path& root, const RunOptions& options,
                                const std::optional<Target>& target) {
   if (!target || (options.attach.any() && !options.chainboot)) return nullptr;
-  return [root, target = *target](uint64_t address) -> std::string {
-    const std::optional<FaultSymbolizerCommand> command =
-        fault_symbolizer_command(root, target.board, target.app, target.image);
+  auto asked = std::make_shared<std::optional<std::optional<FaultSymbolizerCommand>>>();
+  return [root, target = *target, asked](uint64_t address) -> std::string {
+    if (!*asked) *asked = fault_symbolizer_command(root, target.board, target.app, target.image);
+    const std::optional<FaultSymbolizerCommand>& command = **asked;
     return command ? where_in_program(command->addr2line, command->elf, address, root) : "";
   };
 }
@@ -261,6 +262,7 @@ class BoardSession {
  private:
   std::optional<int> stop_reason();  // the user, the pod or the deadline ends the run
   std::optional<int> turn();         // the board's bytes in, then every server's turn
+  void halt();  // the board and the host-function worker stopped
   int stop_board(const std::string& why, int status);
   int interrupted();
   int pod_ending(const std::pair<std::string, int>& why);  // another board of the pod failed
@@ -383,12 +385,18 @@ std::optional<int> BoardSession::turn() {
   return std::nullopt;
 }
 
-// Ends the run on tpu's side: the console's last line out, the board and the host-function worker
-// stopped, `why` said.
-int BoardSession::stop_board(const std::string& why, int status) {
+// The console's last line out, then the board and the host-function worker stopped (a hung host
+// function never outlives the run). A hang triage reads the board's memory before this: the host
+// board's memory is its process's.
+void BoardSession::halt() {
   console_.flush();
   process_->kill();
   if (worker_) worker_->stop();
+}
+
+// Ends the run on tpu's side: the board and the worker stopped, `why` said.
+int BoardSession::stop_board(const std::string& why, int status) {
+  halt();
   std::cerr << "tpu: " << why << "; stopped " << program_ << std::endl;
   return status;
 }
@@ -396,8 +404,7 @@ int BoardSession::stop_board(const std::string& why, int status) {
 int BoardSession::interrupted() {
   console_.flush();
   const CoreStatusRead triage = read_board_triage(*process_, session_, address_names_);  // before the kill
-  process_->kill();
-  if (worker_) worker_->stop();
+  halt();
   std::cerr << "\ntpu: interrupted; stopped " << program_ << std::endl;
   print_core_triage(triage, std::cerr);
   return kExitInterrupted;
@@ -409,8 +416,7 @@ int BoardSession::pod_ending(const std::pair<std::string, int>& why) {
   console_.flush();
   const CoreStatusRead triage = read_board_triage(*process_, session_, address_names_);  // before the kill
   const std::string running = worker_ && worker_->busy() ? worker_->describe_running() : "";
-  process_->kill();
-  if (worker_) worker_->stop();
+  halt();
   std::cerr << "tpu: stopped " << program_ << ": the pod is ending, " << why.first << std::endl;
   print_core_triage(triage, std::cerr);
   if (!running.empty()) std::cerr << "tpu: the " << running << std::endl;
@@ -418,8 +424,7 @@ int BoardSession::pod_ending(const std::pair<std::string, int>& why) {
 }
 
 int BoardSession::link_failed(const std::string& failure) {
-  console_.flush();
-  process_->kill();
+  halt();
   std::cerr << "tpu: the link to the board failed: " << failure << "; stopped " << program_ << std::endl;
   print_tail(session_);
   report_counters(session_);

@@ -22,7 +22,7 @@ struct RunOptions {
   std::optional<std::filesystem::path> outfeed_dir;
   std::vector<InfeedSpec> infeed;  // --infeed QUEUE=FILE.npy[,FILE2.npy...], one per queue
   std::optional<std::filesystem::path> trace_file;  // --trace: Chrome trace JSON + utilisation table
-  std::string bind_to = "none";  // --bind-to core|none: host-board cores on CPUs of their own (core_binding.hpp)
+  std::string bind_to = "none";  // --bind-to core|none: host-board cores on CPUs of their own (cpu_sharing.hpp)
   bool watch = false;  // --watch: what every core does, live from board memory (host-tools/lib/triage/core_watch.hpp)
   LinkChoice link = LinkChoice::kAuto;  // --link shm|uart: how frames travel (shm where the board has it)
   AttachTarget attach;  // --serial DEV [--baud B] / --socket PATH: a running board, not a launched one

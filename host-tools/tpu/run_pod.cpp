@@ -41,7 +41,14 @@ std::optional<std::string> worker_address(const PodRank& rank) {
     std::cerr << "tpu: rank " << rank.rank << " (host " << rank.host << "): " << error << std::endl;
     return std::nullopt;
   }
-  return config->workers[rank.rank];
+  const std::string& address = config->workers[rank.rank];
+  if (address.size() > kMaxWorkerAddressChars) {  // the rank records carry it in a fixed field
+    std::cerr << "tpu: rank " << rank.rank << " (host " << rank.host << "): TF_CONFIG's address of worker "
+              << rank.rank << " has " << address.size() << " characters, more than the " << kMaxWorkerAddressChars
+              << " a pod's records hold: '" << address << "'" << std::endl;
+    return std::nullopt;
+  }
+  return address;
 }
 
 // Why `boards` boards of `cores` cores cannot be one pod (every TPU device of a pod has a row in the

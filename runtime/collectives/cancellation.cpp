@@ -1,7 +1,6 @@
 // Per-core launch numbers and "left the launch" words (cancellation.hpp).
 #include "runtime/collectives/cancellation.hpp"
 
-#include "hal/core.hpp"
 #include "hal/support/atomic.hpp"
 #include "runtime/mailbox/mailbox.hpp"
 
@@ -23,8 +22,8 @@ CoreLaunch cores_launch[hal::kMaxCores];
 
 }  // namespace
 
-LaunchScope::LaunchScope(uint64_t launch) : previous_(cores_launch[hal::core_id()].launch) {
-  cores_launch[hal::core_id()].launch = launch;
+LaunchScope::LaunchScope(uint64_t launch_id) : previous_(cores_launch[hal::core_id()].launch) {
+  cores_launch[hal::core_id()].launch = launch_id;
   cores_launch[hal::core_id()].first_failed = kNoCore;
 }
 
@@ -44,7 +43,7 @@ bool left_launch(unsigned peer) {
   return launch != 0 && cores_launch[peer].left.load(MemoryOrder::kAcquire) / kCoreSlots == launch;
 }
 
-Status stopped_for(unsigned peer, StringView what) {
+Status cancelled_waiting_for(unsigned peer, StringView what) {
   const unsigned me = hal::core_id();
   const unsigned first = static_cast<unsigned>(cores_launch[peer].left.load(MemoryOrder::kAcquire) % kCoreSlots);
   cores_launch[me].first_failed = first;

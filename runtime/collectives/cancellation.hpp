@@ -5,20 +5,32 @@
 // core that runs a part of it joins that number for as long as it runs (LaunchScope). A core whose
 // part ends in an error leaves the launch: it says so in a word of its own (the launch's number and
 // the core whose failure began it) and wakes the launch's other cores. A collective that cannot move
-// stops only if a peer it still waits for has left its launch. So a collective whose members are all
-// alive runs to its end (a member that shared its buffers is never abandoned by a peer that could
-// still come), a failure cascades only along the waits it causes, and the per-core words of numbered
-// launches mean a late failure of an older launch never touches a newer one. Collectives outside a
-// launch (the program's own) are never cancelled.
+// stops only if a peer it still waits for has left its launch and nothing of that peer's is waiting
+// to be read. So a collective whose members are all alive runs to its end, a failure cascades only
+// along the waits it causes, and a member that shared its buffers (collectives.cpp: share_buffers) is
+// never abandoned by a cancelled peer: a peer can complete the share only with every member's
+// addresses, so a member that left had sent them only if it failed inside the share itself (a
+// timeout or a mismatch, which the collectives treat as before). Only this board's cores are
+// cancelled: across boards, a board that fails ends the pod (tpu), not a collective.
+//
+// Launch numbers rise from 1 and a peer's word must match the waiting core's number exactly, so an
+// older launch's failure never cancels a newer launch. The other way round, a core still running an
+// older launch after its replicate timed out stops seeing a peer's leaving once that peer leaves a
+// newer launch too (its word is overwritten): it waits out its timeout, as before. Collectives
+// outside a launch (the program's own) are never cancelled.
 #pragma once
+#include "hal/core.hpp"
 #include "hal/support/status.hpp"
 
 namespace rt {
 
-// The calling core runs a part of launch `launch` (non-zero) until the scope ends.
+// Core sets are 32-bit masks (a bit per core).
+static_assert(hal::kMaxCores <= 32);
+
+// The calling core runs a part of launch `launch_id` (non-zero) until the scope ends.
 class LaunchScope {
  public:
-  explicit LaunchScope(uint64_t launch);
+  explicit LaunchScope(uint64_t launch_id);
   ~LaunchScope();
   LaunchScope(const LaunchScope&) = delete;
   LaunchScope& operator=(const LaunchScope&) = delete;
@@ -34,10 +46,10 @@ void leave_launch(const Status& error, uint32_t cores);
 // Whether `peer` left the calling core's launch (with an error).
 bool left_launch(unsigned peer);
 
-// CANCELLED, after waiting for `peer` in `what`, which left the launch:
+// CANCELLED, for a core that stops waiting for `peer` in `what` because the peer left the launch:
 // "core <me> stopped waiting in <what>: core <peer> failed in the same launch", or, when the peer
 // itself stopped for another: "... core <peer> stopped (core <first> failed in the same launch)".
 // The calling core remembers <first>, and names it in turn if it leaves the launch because of this.
-Status stopped_for(unsigned peer, StringView what);
+Status cancelled_waiting_for(unsigned peer, StringView what);
 
 }  // namespace rt

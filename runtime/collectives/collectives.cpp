@@ -234,6 +234,7 @@ Status Collectives::across_boards(CrossBoardCall call, const Group& group, const
   call.member_tasks = members.member_tasks;
   call.group_size = group.size;
   call.first_member = group.members[0];
+  call.logical_core = replicas_.logical_core;
   call.sequence = sequence_;
   call.timeout_ns = options.timeout_ns;
   return replicas_.cross_board(call);
@@ -414,8 +415,8 @@ Status Collectives::barrier_across_boards(const Group& group, const CollectiveOp
   if (members.local.position == 0) {
     CrossBoardCall call;
     call.kind = CrossBoardKind::kBarrier;
-    const Status traded = across_boards(call, group, members, options);
-    if (!traded.is_ok()) fail_after_sharing(traded);
+    // No buffers are shared: the members here, waiting for the leader, stop once it leaves its launch.
+    RT_RETURN_IF_ERROR(across_boards(call, group, members, options));
   }
   return signal_group(CollectiveKind::kBarrier, members.local, options);  // released once every board arrived
 }

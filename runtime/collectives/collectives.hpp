@@ -19,8 +19,12 @@
 // Buffers: all_reduce may run in place (in == out); otherwise input and output must not overlap
 // (rejected with an error). Errors found before any data moves (validation, mismatched calls
 // across the group) are returned; a member that fails after the buffers were shared (a peer
-// stopped answering mid-call) panics, because peers may still access its buffers. After any error
-// the mailboxes may hold bytes of the failed call: treat collective errors as fatal for the pod.
+// stopped answering mid-call) panics, because peers may still access its buffers. A member whose
+// share itself fails by a timeout or a mismatch returns the error although its addresses may have
+// reached a peer that completes the share: that peer panics in its signal round, but until then it
+// may still touch the returned member's buffers. (A cancellation never does this:
+// cancellation.hpp.) After any error the mailboxes may hold bytes of the failed call: treat
+// collective errors as fatal for the pod.
 #pragma once
 #include "cross_board.hpp"
 #include "exchange.hpp"
@@ -44,6 +48,9 @@ struct ReplicaSet {
   uint8_t task_of[kMaxPodDevices] = {};
   uint8_t local_task = 0;
   CrossBoardExchange cross_board = nullptr;
+  // Which logical core of each replica the members are (model parallelism: every logical core of a
+  // replica has its own set); across boards it tells apart the same group's calls from each one.
+  uint8_t logical_core = 0;
 
   static ReplicaSet one_per_core(unsigned cores);
 };
@@ -115,8 +122,9 @@ class Collectives {
   };
   Status share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
                        const CollectiveOptions& options);
-  // A signal round that failed after buffers were shared: peers may still read or write this
-  // member's buffers, so returning would let them corrupt memory the caller reuses. Panics.
+  // A signal round, or a leader's trade across boards, that failed after buffers were shared: peers
+  // may still read or write this member's buffers, so returning would let them corrupt memory the
+  // caller reuses. Panics.
   [[noreturn]] void fail_after_sharing(const Status& status);
   void reduce_direct(CollectiveKind kind, ReduceOp op, DType type, const SharedBuffers* peers, size_t offset,
                      size_t input_bytes, uint8_t* out, size_t count, const Group& group, const CollectiveOptions& options);

@@ -52,6 +52,7 @@ struct CrossBoardCall {
   unsigned source_position = 0;  // broadcast: the source's position in the group
   uint32_t sequence = 0;         // the collective's number in its computation (equal on every member)
   uint32_t first_member = 0;     // the group's first replica: tells concurrent groups apart
+  uint32_t logical_core = 0;     // the members' logical core: tells apart a group's calls from each
   uint64_t timeout_ns = 0;
   // by_members: the members on this board in group order, each one's input (count elements) and
   // output (out_elements each; all_reduce: only the leader's, outputs_here = 1).

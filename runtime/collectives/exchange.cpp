@@ -163,7 +163,7 @@ Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
 
 bool Exchange::everything_finished() const {
   for (unsigned i = 0; i < send_count_; ++i)
-    if (sends_.ops[i].done < sends_.ops[i].total) return false;
+    if (pending(sends_.ops[i])) return false;
   for (unsigned i = 0; i < receive_count_; ++i)
     if (!receives_.ops[i].finished) return false;
   return true;
@@ -172,8 +172,7 @@ bool Exchange::everything_finished() const {
 // Whether some pending operation could move now (used to decide whether to sleep).
 bool Exchange::anything_ready() const {
   for (unsigned i = 0; i < send_count_; ++i)
-    if (sends_.ops[i].done < sends_.ops[i].total && mailbox::ring(me_, sends_.ops[i].peer).writable(kPadding) >= kPadding)
-      return true;
+    if (pending(sends_.ops[i]) && mailbox::ring(me_, sends_.ops[i].peer).writable(kPadding) >= kPadding) return true;
   for (unsigned i = 0; i < receive_count_; ++i) {
     const ReceiveOp& op = receives_.ops[i];
     if (op.finished) continue;
@@ -182,26 +181,24 @@ bool Exchange::anything_ready() const {
   return false;
 }
 
-// The first peer an unfinished receive (else send) still waits for; trace::kNoPeer if none.
-uint32_t Exchange::outstanding_peer() const {
+// The first peer, of the unfinished receives and then the unfinished sends, for which `matches`
+// holds; trace::kNoPeer if none.
+template <class Predicate>
+uint32_t Exchange::first_peer_where(Predicate matches) const {
   for (unsigned i = 0; i < receive_count_; ++i)
-    if (!receives_.ops[i].finished && receives_.ops[i].peer != kLocal) return receives_.ops[i].peer;
+    if (waits_on_peer(receives_.ops[i]) && matches(receives_.ops[i].peer)) return receives_.ops[i].peer;
   for (unsigned i = 0; i < send_count_; ++i)
-    if (sends_.ops[i].done < sends_.ops[i].total) return sends_.ops[i].peer;
+    if (pending(sends_.ops[i]) && matches(sends_.ops[i].peer)) return sends_.ops[i].peer;
   return trace::kNoPeer;
 }
 
-// The first peer this exchange still waits for that left the launch with an error (cancellation.hpp);
-// trace::kNoPeer if none.
-uint32_t Exchange::departed_peer() const {
-  for (unsigned i = 0; i < receive_count_; ++i) {
-    const ReceiveOp& op = receives_.ops[i];
-    if (!op.finished && op.peer != kLocal && left_launch(op.peer)) return op.peer;
-  }
-  for (unsigned i = 0; i < send_count_; ++i)
-    if (sends_.ops[i].done < sends_.ops[i].total && left_launch(sends_.ops[i].peer)) return sends_.ops[i].peer;
-  return trace::kNoPeer;
+// The first peer this exchange still waits for; trace::kNoPeer if none.
+uint32_t Exchange::outstanding_peer() const {
+  return first_peer_where([](unsigned) { return true; });
 }
+
+// The first peer this exchange still waits for that left the launch (cancellation.hpp).
+uint32_t Exchange::peer_that_left() const { return first_peer_where(left_launch); }
 
 Status Exchange::run(uint64_t timeout_ns) {
   StallTimer stall(timeout_ns);  // bounds a stall, not the whole transfer
@@ -209,7 +206,7 @@ Status Exchange::run(uint64_t timeout_ns) {
   while (!everything_finished()) {
     bool progressed = false;
     for (unsigned i = 0; i < send_count_; ++i)
-      if (sends_.ops[i].done < sends_.ops[i].total && progress_send(sends_.ops[i])) progressed = true;
+      if (pending(sends_.ops[i]) && progress_send(sends_.ops[i])) progressed = true;
     for (unsigned i = 0; i < receive_count_; ++i) {
       ReceiveOp& op = receives_.ops[i];
       if (op.finished) continue;
@@ -227,7 +224,8 @@ Status Exchange::run(uint64_t timeout_ns) {
       stall.progressed();
       continue;
     }
-    if (const uint32_t peer = departed_peer(); peer != trace::kNoPeer) return stopped_error(peer);
+    // A peer it waits for left the launch with an error: its data will not come (unless it is there already).
+    if (const uint32_t peer = peer_that_left(); peer != trace::kNoPeer && !anything_ready()) return cancelled_error(peer);
     if (mailbox::poll_briefly([this] { return anything_ready(); })) continue;  // before the clock
     if (stall.expired()) {
       wait.gave_up();
@@ -235,37 +233,37 @@ Status Exchange::run(uint64_t timeout_ns) {
     }
     wait.mark(me_, trace::collective_activity(static_cast<uint32_t>(kind_), collective_kind_name(kind_), sequence_,
                                               outstanding_peer()));
-    mailbox::wait_for_progress([this] { return anything_ready() || departed_peer() != trace::kNoPeer; },
+    mailbox::wait_for_progress([this] { return anything_ready() || peer_that_left() != trace::kNoPeer; },
                                stall.deadline_ns());
   }
   return Status::ok();
 }
 
-Status Exchange::stopped_error(unsigned peer) const {
+Status Exchange::cancelled_error(unsigned peer) const {
   FixedString<40> what;
   format_to(what, "{} #{}", collective_kind_name(kind_), sequence_);
-  return stopped_for(peer, what.view());
+  return cancelled_waiting_for(peer, what.view());
 }
 
 Status Exchange::timeout_error(uint64_t timeout_ns) const {
-  FixedString<200> pending;  // " receiving ... (n arrived); sending ... (n taken)"
+  FixedString<200> outstanding;  // " receiving ... (n arrived); sending ... (n taken)"
   const char* separator = "";
   for (unsigned i = 0; i < receive_count_; ++i) {
     const ReceiveOp& op = receives_.ops[i];
-    if (op.finished || op.peer == kLocal) continue;
-    format_to(pending, "{} receiving {} bytes from core {} ({} arrived)", separator, op.bytes, op.peer,
+    if (!waits_on_peer(op)) continue;
+    format_to(outstanding, "{} receiving {} bytes from core {} ({} arrived)", separator, op.bytes, op.peer,
               op.done > kHeaderBytes ? min(op.done - kHeaderBytes, op.bytes) : 0);
     separator = ";";
   }
   for (unsigned i = 0; i < send_count_; ++i) {
     const SendOp& op = sends_.ops[i];
-    if (op.done >= op.total) continue;
-    format_to(pending, "{} sending {} bytes to core {} ({} taken)", separator, op.source.total(), op.peer,
+    if (!pending(op)) continue;
+    format_to(outstanding, "{} sending {} bytes to core {} ({} taken)", separator, op.source.total(), op.peer,
               op.done > kHeaderBytes ? op.done - kHeaderBytes : 0);
     separator = ";";
   }
   return deadline_exceeded("core {} timed out after {} ms in {} #{}:{}", me_,
-                           timeout_ns / hal::kNanosPerMilli, collective_kind_name(kind_), sequence_, pending);
+                           timeout_ns / hal::kNanosPerMilli, collective_kind_name(kind_), sequence_, outstanding);
 }
 
 }  // namespace rt

@@ -9,9 +9,9 @@
 // line for the receiver to fetch), so payload pieces start at multiples of 8 and an element
 // (<= 8 bytes) never straddles two cells. The receiver checks the header against what it expects
 // and reports a mismatch (different collective, different call, different size) by name.
-// A failed exchange (mismatch or timeout) may leave bytes of the failed call in the rings; a later
-// call of the same launch on that pair then reports a mismatch rather than reading them as its own
-// data. replicate drops them once every core of the failed launch is idle (SpscRing::discard_unread),
+// A failed exchange (mismatch, timeout or cancellation) may leave bytes of the failed call in the
+// rings; a later call of the same launch on that pair then reports a mismatch rather than reading
+// them as its own data. replicate drops them once every core of the failed launch is idle (SpscRing::discard_unread),
 // so the next launch starts from empty rings.
 //
 // Local contributions (a member's own block in all_gather or all_to_all) are delivered to their
@@ -80,9 +80,13 @@ class Exchange {
   bool everything_finished() const;
   bool anything_ready() const;
   uint32_t outstanding_peer() const;
-  uint32_t departed_peer() const;
+  static bool pending(const SendOp& op) { return op.done < op.total; }
+  static bool waits_on_peer(const ReceiveOp& op) { return !op.finished && op.peer != kLocal; }
+  template <class Predicate>
+  uint32_t first_peer_where(Predicate matches) const;
+  uint32_t peer_that_left() const;
   Status timeout_error(uint64_t timeout_ns) const;
-  Status stopped_error(unsigned peer) const;
+  Status cancelled_error(unsigned peer) const;
 
   // Operation slots, constructed only as operations are queued (an Exchange lives on the stack
   // of every collective call: initialising all slots would cost more than a small message).

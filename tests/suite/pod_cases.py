@@ -339,7 +339,7 @@ def check_pod_hang() -> Outcome:
         return Outcome(False, f"expected a failing exit, got {result.exit_code}{' (timed out)' if result.timed_out else ''}",
                        log)
     for pattern in (r"^\[task 0\] \[c0 E\] all_reduce across boards \(all_reduce op=sum type=float32 count=1 "
-                    r"members=0,1 source=0 seq=1 first=0\): core 0 timed out after 3000 ms",
+                    r"members=0,1 source=0 seq=1 first=0 lc=0\): core 0 timed out after 3000 ms",
                     r"^\[task 1\] tpu: stopped \S+: the pod is ending, rank 0 \(host [^,]+, board host\) failed with "
                     r"exit status \d+"):
         if not re.search(pattern, result.output, re.M):

@@ -3,8 +3,9 @@
 // command line (arguments()):
 //   -chardev socket,id=tpu-monitor,fd=3 -mon chardev=tpu-monitor,mode=control
 // so there is no socket file to create or to leave behind. tpu speaks QMP (QEMU's JSON machine
-// protocol) on its end only when a run hangs: `info registers -a` (HMP, through QMP's
-// human-monitor-command) gives every vCPU's registers; vcpu_pcs() keeps each one's pc.
+// protocol) on its end only for a hang triage (a run past --timeout, Ctrl-C, a pod that is ending):
+// `info registers -a` (HMP, through QMP's human-monitor-command) gives every vCPU's registers;
+// vcpu_pcs() keeps each one's pc.
 #pragma once
 #include <chrono>
 #include <cstdint>

@@ -12,7 +12,7 @@ constexpr uint32_t kOutcomeMagic = 0x50524648;  // "HFRP"
 constexpr uint32_t kMaxTensors = 1u << 16;
 constexpr uint32_t kMaxRank = 64;
 constexpr uint8_t kLastDType = static_cast<uint8_t>(rt::DType::kC64);
-constexpr uint32_t kLastStatus = static_cast<uint32_t>(rt::StatusCode::kInternal);
+constexpr uint32_t kLastStatus = static_cast<uint32_t>(rt::kLastStatusCode);
 
 }  // namespace
 

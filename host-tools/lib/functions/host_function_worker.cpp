@@ -260,13 +260,13 @@ void HostFunctionWorker::pump(std::chrono::milliseconds wait) {
   pollfd readable{socket_, POLLIN, 0};
   const int waited = ::poll(&readable, 1, static_cast<int>(std::max<int64_t>(0, std::min(wait, until_deadline).count())));
   if (waited > 0) read_reply();
-  if (running_ && !failure_ && exited_while_running()) return worker_died("during");
+  if (running_ && !failure_ && reaped_after_exit()) return worker_died("during");
   if (running_ && !failure_ && Clock::now() >= deadline) missed_deadline();
 }
 
 // A worker that died while a process it started keeps its socket open sends no end of stream: its
 // exit is seen here instead, as soon as it happens.
-bool HostFunctionWorker::exited_while_running() {
+bool HostFunctionWorker::reaped_after_exit() {
   if (pid_ <= 0 || waited_at_ + kExitCheckEvery > Clock::now()) return false;
   waited_at_ = Clock::now();
   int status = 0;

@@ -81,7 +81,7 @@ class HostFunctionWorker {
   void finish_running(HostCallOutcome outcome);
   void worker_died(const std::string& when);
   void missed_deadline();
-  bool exited_while_running();
+  bool reaped_after_exit();  // true once the worker exited (its status reaped, at most every 20 ms)
   // SIGKILL to the worker's process group: the worker and every process its functions started.
   void kill_group();
   std::chrono::milliseconds deadline_of(const std::string& function) const;
@@ -91,7 +91,7 @@ class HostFunctionWorker {
   pid_t pid_ = -1;
   pid_t group_ = -1;  // the worker's process group (its pid): the worker and what its functions started
   int socket_ = -1;
-  std::optional<int> exit_status_;  // the worker's, once exited_while_running() reaped it
+  std::optional<int> exit_status_;  // the worker's, once reaped_after_exit() reaped it
   Clock::time_point waited_at_{};
   std::chrono::milliseconds default_deadline_;
   std::map<std::string, double> declared_deadlines_s_;

@@ -209,17 +209,19 @@ std::optional<PodRequest> parse_pod_request(const std::string& text, std::string
   request.op = fields["op"];
   const std::optional<rt::DType> type = dtype_named(fields["type"]);
   const std::optional<unsigned long> count = number(fields["count"]), sequence = number(fields["seq"]),
-                                     first = number(fields["first"]), source = number(fields["source"]);
+                                     first = number(fields["first"]), source = number(fields["source"]),
+                                     logical_core = fields.count("lc") ? number(fields["lc"]) : 0ul;
   request.by_members = fields["by"] == "members";
   request.type = type.value_or(rt::DType::kF32);
   if (!form_fits(request) || (request.kind != "barrier" && !type) || !count || !sequence || !first || !source ||
-      !read_member_fields(fields, request)) {
+      !logical_core || *logical_core >= hal::kMaxCores || !read_member_fields(fields, request)) {
     error = "malformed request '" + text + "'";
     return std::nullopt;
   }
   request.count = *count;
   request.sequence = static_cast<uint32_t>(*sequence);
   request.first_member = static_cast<uint32_t>(*first);
+  request.logical_core = static_cast<uint32_t>(*logical_core);
   request.source = static_cast<unsigned>(*source);
   const std::optional<std::vector<unsigned long>> sizes = numbers(request.kind == "rows" ? fields["sizes"] : "");
   const std::optional<std::vector<unsigned long>> members = numbers(fields["members"]);
@@ -288,8 +290,11 @@ std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<s
 }
 
 int pod_tag(const PodRequest& request) {
-  // first_member is a replica id of the pod (0 .. kMaxPodDevices - 1): unique per sequence number.
-  return static_cast<int>((uint64_t{request.sequence} * rt::kMaxPodDevices + request.first_member) % kTagSpace);
+  // first_member is a replica id of the pod (0 .. kMaxPodDevices - 1) and logical_core a core of one
+  // board (0 .. kMaxCores - 1): unique per sequence number. A wrap of kTagSpace needs 32 calls in
+  // flight of one group on one logical core, whose calls come one at a time.
+  const uint64_t slot = uint64_t{request.sequence} * hal::kMaxCores + request.logical_core;
+  return static_cast<int>((slot * rt::kMaxPodDevices + request.first_member) % kTagSpace);
 }
 
 void PodCollectives::write_results_in_place(ClaimResult claim, ReleaseResult release, size_t split_from,
@@ -535,10 +540,8 @@ void PodCollectives::pump() {
     }
     if (!done || !*done) abandon(it->first, call);  // a failed pod: the board may give the call up at once
     if (!done) {
-      broken_ = true;
       call.reply(HostCallOutcome::error(rt::StatusCode::kUnavailable, "the pod's MPI exchange failed: " + error));
     } else if (!*done) {
-      broken_ = true;
       std::string tasks;
       for (unsigned task : call.request.tasks()) tasks += (tasks.empty() ? "" : ", ") + std::to_string(task);
       const std::string within = now < call.deadline ? std::to_string(claim_hold_.count()) + " ms (its output claimed)"
@@ -557,6 +560,7 @@ void PodCollectives::pump() {
       answer(call);
       release(call);
     }
+    if (!done || !*done) abandoned_.push_back(std::move(call));  // its sends may still read its rows
     it = pending_.erase(it);
   }
 }

@@ -58,6 +58,7 @@ struct PodRequest {
   std::vector<size_t> sizes;            // rows: the bytes of every task's row (tasks 0, 1, ...)
   uint32_t sequence = 0;
   uint32_t first_member = 0;
+  uint32_t logical_core = 0;            // lc=, the members' logical core (0 where the text has none)
   bool by_members = false;              // every member's own input and output (pod_members.hpp)
   rt::BlockGeometry blocks;             // all_to_all
   std::vector<std::pair<unsigned, unsigned>> pairs;  // collective_permute: (source, target) replicas
@@ -74,7 +75,7 @@ struct PodRequest {
 };
 
 // Parses the call's text ("all_reduce op=sum type=float32 count=4 members=0,0,1,1 source=0 seq=3
-// first=0"); nullopt with `error` naming what is wrong.
+// first=0 lc=0"); nullopt with `error` naming what is wrong.
 std::optional<PodRequest> parse_pod_request(const std::string& text, std::string& error);
 
 // The group's result from the rows (one per task, in tasks() order), written into `out`
@@ -82,7 +83,8 @@ std::optional<PodRequest> parse_pod_request(const std::string& text, std::string
 void combine_rows_into(const PodRequest& request, const std::vector<std::span<const uint8_t>>& rows, std::span<uint8_t> out);
 std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<std::vector<uint8_t>>& rows);
 
-// The MPI tag of a request: equal on every board for one collective, different for concurrent groups.
+// The MPI tag of a request: equal on every board for one collective, different for concurrent groups
+// and for the same group's calls from a replica's different logical cores.
 int pod_tag(const PodRequest& request);
 
 class PodCollectives {
@@ -106,10 +108,9 @@ class PodCollectives {
   static constexpr std::chrono::milliseconds kSpinFor{5};
   std::chrono::milliseconds poll_interval() const;
   // Progresses the pending calls and answers the finished ones. A call not finished by its deadline is
-  // answered DEADLINE_EXCEEDED naming the tasks it waited for (and broken() turns true: its MPI
-  // requests can no longer be finished cleanly).
+  // answered DEADLINE_EXCEEDED naming the tasks of its group; its MPI requests can no longer be
+  // finished cleanly, so its buffers are kept (abandoned_) for as long as this object lives.
   void pump();
-  bool broken() const { return broken_; }
 
  private:
   // Receive buffers, kept for the next calls once a call is answered (so their pages stay resident).
@@ -177,8 +178,8 @@ class PodCollectives {
   size_t split_from_ = kSplitFrom;
   std::chrono::milliseconds claim_hold_ = kClaimHold;
   std::map<int, Pending> pending_;  // by exchange id
+  std::vector<Pending> abandoned_;  // failed calls: MPI may still read their rows or write their buffers
   Buffers buffers_;
-  bool broken_ = false;
 };
 
 }  // namespace tpu

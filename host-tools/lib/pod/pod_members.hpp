@@ -3,8 +3,8 @@
 // outputs of this board's members, computed from their inputs and the other boards' rows exactly as
 // one board computes them:
 //   all_reduce          every member's input, reduced in group order by the board's own kernel
-//                       (rt::reduce_many, runtime/collectives/reduce.cpp, built into tpu by
-//                       board_reduce.cpp): float32 accumulator for the 16-bit floats, rounded once;
+//                       (rt::reduce_many, runtime/collectives/reduce.cpp, which the host library
+//                       compiles): float32 accumulator for the 16-bit floats, rounded once;
 //                       mean divided by the group size at the end
 //   reduce_scatter      member p: chunk p of every member's input, reduced the same way
 //   all_to_all          member p: block p of every member's input, concatenated in group order

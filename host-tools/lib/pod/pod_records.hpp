@@ -5,6 +5,7 @@
 // host board and a qemu-virt-a53 board may form one pod), run the same app (or image) and use the
 // same link.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ struct PodRankRecord {  // plain bytes on the wire: fixed size, strings NUL-term
   char link[8] = {};
   char address[64] = {};  // the worker's "host:port" in the cluster spec (TF_CONFIG's, or host:8470+local rank)
 };
+// The longest worker address a record holds (a longer one in TF_CONFIG is refused, not cut).
+inline constexpr size_t kMaxWorkerAddressChars = sizeof(PodRankRecord::address) - 1;
 
 PodRankRecord make_pod_record(unsigned rank, const std::string& host, const std::string& board, unsigned cores,
                               const std::string& target, const std::string& link, const std::string& address = "");

@@ -62,7 +62,9 @@ bool guard_pod_scratch(const std::string& folder) {
   const pid_t child = fork();
   if (child == 0) guard(folder, parent);
   if (child > 0) return true;
+  const int fork_error = errno;
   remove_pod_scratch(folder);
+  errno = fork_error;  // the caller says why
   return false;
 }
 

@@ -14,7 +14,7 @@ namespace {
 using rt::trace::CoreState;
 using rt::trace::MailboxDirection;
 
-constexpr uint32_t kLastKnownStatusCode = static_cast<uint32_t>(rt::StatusCode::kInternal);
+constexpr uint32_t kLastKnownStatusCode = static_cast<uint32_t>(rt::kLastStatusCode);
 
 std::string core_name(uint32_t core, unsigned cores) {
   return "core " + std::to_string(core) + (core < cores ? "" : " (no such core)");

@@ -1,7 +1,7 @@
 // A fault report's pc named by function and source line (see fault_symbols.hpp).
 #include "fault_symbols.hpp"
 
-#include <cctype>
+#include <charconv>
 #include <sstream>
 #include <vector>
 
@@ -32,30 +32,25 @@ std::vector<std::pair<std::string, std::string>> frames_of(const std::string& ou
   return frames;
 }
 
+// A number in `base` of at most `max_digits` digits at the start of `text` (advancing past it), or
+// nothing (none, or too large).
+template <class Number>
+std::optional<Number> take_number(std::string_view& text, int base, size_t max_digits) {
+  Number value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + std::min(text.size(), max_digits), value, base);
+  if (error != std::errc()) return std::nullopt;
+  text.remove_prefix(static_cast<size_t>(end - text.data()));
+  return value;
+}
+
 // A hexadecimal number at the start of `text` after `prefix` (advancing past both), or nothing.
 std::optional<uint64_t> take_hex(std::string_view& text, std::string_view prefix) {
   if (!text.starts_with(prefix)) return std::nullopt;
   text.remove_prefix(prefix.size());
-  uint64_t value = 0;
-  size_t digits = 0;
-  for (; digits < text.size() && digits < 16 && std::isxdigit(static_cast<unsigned char>(text[digits])); ++digits)
-    value = value * 16 + static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(text[digits]))
-                                                   ? text[digits] - '0'
-                                                   : std::tolower(static_cast<unsigned char>(text[digits])) - 'a' + 10);
-  if (digits == 0) return std::nullopt;
-  text.remove_prefix(digits);
-  return value;
+  return take_number<uint64_t>(text, 16, 16);  // a 64-bit pc
 }
 
-std::optional<unsigned> take_decimal(std::string_view& text) {
-  unsigned value = 0;
-  size_t digits = 0;
-  for (; digits < text.size() && digits < 6 && std::isdigit(static_cast<unsigned char>(text[digits])); ++digits)
-    value = value * 10 + static_cast<unsigned>(text[digits] - '0');
-  if (digits == 0) return std::nullopt;
-  text.remove_prefix(digits);
-  return value;
-}
+std::optional<unsigned> take_decimal(std::string_view& text) { return take_number<unsigned>(text, 10, 6); }
 
 }  // namespace
 
@@ -94,10 +89,6 @@ std::optional<std::string> explain_fault(std::string_view console_line,
   const std::string function = where(pc->address);
   if (function.empty()) return std::nullopt;
   return "tpu: core " + std::to_string(pc->core) + " faulted in " + function;
-}
-
-std::optional<std::string> FaultSymbolizer::explain(std::string_view console_line) const {
-  return explain_fault(console_line, [this](uint64_t address) { return where_in_program(addr2line_, elf_, address, root_); });
 }
 
 }  // namespace tpu

@@ -34,17 +34,4 @@ std::string where_in_program(const std::string& addr2line, const std::filesystem
 std::optional<std::string> explain_fault(std::string_view console_line,
                                          const std::function<std::string(uint64_t address)>& where);
 
-class FaultSymbolizer {
- public:
-  FaultSymbolizer(std::string addr2line, std::filesystem::path elf, std::filesystem::path root)
-      : addr2line_(std::move(addr2line)), elf_(std::move(elf)), root_(std::move(root)) {}
-  // The line to print after `console_line`, if it is a fault report's pc line addr2line can place.
-  std::optional<std::string> explain(std::string_view console_line) const;
-
- private:
-  std::string addr2line_;
-  std::filesystem::path elf_;
-  std::filesystem::path root_;
-};
-
 }  // namespace tpu

@@ -27,6 +27,7 @@ ReplicaSet PodPlacement::replicas_on_logical_core(unsigned logical_core) const {
   ReplicaSet set;
   set.count = num_replicas;
   set.local_task = static_cast<uint8_t>(local_task);
+  set.logical_core = static_cast<uint8_t>(logical_core);
   for (unsigned r = 0; r < num_replicas; ++r) {
     set.core_of[r] = static_cast<uint8_t>(local_core_of(r, logical_core));
     set.task_of[r] = static_cast<uint8_t>(task_of(r, logical_core));

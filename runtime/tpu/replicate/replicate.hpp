@@ -23,10 +23,11 @@
 // for the arity); a queue without a dequeue function fails with "not implemented yet" after the checks,
 // and so does an infeed queue with model parallelism.
 // Errors of the replicas: a replica (or logical core) that does not finish within options.timeout_ns
-// is a DEADLINE_EXCEEDED naming its core and replica. The Status returned is the lowest failing
-// replica's, as the replica returned it (a computation's error text is kept), preferring errors
-// that are not timeouts: when one replica fails and its peers then time out waiting for it in a
-// collective, the cause is reported, not the consequence.
+// is a DEADLINE_EXCEEDED naming its core and replica. When a replica fails, the peers waiting for it
+// in a collective stop with CANCELLED (runtime/collectives/cancellation.hpp). The Status returned is
+// the lowest failing replica's, as the replica returned it (a computation's error text is kept),
+// preferring any other error to a timeout and a timeout to a cancellation: the cause is reported,
+// not the consequences.
 #pragma once
 #include "callable_computation.hpp"
 #include "callable_name.hpp"

@@ -22,7 +22,8 @@ void describe(const CrossBoardCall& call, CallText& text) {
   format_to(text, "{} op={} type={} count={} members=", cross_board_kind_name(call.kind), reduce_op_name(call.op),
             dtype_name(call.type), call.count);
   for (unsigned j = 0; j < call.group_size; ++j) format_to(text, "{}{}", j == 0 ? "" : ",", call.member_tasks[j]);
-  format_to(text, " source={} seq={} first={}", call.source_position, call.sequence, call.first_member);
+  format_to(text, " source={} seq={} first={} lc={}", call.source_position, call.sequence, call.first_member,
+            call.logical_core);
   if (!call.by_members) return;
   text.append(" by=members");
   if (call.kind == CrossBoardKind::kAllToAll)

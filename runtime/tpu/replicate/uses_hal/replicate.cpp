@@ -87,17 +87,18 @@ ReplicaOutputs& outputs_of(const Task& task, ReplicateResult& result, ReplicaOut
   return task.logical_core == 0 ? result.replicas[task.replica] : dropped;
 }
 
-// The lowest failing task's status, preferring errors that are neither timeouts nor cancellations
-// (the cause, not the peers that then stopped waiting for it in a collective).
+// The lowest failing task's status, preferring any other error to a timeout and a timeout to a
+// cancellation: the cause, not the peers that then stopped waiting for it in a collective (a replica
+// that never arrives is a timeout, and the peers it kept waiting are cancelled in turn).
 struct FirstErrors {
-  Status error, cause;
+  Status cause, timeout, cancelled;
   void add(const Status& status) {
-    if (error.is_ok() && !status.is_ok()) error = status;
-    if (cause.is_ok() && !status.is_ok() && status.code() != StatusCode::kDeadlineExceeded &&
-        status.code() != StatusCode::kCancelled)
-      cause = status;
+    Status& tier = status.code() == StatusCode::kDeadlineExceeded ? timeout
+                   : status.code() == StatusCode::kCancelled      ? cancelled
+                                                                  : cause;
+    if (tier.is_ok() && !status.is_ok()) tier = status;
   }
-  Status result() const { return cause.is_ok() ? error : cause; }
+  Status result() const { return !cause.is_ok() ? cause : !timeout.is_ok() ? timeout : cancelled; }
 };
 
 // A launch that failed may have left bytes of its failed collectives in the mailbox rings between
@@ -122,7 +123,7 @@ void discard_failed_launch_leftovers(const PodPlacement& placement) {
 // call before any replica waits for it in a collective. In a pod, only this board's launches.
 Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inputs, const PodPlacement& placement,
                     const ReplicateOptions& options, ReplicateResult& result) {
-  Launch* launches[hal::kMaxCores] = {};
+  Launch* launches[kMaxPodDevices] = {};  // by task of the pod (only this board's are set)
   uint32_t launch_cores = 0;
   for (unsigned t = 0; t < placement.num_tasks(); ++t) {
     if (!is_local(placement, t)) continue;
