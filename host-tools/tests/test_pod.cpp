@@ -547,6 +547,12 @@ TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]")
   CHECK(!tpu::parse_tf_config(R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 0.5}})", error));
   CHECK(error == "TF_CONFIG has no task with a type and a whole index");
   CHECK(!tpu::parse_tf_config(R"({"cluster": {"worker": [1]}, "task": {"type": "worker", "index": 0}})", error));
+  const std::optional<tpu::TfConfig> escaped = tpu::parse_tf_config(  // JSON's escapes in a worker's address
+      R"({"cluster": {"worker": ["host\u002da:8470", "b\/c:1"]}, "task": {"type": "worker", "index": 0}})", error);
+  REQUIRE(escaped.has_value());
+  CHECK(escaped->workers == std::vector<std::string>{"host-a:8470", "b/c:1"});
+  CHECK(!tpu::parse_tf_config(R"({"cluster": {"worker": ["a\q"]}, "task": {"type": "worker", "index": 0}})", error));
+  CHECK(error.find("malformed escape") != std::string::npos);
   CHECK(!tpu::parse_tf_config("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", error));
   CHECK(error.find("nested too deeply") != std::string::npos);
 }

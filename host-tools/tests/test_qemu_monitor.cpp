@@ -26,7 +26,7 @@ const char* const kRiscv64Registers =
 
 TEST_CASE("a QMP reply's return text is unescaped; anything else gives none", "[qemu-monitor]") {
   CHECK(tpu::qmp_return_text(R"({"return": "\r\nCPU#0\r\n PC=1 \"q\" \\ \u0041\u00e9"})") ==
-        std::string("\r\nCPU#0\r\n PC=1 \"q\" \\ A?"));
+        std::string("\r\nCPU#0\r\n PC=1 \"q\" \\ A\xC3\xA9"));
   CHECK(tpu::qmp_return_text(R"({"return": {}})") == std::nullopt);
   CHECK(tpu::qmp_return_text(R"({"error": {"class": "GenericError", "desc": "no"}})") == std::nullopt);
   CHECK(tpu::qmp_return_text(R"({"return": "no end)") == std::nullopt);

@@ -6,22 +6,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cctype>
-#include <charconv>
 #include <cstring>
+
+#include "host-tools/lib/text/json_string.hpp"
+#include "host-tools/lib/text/number_at_start.hpp"
 
 namespace tpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The hexadecimal number `text` starts with (all of `text` when `whole`), or nothing.
-std::optional<uint64_t> hex_at_start(std::string_view text, bool whole = false) {
-  uint64_t value = 0;
-  const auto [end, failure] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
-  if (failure != std::errc() || (whole && end != text.data() + text.size())) return std::nullopt;
-  return value;
-}
+// The hexadecimal number `text` starts with, or nothing.
+std::optional<uint64_t> hex_at_start(std::string_view text) { return number_at_start<uint64_t>(text, 16); }
 
 // The pc in one line of a vCPU's registers, if the line holds it.
 std::optional<uint64_t> pc_in_line(std::string_view line) {
@@ -122,32 +118,8 @@ std::optional<std::string> qmp_return_text(std::string_view reply) {
   if (at == std::string_view::npos || reply[at] != ':') return std::nullopt;
   at = reply.find_first_not_of(" \t", at + 1);
   if (at == std::string_view::npos || reply[at] != '"') return std::nullopt;
-  std::string text;
-  for (++at; at < reply.size(); ++at) {
-    const char c = reply[at];
-    if (c == '"') return text;
-    if (c != '\\') {
-      text += c;
-      continue;
-    }
-    if (++at >= reply.size()) return std::nullopt;
-    switch (reply[at]) {
-      case 'n': text += '\n'; break;
-      case 'r': text += '\r'; break;
-      case 't': text += '\t'; break;
-      case 'b': text += '\b'; break;
-      case 'f': text += '\f'; break;
-      case 'u': {  // QEMU escapes control characters so; anything past ASCII prints as '?'
-        const std::optional<uint64_t> code = at + 4 < reply.size() ? hex_at_start(reply.substr(at + 1, 4), true) : std::nullopt;
-        if (!code) return std::nullopt;
-        text += *code < 0x80 ? static_cast<char>(*code) : '?';
-        at += 4;
-        break;
-      }
-      default: text += reply[at];  // \" \\ \/
-    }
-  }
-  return std::nullopt;  // no closing quote
+  ++at;
+  return read_json_string(reply, at);
 }
 
 std::map<unsigned, uint64_t> vcpu_pcs_of_registers(std::string_view registers) {
@@ -158,11 +130,8 @@ std::map<unsigned, uint64_t> vcpu_pcs_of_registers(std::string_view registers) {
     std::string_view line = registers.substr(0, end);
     registers = end == std::string_view::npos ? std::string_view() : registers.substr(end + 1);
     if (line.starts_with("CPU#")) {
-      unsigned number = 0;
-      size_t digits = 0;
-      for (size_t i = 4; i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) && digits < 4; ++i, ++digits)
-        number = number * 10 + static_cast<unsigned>(line[i] - '0');
-      vcpu = digits > 0 ? std::optional<unsigned>(number) : std::nullopt;
+      line.remove_prefix(4);
+      vcpu = number_at_start<unsigned>(line, 10, 4);
       continue;
     }
     if (!vcpu || pcs.count(*vcpu)) continue;

@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 
+#include "host-tools/lib/text/json_string.hpp"
+
 namespace tpu {
 namespace {
 
@@ -49,16 +51,9 @@ class Reader {
       error = "expected a string at byte " + std::to_string(at_);
       return std::nullopt;
     }
-    std::string out;
-    while (at_ < text_.size() && text_[at_] != '"') {
-      if (text_[at_] == '\\' && at_ + 1 < text_.size()) ++at_;  // \" \\ \/ and the rest as the character
-      out.push_back(text_[at_++]);
-    }
-    if (at_ == text_.size()) {
-      error = "unterminated string";
-      return std::nullopt;
-    }
-    ++at_;
+    const size_t start = at_ - 1;
+    std::optional<std::string> out = read_json_string(text_, at_);
+    if (!out) error = "unterminated string, or a malformed escape in it, from byte " + std::to_string(start);
     return out;
   }
   std::optional<Json> read_value(std::string& error) {

@@ -1,11 +1,11 @@
 // A fault report's pc named by function and source line (see fault_symbols.hpp).
 #include "fault_symbols.hpp"
 
-#include <charconv>
 #include <sstream>
 #include <vector>
 
 #include "host-tools/lib/board/make_driver.hpp"
+#include "host-tools/lib/text/number_at_start.hpp"
 
 namespace tpu {
 namespace {
@@ -32,25 +32,14 @@ std::vector<std::pair<std::string, std::string>> frames_of(const std::string& ou
   return frames;
 }
 
-// A number in `base` of at most `max_digits` digits at the start of `text` (advancing past it), or
-// nothing (none, or too large).
-template <class Number>
-std::optional<Number> take_number(std::string_view& text, int base, size_t max_digits) {
-  Number value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + std::min(text.size(), max_digits), value, base);
-  if (error != std::errc()) return std::nullopt;
-  text.remove_prefix(static_cast<size_t>(end - text.data()));
-  return value;
-}
-
 // A hexadecimal number at the start of `text` after `prefix` (advancing past both), or nothing.
 std::optional<uint64_t> take_hex(std::string_view& text, std::string_view prefix) {
   if (!text.starts_with(prefix)) return std::nullopt;
   text.remove_prefix(prefix.size());
-  return take_number<uint64_t>(text, 16, 16);  // a 64-bit pc
+  return number_at_start<uint64_t>(text, 16, 16);  // a 64-bit pc
 }
 
-std::optional<unsigned> take_decimal(std::string_view& text) { return take_number<unsigned>(text, 10, 6); }
+std::optional<unsigned> take_decimal(std::string_view& text) { return number_at_start<unsigned>(text, 10, 6); }
 
 }  // namespace
 
