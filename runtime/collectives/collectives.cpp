@@ -28,6 +28,52 @@ Status overlap_error(const char* operation) {
   return invalid_argument("{}: input and output buffers overlap (only all_reduce may run in place)", operation);
 }
 
+// all_to_all's arguments against XLA's rules, with TF's texts.
+Status check_all_to_all(Span<const int64_t> shape, int64_t concat_dimension, int64_t split_dimension,
+                        int64_t split_count, unsigned group_size) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank > static_cast<int64_t>(kMaxRank))
+    return invalid_argument("all_to_all supports tensors up to rank {}; got rank {}", kMaxRank, rank);
+  if (split_count < 1) return invalid_argument("split_count {} must at least be one.", split_count);
+  if (split_count != group_size)  // TF's AllToAll shape check prints the group size (the dimension's value)
+    return invalid_argument("split_count {} must equal the size of the second dimension of group_assignment {}",
+                            split_count, group_size);
+  if (concat_dimension < 0 || concat_dimension >= rank)
+    return invalid_argument("concat_dimension {} is out of range of input rank {}", concat_dimension, rank);
+  if (split_dimension < 0 || split_dimension >= rank)
+    return invalid_argument("split_dimension {} is out of range of input rank {}", split_dimension, rank);
+  for (int64_t d = 0; d < rank; ++d)
+    if (shape[d] < 0)
+      return invalid_argument("all_to_all: dimension {} of the input shape is negative ({})", d, shape[d]);
+  if (shape[split_dimension] % split_count != 0)
+    return invalid_argument("input dimension {} not divisible by split_count {}", shape[split_dimension], split_count);
+  return Status::ok();
+}
+
+// Where all_to_all's blocks lie (checked arguments): block j of the input is split_rows rows over the
+// dimensions before split_dimension; block j of the output is concat_rows rows over the block's
+// dimensions before concat_dimension (a block: the split dimension divided by split_count).
+BlockGeometry all_to_all_blocks(size_t element, Span<const int64_t> shape, int64_t concat_dimension,
+                                int64_t split_dimension, int64_t split_count) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const auto product = [](int64_t from, int64_t to, const int64_t* dims) {
+    size_t p = 1;
+    for (int64_t d = from; d < to; ++d) p *= static_cast<size_t>(dims[d]);
+    return p;
+  };
+  int64_t block[kMaxRank] = {};
+  for (int64_t d = 0; d < rank; ++d) block[d] = shape[d];
+  block[split_dimension] /= split_count;
+  BlockGeometry blocks;
+  blocks.split_rows = product(0, split_dimension, shape.data());
+  blocks.split_row_bytes =
+      static_cast<size_t>(block[split_dimension]) * product(split_dimension + 1, rank, shape.data()) * element;
+  blocks.concat_rows = product(0, concat_dimension, block);
+  blocks.concat_row_bytes =
+      static_cast<size_t>(block[concat_dimension]) * product(concat_dimension + 1, rank, block) * element;
+  return blocks;
+}
+
 Status unsupported_dtype(const char* operation, DType type) {
   return invalid_argument("{} does not support dtype {}; supported: float16, bfloat16, float32, float64, int32, uint32",
                           operation, dtype_name(type));
@@ -101,7 +147,7 @@ void Collectives::reduce_direct(CollectiveKind kind, ReduceOp op, DType type, co
                                 const CollectiveOptions& options) {
   const size_t element = dtype_size(type);
   const uint8_t* own = peers[group.position].in;
-  const bool overlaps = out < own + input_bytes && own < out + count * element;
+  const bool overlaps = overlapping(out, count * element, own, input_bytes);
   const uint8_t* inputs[hal::kMaxCores];
   size_t begin = 0;
   do {  // at least once: every member takes part in a signal round even for empty buffers
@@ -508,51 +554,23 @@ Status Collectives::all_to_all(DType type, const void* in, void* out, Span<const
   RT_TRACE_SCOPE("all_to_all", trace::Category::kCollective);
   Result<Group> group = enter(options, "all_to_all");
   if (!group) return group.status();
-  const int64_t rank = static_cast<int64_t>(shape.size());
-  if (rank > static_cast<int64_t>(kMaxRank))
-    return invalid_argument("all_to_all supports tensors up to rank {}; got rank {}", kMaxRank, rank);
-  if (split_count < 1) return invalid_argument("split_count {} must at least be one.", split_count);
-  if (split_count != group->size)  // TF's AllToAll shape check prints the group size (the dimension's value)
-    return invalid_argument("split_count {} must equal the size of the second dimension of group_assignment {}",
-                            split_count, group->size);
-  if (concat_dimension < 0 || concat_dimension >= rank)
-    return invalid_argument("concat_dimension {} is out of range of input rank {}", concat_dimension, rank);
-  if (split_dimension < 0 || split_dimension >= rank)
-    return invalid_argument("split_dimension {} is out of range of input rank {}", split_dimension, rank);
-  for (int64_t d = 0; d < rank; ++d)
-    if (shape[d] < 0) return invalid_argument("all_to_all: dimension {} of the input shape is negative ({})", d, shape[d]);
-  if (shape[split_dimension] % split_count != 0)
-    return invalid_argument("input dimension {} not divisible by split_count {}", shape[split_dimension], split_count);
-
-  const size_t element = dtype_size(type);
-  const auto product = [&](int64_t from, int64_t to, const int64_t* dims) {
-    size_t p = 1;
-    for (int64_t d = from; d < to; ++d) p *= static_cast<size_t>(dims[d]);
-    return p;
-  };
-  int64_t block[kMaxRank] = {};  // the shape of one block: split dimension divided by split_count
-  for (int64_t d = 0; d < rank; ++d) block[d] = shape[d];
-  block[split_dimension] /= split_count;
-  // Block j of the input: rows over the dimensions before split_dimension.
-  const size_t split_rows = product(0, split_dimension, shape.data());
-  const size_t split_row_bytes = static_cast<size_t>(block[split_dimension]) * product(split_dimension + 1, rank, shape.data()) * element;
-  const size_t split_stride = split_row_bytes * static_cast<size_t>(split_count);
-  // Block j of the output: rows over the block's dimensions before concat_dimension.
-  const size_t concat_rows = product(0, concat_dimension, block);
-  const size_t concat_row_bytes = static_cast<size_t>(block[concat_dimension]) * product(concat_dimension + 1, rank, block) * element;
-  const size_t concat_stride = concat_row_bytes * static_cast<size_t>(split_count);
-  const size_t block_bytes = split_rows * split_row_bytes;
+  RT_RETURN_IF_ERROR(check_all_to_all(shape, concat_dimension, split_dimension, split_count, group->size));
+  const BlockGeometry blocks =
+      all_to_all_blocks(dtype_size(type), shape, concat_dimension, split_dimension, split_count);
+  const size_t block_bytes = blocks.split_rows * blocks.split_row_bytes;
   if (overlapping(in, block_bytes * group->size, out, block_bytes * group->size)) return overlap_error("all_to_all");
   if (spans_boards(*group))
-    return all_to_all_across_boards(type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out),
-                                    BlockGeometry{split_rows, split_row_bytes, concat_rows, concat_row_bytes}, *group,
+    return all_to_all_across_boards(type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), blocks, *group,
                                     options);
-
+  const size_t split_stride = blocks.split_row_bytes * static_cast<size_t>(split_count);
+  const size_t concat_stride = blocks.concat_row_bytes * static_cast<size_t>(split_count);
   Exchange exchange(CollectiveKind::kAllToAll, sequence_);
   StridedBytes destinations[hal::kMaxCores];
   for (unsigned j = 0; j < group->size; ++j) {
-    const StridedBytes source{static_cast<const uint8_t*>(in) + j * split_row_bytes, split_rows, split_row_bytes, split_stride};
-    destinations[j] = StridedBytes{static_cast<uint8_t*>(out) + j * concat_row_bytes, concat_rows, concat_row_bytes, concat_stride};
+    const StridedBytes source{static_cast<const uint8_t*>(in) + j * blocks.split_row_bytes, blocks.split_rows,
+                              blocks.split_row_bytes, split_stride};
+    destinations[j] = StridedBytes{static_cast<uint8_t*>(out) + j * blocks.concat_row_bytes, blocks.concat_rows,
+                                   blocks.concat_row_bytes, concat_stride};
     if (block_bytes == 0) destinations[j] = StridedBytes{};
     const Sink sink{&destinations[j]};
     if (j == group->position) {
