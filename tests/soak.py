@@ -130,7 +130,7 @@ def serial_soak(arguments: argparse.Namespace) -> list[dict]:
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-numpy and python3-sklearn (never the first python3 on PATH)
 TPU = ROOT / "build" / "host-tools" / "tpu"
 CONCURRENT = OUT / "concurrent"
-LINK_FOLDER = re.compile(r"tpu-link-[A-Za-z0-9]{6}")  # host-tools/lib/board/shm_link.cpp: mkdtemp("tpu-link-XXXXXX")
+LINK_FOLDER = re.compile(r"tpu-link-\d+-[A-Za-z0-9]{6}")  # host-tools/lib/board/shm_link.cpp: "tpu-link-<pid>-XXXXXX"
 TRAIN_STEPS, INFEED_STEPS = 24, 40
 
 
@@ -196,8 +196,8 @@ class AppRun:
         return f"{self.app}-{self.board}-{self.cores}-{self.link or 'auto'}"
 
     @property
-    def shared_memory(self) -> bool:
-        return self.board != "host" and self.link != "uart"
+    def shared_memory(self) -> bool:  # every board's default link is the shared-memory one
+        return self.link != "uart"
 
 
 # A mix of boards and links. The UART runs are apps that use the link while they run (host calls,
@@ -325,6 +325,9 @@ def watch(started: list[Started], deadline_s: float) -> None:
     for s in started:
         s.process.wait(timeout=60)
         s.seconds = s.seconds or time.monotonic() - s.start
+        # The board's command line in the run's log names its link folder too: a board that lives a
+        # few tens of milliseconds (the host board's hello) ends between two looks at /proc.
+        s.link_folders |= set(LINK_FOLDER.findall(s.folder.with_suffix(".log").read_text(errors="replace")))
 
 
 def verdict(s: Started, started: list[Started]) -> str:
