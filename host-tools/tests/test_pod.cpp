@@ -10,6 +10,7 @@
 #include <cstring>
 #include <chrono>
 #include <map>
+#include <set>
 #include <random>
 #include <thread>
 #include <string>
@@ -166,11 +167,15 @@ class FakeExchange final : public tpu::RowExchange {
     for (size_t i = 0; i < ranks.size(); ++i) sizes.push_back(ranks[i] == my_rank() ? out[other].size() : into[i].size());
     std::vector<std::vector<uint8_t>> outs;
     for (const std::span<const uint8_t> row : out) outs.emplace_back(row.begin(), row.end());
-    started.push_back({ranks, tag, sizes, std::move(into), std::move(outs)});
+    started.push_back({ranks, tag, sizes, std::move(into), std::move(outs), std::move(out)});
     return static_cast<int>(started.size()) - 1;
   }
   // Done once the test put the other rows in `arrived`: they land in the buffers given.
-  std::optional<bool> exchange_done(int id, std::string&) override {
+  std::optional<bool> exchange_done(int id, std::string& error) override {
+    if (failed.count(id) != 0) {
+      error = "MPI_ERR_OTHER";
+      return std::nullopt;
+    }
     if (arrived.count(id) == 0) return false;
     for (size_t i = 0; i < started[id].ranks.size(); ++i)
       if (started[id].ranks[i] != my_rank()) {
@@ -187,7 +192,9 @@ class FakeExchange final : public tpu::RowExchange {
     std::vector<size_t> sizes;
     std::vector<std::span<uint8_t>> into;
     std::vector<std::vector<uint8_t>> outs;  // what goes to each rank (this one's entry too)
+    std::vector<std::span<const uint8_t>> sends;  // where MPI would read it: must stay alive until the exchange ends
   };
+  std::set<int> failed;  // exchanges MPI reports an error for
   std::vector<int> ended, cancelled;
   std::vector<Started> started;
   std::map<int, std::vector<std::vector<uint8_t>>> arrived;
@@ -521,6 +528,23 @@ TEST_CASE("a claimed output is held only so long: the late all-gather is cancell
   CHECK(exchange.cancelled == std::vector<int>{1});
   CHECK(events == std::vector<std::string>{"claim", "release 2/9 after 1 cancelled"});
   CHECK(!collectives.busy());
+}
+
+TEST_CASE("a call whose MPI exchange fails is answered UNAVAILABLE, and the rows it sends stay alive", "[pod]") {
+  FakeExchange exchange;  // task 1 of 0, 1
+  tpu::PodCollectives collectives(exchange);
+  PodCaller pod(collectives);
+  pod.call("all_reduce op=sum type=float32 count=2 members=0,1 source=0 seq=5 first=0", {1, 2});
+  REQUIRE(exchange.started.size() == 1);
+  exchange.failed.insert(0);
+  collectives.pump();
+  REQUIRE(pod.answer.has_value());
+  CHECK(pod.answer->code == rt::StatusCode::kUnavailable);
+  CHECK(pod.answer->message == "the pod's MPI exchange failed: MPI_ERR_OTHER");
+  CHECK(exchange.ended.empty());  // never ended: MPI may still read its send buffers
+  const FakeExchange::Started& failed = exchange.started[0];
+  for (size_t i = 0; i < failed.sends.size(); ++i)  // (under ASan, a freed row is a report here)
+    CHECK(std::vector<uint8_t>(failed.sends[i].begin(), failed.sends[i].end()) == failed.outs[i]);
 }
 
 TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]") {
