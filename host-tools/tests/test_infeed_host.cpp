@@ -189,6 +189,12 @@ TEST_CASE("a pod's board streams its block of each element's cut dimension, stri
   CHECK(error == "element 0: a step of float32[8, 3] does not split its dimension 1 over 2 boards (each board "
                  "streams its own part: TPU per-host input)");
   CHECK_FALSE(rows_of_two.split_for_board(0, 2, error, {2, 0}));  // no such dimension
+  // A step empty before the board's cut dimension ([0, 8] cut along dimension 1): an error, not a division by 0.
+  const float none = 0;
+  tpu::InfeedDataset empty_rows =
+      *tpu::InfeedDataset::from_npy_bytes(0, {npy_bytes(rt::DType::kF32, {2, 0, 8}, &none)}, error);
+  CHECK_FALSE(empty_rows.split_for_board(0, 2, error, {1}));
+  CHECK(error == "element 0: a step of float32[0, 8] is empty before dimension 1, which the board cuts over 2 boards");
 }
 
 TEST_CASE("corrupted, truncated and oversized .npy files are errors, not crashes", "[infeed-host][fuzz]") {

@@ -5,11 +5,13 @@
 //   - frames the board sends arrive in the to-host ring as bodies the reference accepts;
 //   - a frame that fails its check, a corrupt ring and a host that closed the window end the link
 //     for good, saying why; a full to-host ring is a timeout naming the core, never a hang;
-//   - the board announces the largest payload it takes (what its hello says).
+//   - the board announces the largest payload it takes (what its hello says);
+//   - an infeed queue's slots are not withdrawn while the host writes a tuple into them.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "runtime/link/protocol/message_kind.hpp"
@@ -56,7 +58,11 @@ Bytes pattern(size_t size, unsigned seed) {
 class FakeClock final : public ShmClock {
  public:
   uint64_t now_ns() override { return now; }
-  void idle() override { now += 1000000; }  // each pause: 1 ms of board time
+  void idle() override {  // each pause: 1 ms of board time, and what the test's host does meanwhile
+    now += 1000000;
+    if (on_idle) on_idle();
+  }
+  std::function<void()> on_idle;
   unsigned core() override { return 3; }
   void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) override {
     sleeps.push_back({word, seen});
@@ -248,6 +254,44 @@ TEST_CASE("shm transport: a host that stops reading is a timeout naming the core
   REQUIRE(window.to_host.peek().is_ok());
   window.to_host.release();
   CHECK(transport.send(message_header(MessageKind::kOutfeedData, 0, 99), view).is_ok());
+}
+
+TEST_CASE("shm transport: an infeed queue is withdrawn only once the host stopped writing into its slots",
+          "[link][shm]") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock, kMessageKinds);
+  alignas(64) uint8_t slots[2 * 64] = {};
+  const size_t offsets[1] = {0};
+  const uint64_t sizes[1] = {48};
+  transport.publish_infeed({7, 2, slots, 64, rt::Span<const size_t>(offsets, 1), rt::Span<const uint64_t>(sizes, 1)});
+  ShmInfeedTarget& target = window.control->infeed[0];
+  REQUIRE(__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) == 1);
+  CHECK(target.queue == 7);
+  CHECK(target.slot_bytes == 64);
+
+  __atomic_store_n(&target.state, 2u, __ATOMIC_RELEASE);  // the host holds it: a tuple is being written
+  int pauses = 0;
+  bool host_done = false;
+  clock.on_idle = [&] {
+    if (++pauses == 3) {
+      host_done = true;
+      __atomic_store_n(&target.state, 1u, __ATOMIC_RELEASE);  // the host gives it back
+    }
+  };
+  transport.withdraw_infeed(7);
+  CHECK(host_done);  // it waited for the host
+  CHECK(pauses == 3);
+  CHECK(__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) == 0);
+
+  // A host that died holding it: taken back after kShmHostWritingTimeoutNs of board time.
+  transport.publish_infeed({7, 2, slots, 64, rt::Span<const size_t>(offsets, 1), rt::Span<const uint64_t>(sizes, 1)});
+  __atomic_store_n(&target.state, 2u, __ATOMIC_RELEASE);
+  clock.on_idle = nullptr;
+  const uint64_t start = clock.now;
+  transport.withdraw_infeed(7);
+  CHECK(__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) == 0);
+  CHECK(clock.now - start >= kShmHostWritingTimeoutNs);
 }
 
 }  // namespace

@@ -77,14 +77,16 @@ TEST_CASE("Every Status code has its TF-style name", "[status]") {
       {StatusCode::kUnavailable, "UNAVAILABLE"},
       {StatusCode::kAborted, "ABORTED"},
       {StatusCode::kInternal, "INTERNAL"},
+      {StatusCode::kCancelled, "CANCELLED"},
   };
   for (const auto& entry : expected) {
     INFO("code " << int(entry.code));
     CHECK(std::string(rt::status_code_name(entry.code)) == entry.name);
   }
   // The enumerators are consecutive from 0; a value past the last one is not a known code.
-  CHECK(int(StatusCode::kInternal) == 10);
-  CHECK(std::string(rt::status_code_name(static_cast<StatusCode>(11))) == "UNKNOWN");
+  CHECK(int(StatusCode::kCancelled) == 11);
+  CHECK(rt::kLastStatusCode == StatusCode::kCancelled);
+  CHECK(std::string(rt::status_code_name(static_cast<StatusCode>(12))) == "UNKNOWN");
   CHECK(std::string(rt::status_code_name(static_cast<StatusCode>(255))) == "UNKNOWN");
 }
 

@@ -350,30 +350,38 @@ std::optional<std::vector<uint8_t>> ShmLink::read_board_ram(uint64_t address, ui
 bool ShmLink::place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& elements,
                                  const FillElement& fill) {
   if (failure_) return false;
-  for (const rt::link::ShmInfeedTarget& published : control_->infeed) {
-    if (__atomic_load_n(&published.state, __ATOMIC_ACQUIRE) != 1) continue;
+  for (rt::link::ShmInfeedTarget& published : control_->infeed) {
+    uint32_t open = 1;  // held (2) while read and written: the board cannot withdraw the queue meanwhile
+    if (!__atomic_compare_exchange_n(&published.state, &open, 2u, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
     rt::link::ShmInfeedTarget target;
     std::memcpy(&target, &published, sizeof target);  // one read: checked values are the used ones
-    if (target.queue != queue) continue;
-    if (target.element_count != elements.size() || target.element_count > rt::link::kShmMaxInfeedElements ||
-        target.slots == 0)
-      return false;
-    prefault_slots(target);
-    const uint64_t slot = target.storage_address + (tuple % target.slots) * target.slot_bytes;
-    std::vector<uint8_t*> destinations;
-    for (size_t e = 0; e < elements.size(); ++e) {
-      if (target.element_bytes[e] != elements[e] || target.element_offset[e] > target.slot_bytes) return false;
-      uint8_t* destination = board_memory(slot + target.element_offset[e], elements[e]);
-      if (destination == nullptr) return false;
-      destinations.push_back(destination);
-    }
-    for (size_t e = 0; e < elements.size(); ++e) {
-      if (!fill(e, std::span<uint8_t>(destinations[e], elements[e]))) break;  // the caller knows why
-      bytes_placed_ += elements[e];
-    }
-    return true;
+    const bool ours = target.queue == queue;
+    const bool placed = ours && fill_slot(target, tuple, elements, fill);
+    __atomic_store_n(&published.state, 1u, __ATOMIC_RELEASE);
+    if (ours) return placed;
   }
   return false;
+}
+
+bool ShmLink::fill_slot(const rt::link::ShmInfeedTarget& target, uint64_t tuple, const std::vector<uint64_t>& elements,
+                        const FillElement& fill) {
+  if (target.element_count != elements.size() || target.element_count > rt::link::kShmMaxInfeedElements ||
+      target.slots == 0)
+    return false;
+  prefault_slots(target);
+  const uint64_t slot = target.storage_address + (tuple % target.slots) * target.slot_bytes;
+  std::vector<uint8_t*> destinations;
+  for (size_t e = 0; e < elements.size(); ++e) {
+    if (target.element_bytes[e] != elements[e] || target.element_offset[e] > target.slot_bytes) return false;
+    uint8_t* destination = board_memory(slot + target.element_offset[e], elements[e]);
+    if (destination == nullptr) return false;
+    destinations.push_back(destination);
+  }
+  for (size_t e = 0; e < elements.size(); ++e) {
+    if (!fill(e, std::span<uint8_t>(destinations[e], elements[e]))) break;  // the caller knows why
+    bytes_placed_ += elements[e];
+  }
+  return true;
 }
 
 // The first tuples would otherwise pay a page fault per 4 KiB of slot as they are copied in (the RAM

@@ -88,7 +88,8 @@ class ShmLink {
   void release_result(unsigned core, uint32_t id);
   // Has `fill` write tuple `tuple` of infeed queue `queue` straight into its slot (element e, of
   // element_bytes[e] bytes, into the place it is given), if the board published the queue's slots and
-  // the elements fit them exactly; false, nothing filled, otherwise (send frames then).
+  // the elements fit them exactly, holding the queue open meanwhile (ShmInfeedTarget); false, nothing
+  // filled, otherwise (send frames then). True also when `fill` failed part way: the caller knows why.
   using FillElement = std::function<bool(size_t element, std::span<uint8_t> destination)>;
   bool place_infeed_tuple(uint16_t queue, uint64_t tuple, const std::vector<uint64_t>& element_bytes,
                           const FillElement& fill);
@@ -160,6 +161,8 @@ class ShmLink {
   std::deque<std::vector<uint8_t>> queue_;  // frame bodies waiting for room
   std::vector<uint64_t> prefaulted_;        // infeed slot storage made resident (board addresses)
   void prefault_slots(const rt::link::ShmInfeedTarget& target);
+  bool fill_slot(const rt::link::ShmInfeedTarget& target, uint64_t tuple, const std::vector<uint64_t>& elements,
+                 const FillElement& fill);
   std::vector<uint8_t> record_copy_;
   std::optional<std::string> failure_;
   uint64_t bytes_received_ = 0;

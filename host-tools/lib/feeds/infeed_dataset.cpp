@@ -174,6 +174,12 @@ bool InfeedDataset::split_for_board(unsigned board, unsigned boards, std::string
     }
     uint64_t outer = 1;  // the runs of the cut dimension in a step: the product of the dimensions before it
     for (unsigned d = 0; d < dimension; ++d) outer *= static_cast<uint64_t>(element.shape.dims[d]);
+    if (outer == 0) {  // the board's cut lies past an empty dimension: a step of no bytes has no parts
+      error = element.file.string() + ": a step of " + std::string(rt::dtype_name(element.dtype)) +
+              shape_text(element.shape) + " is empty before dimension " + std::to_string(dimension) +
+              ", which the board cuts over " + std::to_string(boards) + " boards";
+      return false;
+    }
     const uint64_t run = element.step_bytes / outer;  // one run: the whole cut dimension and what follows it
     element.shape.dims[dimension] = element.shape.real[dimension] = length / boards;
     element.pieces = outer;

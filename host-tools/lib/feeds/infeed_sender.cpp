@@ -106,8 +106,8 @@ void InfeedSender::on_credits(unsigned channel, const rt::link::InfeedCredits& c
 
 // ---------------------------------------------------------------- sending
 
-// A step that cannot be read any more ends the queue: nothing more is sent, and the board, waiting
-// for the tuple, times out naming the queue.
+// A step that cannot be read any more (or sent) ends the queue: nothing more is sent, and the board,
+// waiting for the tuple, times out naming the queue.
 void InfeedSender::fail(Queue& queue, const std::string& error) {
   queue.failed = true;
   notes_ << "tpu: infeed queue " << queue.dataset.queue() << ": " << error << "; the queue sends nothing more"
@@ -121,7 +121,7 @@ bool InfeedSender::may_send(const Queue& queue) const {
   return queue.sent_tuples == 0 || queue.sent_bytes + tuple <= queue.granted_bytes;
 }
 
-void InfeedSender::send_element(const Queue& queue, size_t element, rt::Span<const uint8_t> data) {
+std::string InfeedSender::send_element(const Queue& queue, size_t element, rt::Span<const uint8_t> data) {
   const InfeedElement& spec = queue.dataset.elements()[element];
   rt::link::QueueData message;
   message.queue = queue.dataset.queue();
@@ -137,13 +137,11 @@ void InfeedSender::send_element(const Queue& queue, size_t element, rt::Span<con
     message.chunk.offset = offset;
     message.chunk.data = data.subspan(offset, size);
     rt::Result<size_t> encoded = rt::link::encode_queue_data(message, rt::Span<uint8_t>(payload.data(), payload.size()));
-    if (!encoded) {
-      notes_ << "tpu: infeed queue " << message.queue << ": cannot encode a chunk: " << encoded.status().c_str() << std::endl;
-      return;
-    }
+    if (!encoded) return std::string("cannot encode a chunk: ") + encoded.status().c_str();
     send_(MessageKind::kInfeedData, 0, rt::Span<const uint8_t>(payload.data(), *encoded));
     offset += size;
   } while (offset < data.size());
+  return "";
 }
 
 bool InfeedSender::place_tuple(Queue& queue, uint64_t step) {
@@ -199,8 +197,9 @@ void InfeedSender::send_tuple(Queue& queue) {
     for (size_t element = 0; element < queue.dataset.elements().size() && !queue.failed; ++element) {
       step_bytes_.resize(queue.dataset.elements()[element].step_bytes);
       std::string error;
-      if (!queue.dataset.read_step(step, element, step_bytes_, error)) fail(queue, error);
-      else send_element(queue, element, rt::Span<const uint8_t>(step_bytes_.data(), step_bytes_.size()));
+      if (queue.dataset.read_step(step, element, step_bytes_, error))
+        error = send_element(queue, element, rt::Span<const uint8_t>(step_bytes_.data(), step_bytes_.size()));
+      if (!error.empty()) fail(queue, error);
     }
   if (queue.failed) return;
   const Clock::time_point now = Clock::now();

@@ -4,8 +4,8 @@
 // Protocol (the board side is runtime/link/protocol/infeed_buffer.hpp): the board grants credits per queue as
 // totals since the queue was opened (kInfeedCredits: granted_tuples, granted_bytes). The sender keeps
 // the largest totals it saw (credits may arrive late, twice or reordered) and sends the next tuple
-// only while tuples_sent < granted_tuples and bytes_sent + tuple_bytes <= granted_bytes; before the
-// first credits of a queue it sends nothing. A tuple goes out as kInfeedData messages on channel 0:
+// only while tuples_sent < granted_tuples and bytes_sent + tuple_bytes <= granted_bytes (the first
+// tuple needs only the tuple credit: may_send); before the first credits of a queue it sends nothing. A tuple goes out as kInfeedData messages on channel 0:
 // element by element, each in chunks at ascending offsets (as many bytes per frame as fit).
 //
 // Credits are untrusted input: a credit frame on another channel, for a queue without a dataset, or
@@ -96,7 +96,8 @@ class InfeedSender {
   bool place_tuple(Queue& queue, uint64_t step);  // true: in place (and announced unless it failed)
   void send_spec(Queue& queue);                   // kInfeedSpec for every element, once per queue
   void fail(Queue& queue, const std::string& error);
-  void send_element(const Queue& queue, size_t element, rt::Span<const uint8_t> data);
+  // Sends one element of a tuple in chunks; "" or why it could not.
+  std::string send_element(const Queue& queue, size_t element, rt::Span<const uint8_t> data);
   void note_once(unsigned& count, const std::string& text);
 
   std::vector<Queue> queues_;

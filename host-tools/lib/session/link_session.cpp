@@ -239,11 +239,12 @@ void LinkSession::on_request_in_place(const FrameView& frame) {
   }
   if (!bytes) {
     requests_.erase(frame.header.channel);
+    const std::string argument_name =
+        "argument " + std::to_string(argument->tensor_index) + " of host call " + std::to_string(argument->id);
     return send_reply(frame.header.channel, argument->id,
-                      HostCallOutcome::error(StatusCode::kInvalidArgument,
-                                             "argument " + std::to_string(argument->tensor_index) + " of host call " +
-                                                 std::to_string(argument->id) +
-                                                 " is not in board memory the host can read"));
+                      size ? HostCallOutcome::error(StatusCode::kInvalidArgument,
+                                                    argument_name + " is not in board memory the host can read")
+                           : HostCallOutcome::error(size.status().code(), argument_name + ": " + to_string(size.status())));
   }
   rt::link::CallMessage request;
   request.id = argument->id;

@@ -110,7 +110,8 @@ class Endpoint final : private FrameSink {
   Status send_result(unsigned core, const Status& outcome);
 
   // Infeed: from now on the kInfeedData frames of link queue buffer.queue() go into `buffer` (it
-  // must outlive the attachment); an error if another buffer has that queue or all slots are taken.
+  // must outlive the attachment); an error if another buffer has that queue, all slots are taken or
+  // the first credits cannot be sent (then nothing stays attached).
   Status attach_infeed(InfeedBuffer& buffer);
   // Ends the attachment and sends the queue's final credits (InfeedCredits::closed): the host learns
   // how many tuples the board consumed, its last batch included, and sends no more.

@@ -104,14 +104,15 @@ class InfeedBuffer {
   void release(unsigned consumer);
   // The totals to grant now.
   InfeedCredits credits() const;
-  // OK, or why the queue failed (sticky).
+  // Whether the queue failed (sticky), and why.
   bool failed() const { return failed_.load(MemoryOrder::kAcquire); }
   const Status& failure() const { return failure_; }
 
   // ---- credit messages: which core sends them
   // True if `granted_tuples` is more than any credit total claimed before (the caller sends it).
   bool claim_credits(uint32_t granted_tuples);
-  // True if `granted_tuples` exceeds the total claimed before by at least a quarter of the slots.
+  // True if `granted_tuples` exceeds the total claimed before by at least a quarter of the slots (by
+  // one tuple with fewer than 8 slots).
   bool credits_worth_sending(uint32_t granted_tuples) const {
     const uint32_t batch = slots_ >= 8 ? slots_ / 4 : 1;
     return granted_tuples - credits_claimed_.load(MemoryOrder::kRelaxed) >= batch;

@@ -40,7 +40,9 @@ Status Endpoint::attach_infeed(InfeedBuffer& buffer) {
   unlock_receive();
   if (!status.is_ok()) return status;
   if (transport_ != nullptr) transport_->publish_infeed(buffer.slot_memory());  // before any credit
-  return grant_infeed_credits(buffer, CreditGrant::kNow);
+  const Status granted = grant_infeed_credits(buffer, CreditGrant::kNow);
+  if (!granted.is_ok()) detach_infeed(buffer);  // a caller that failed to open must not stay attached
+  return granted;
 }
 
 void Endpoint::detach_infeed(InfeedBuffer& buffer) {

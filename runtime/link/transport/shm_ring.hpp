@@ -123,9 +123,12 @@ struct alignas(64) ShmReplyTarget {
 };
 
 // An open infeed queue's slot memory (see "Infeed in place"), written by the board when it opens the
-// queue (state 1, release) and withdrawn (state 0) before it closes it.
+// queue (state 1, release) and withdrawn (state 0) before it closes it. The host holds an open entry
+// (1 -> 2, acquire) for as long as it reads the fields and writes a tuple into the slots, and gives it
+// back (2 -> 1, release); the board withdraws only an entry it takes from 1 to 0, waiting while the
+// host writes (bounded: a host that died mid-copy), so a closed queue's memory is never written.
 struct alignas(64) ShmInfeedTarget {
-  uint32_t state;  // 0 none, 1 open
+  uint32_t state;  // 0 none, 1 open, 2 open and the host writing a tuple
   uint16_t queue;  // the link queue
   uint8_t element_count;
   uint8_t reserved;

@@ -25,7 +25,9 @@ bool ShmTransport::failed() {
 
 Status ShmTransport::failure() {
   if (!failed()) return Status::ok();
-  while (failed_.load(MemoryOrder::kAcquire) != 2) {}  // the core that won fail() is still writing failure_
+  // The core that won fail() is still writing failure_ (a few stores; a preempted host-board thread
+  // may take a time slice): pause rather than spin on its CPU.
+  while (failed_.load(MemoryOrder::kAcquire) != 2) clock_.idle();
   return failure_;
 }
 
@@ -104,10 +106,18 @@ bool ShmTransport::reply_target_armed(unsigned core, uint32_t call_id, unsigned 
 void ShmTransport::disarm_reply_targets(unsigned core) {
   if (core >= kShmMaxCores) return;
   ShmReplyTarget& target = control_->targets[core];
-  if (move_shm_target_state(target, ShmTargetState::kArmed, ShmTargetState::kIdle)) return;
+  // The host may write, give the target back (kArmed) and claim it again (a pod's collective claims
+  // its output, releases it, then places the result): only an armed target taken here, or a written
+  // one, is the caller's again.
   const uint64_t start = clock_.now_ns();
-  while (shm_target_state(target) == ShmTargetState::kWriting && clock_.now_ns() - start < kShmHostWritingTimeoutNs)
-    clock_.idle();  // the host is copying into the caller's buffers: they must not be reused yet
+  for (;;) {
+    if (move_shm_target_state(target, ShmTargetState::kArmed, ShmTargetState::kIdle)) return;
+    const ShmTargetState state = shm_target_state(target);
+    if (state == ShmTargetState::kWritten || state == ShmTargetState::kIdle ||
+        clock_.now_ns() - start >= kShmHostWritingTimeoutNs)
+      break;
+    if (state == ShmTargetState::kWriting) clock_.idle();  // the host is copying into the caller's buffers
+  }
   set_shm_target_state(target, ShmTargetState::kIdle);
 }
 
@@ -140,9 +150,20 @@ void ShmTransport::publish_infeed(const InfeedSlotMemory& memory) {
 }
 
 void ShmTransport::withdraw_infeed(uint16_t queue) {
-  for (ShmInfeedTarget& target : control_->infeed)
-    if (__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) != 0 && target.queue == queue)
-      __atomic_store_n(&target.state, 0u, __ATOMIC_RELEASE);
+  for (ShmInfeedTarget& target : control_->infeed) {
+    if (__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) == 0 || target.queue != queue) continue;
+    const uint64_t start = clock_.now_ns();
+    for (uint32_t state = 1; !__atomic_compare_exchange_n(&target.state, &state, 0u, false, __ATOMIC_ACQ_REL,
+                                                           __ATOMIC_ACQUIRE);
+         state = 1) {
+      if (state == 0) break;
+      if (clock_.now_ns() - start >= kShmHostWritingTimeoutNs) {  // a host that died mid-copy
+        __atomic_store_n(&target.state, 0u, __ATOMIC_RELEASE);
+        break;
+      }
+      clock_.idle();  // the host is writing a tuple into the queue's slots: they are still the queue's
+    }
+  }
 }
 
 size_t ShmTransport::max_receive_payload() const {

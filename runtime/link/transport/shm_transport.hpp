@@ -58,8 +58,8 @@ class ShmTransport final : public FrameTransport {
   // read when the board hangs; written into the control block before the board says it attached.
   void announce_core_status(const void* table, size_t table_bytes);
 
-  // The board's doorbell (shm_ring.hpp, "Waking"): how often the host rang it so far, and a sleep
-  // until it rings again after `seen` (or deadline_ns).
+  // The board's doorbell (shm_ring.hpp, "Waking"): how often it was rung so far (by the host, or by
+  // a board core whose peers wait), and a sleep until it rings again after `seen` (or deadline_ns).
   uint32_t host_rings() const { return shm_doorbell_rings(control_->board_bell); }
   void sleep_until_host_rings(uint32_t seen, uint64_t deadline_ns);
   // Rings the host's doorbell: a core starts waiting for the host (once per wait; shm_ring.hpp, "Waking").

@@ -80,6 +80,7 @@ struct MergeRendezvous {
   void reset(TPUStrategy* owner) {
     strategy = owner;
     first_failed_core.store(kNoCore, MemoryOrder::kRelaxed);
+    for (Status& error : failure) error = Status::ok();  // no earlier launch's error is taken for this one's
   }
   // Records that `core`'s function failed with `error`; returns the launch's first failure (this
   // one, or an earlier core's).

@@ -508,6 +508,9 @@ class TPUStrategy {
   TPUStrategy() = default;
   // One replicate launch of `body` (merge_call enabled); `result` points at the replicas' outputs.
   Status launch(const StrategyFunction& body, Span<const ValueRef> args, const ReplicateResult** result);
+  // An error while a replica of an earlier launch (one that timed out) still runs: the launch state
+  // it reads is static, so a caller checks this before it writes any of it.
+  Status require_idle_replicas() const;
   Status check_arguments(Span<const ValueRef> args) const;
   // A cross-replica result where `destinations` says: as it is (the host), mirrored on the replicas,
   // or copied to one core.

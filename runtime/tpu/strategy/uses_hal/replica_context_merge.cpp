@@ -67,7 +67,11 @@ Status MergeParticipant::judge(const Result<SyncOutcome>& outcome) {
   if (!outcome) return ended_ = outcome.status();
   switch (outcome->verdict) {
     case SyncVerdict::kMerge: return Status::ok();
-    case SyncVerdict::kPeerFailed: return ended_ = rendezvous_.failure[outcome->failed_core];
+    case SyncVerdict::kPeerFailed:  // its error is on its own board (in a pod, that board reports it)
+      if (!replica_.is_on_this_board(outcome->failed_replica))
+        return ended_ = Status::error(StatusCode::kAborted, "merge_call: replica {} failed on another board of the pod",
+                                      outcome->failed_replica);
+      return ended_ = rendezvous_.failure[outcome->failed_core];
     case SyncVerdict::kDone:
     case SyncVerdict::kMismatch: break;
   }

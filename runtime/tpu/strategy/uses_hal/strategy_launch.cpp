@@ -27,18 +27,6 @@ Status strategy_entry(LaunchState& launch, ReplicaContext& replica, ReplicaArgs 
   return context.merge().finish(status);
 }
 
-// The launch state below is static and read by running replicas: a replica of an earlier launch
-// that outlived its timeout must be gone before it is rewritten.
-Status require_previous_launch_finished() {
-  for (unsigned core = 0; core < hal::core_count(); ++core)
-    if (!core_idle(core))
-      return Status::error(StatusCode::kFailedPrecondition,
-                           "a replica of an earlier strategy launch (it timed out) is still running on core {}; "
-                           "refusing to start another while it may read the launch state",
-                           core);
-  return Status::ok();
-}
-
 }  // namespace
 
 Status TPUStrategy::check_arguments(Span<const ValueRef> args) const {
@@ -51,10 +39,22 @@ Status TPUStrategy::check_arguments(Span<const ValueRef> args) const {
   return Status::ok();
 }
 
+// The launch state (here, and run_steps_on_dataset's and update's) is static and read by running
+// replicas: a replica of an earlier launch that outlived its timeout must be gone before it is rewritten.
+Status TPUStrategy::require_idle_replicas() const {
+  for (unsigned core = 0; core < hal::core_count(); ++core)
+    if (!core_idle(core))
+      return Status::error(StatusCode::kFailedPrecondition,
+                           "a replica of an earlier strategy launch (it timed out) is still running on core {}; "
+                           "refusing to start another while it may read the launch state",
+                           core);
+  return Status::ok();
+}
+
 Status TPUStrategy::launch(const StrategyFunction& body, Span<const ValueRef> args, const ReplicateResult** result) {
   RT_RETURN_IF_ERROR(require_cross_replica_context());
   RT_RETURN_IF_ERROR(check_arguments(args));
-  RT_RETURN_IF_ERROR(require_previous_launch_finished());
+  RT_RETURN_IF_ERROR(require_idle_replicas());
   state.body = body;
   state.rendezvous.reset(this);
   for (unsigned r = 0; r < num_replicas_; ++r) {

@@ -18,6 +18,19 @@ struct StepLoop {
 
 StepLoop loop;  // read by the replicas of run_steps_on_dataset's launch
 
+// The last step's outputs stay in this board's tables (what crosses the boards of a pod is replicate's
+// outputs): in a pod they are refused rather than assembled from this board's replicas alone.
+Status refuse_last_step_outputs_in_pod(unsigned replicas) {
+  if (!pod_membership().in_pod()) return Status::ok();
+  for (unsigned r = 0; r < replicas; ++r)
+    if (loop.tables[r].size() != 0)
+      return Status::error(StatusCode::kUnimplemented,
+                           "run_steps_on_dataset: set_last_step_output in a pod of boards is not implemented yet "
+                           "(the last step's outputs are not gathered across the boards); replica {} set {}",
+                           r, loop.tables[r].size());
+  return Status::ok();
+}
+
 Status run_one_step(StrategyReplicaContext& context, StepLoop& steps, unsigned step) {
   const unsigned replica = context.replica_id_in_sync_group();
   Tensor inputs[kMaxElementTensors];
@@ -129,6 +142,7 @@ Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIter
                             "takes {}",
                             iterator.dataset().element_tensors(), fn.name, fn.num_inputs);
   if (iterator.position() + steps > iterator.dataset().num_steps()) return end_of_sequence();
+  RT_RETURN_IF_ERROR(require_idle_replicas());  // before `loop`, which a straggling replica may read
   loop.fn = fn;
   loop.dataset = iterator.dataset();
   loop.first_step = iterator.position();
@@ -139,7 +153,9 @@ Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIter
                               [](StrategyReplicaContext& replica, ReplicaArgs, ReplicaOutputs&) { return step_loop(replica, loop); },
                               Signature{0}};
   const ReplicateResult* result = nullptr;
+  for (StepOutputTable& table : loop.tables) table.clear();  // another board's replicas leave theirs empty
   RT_RETURN_IF_ERROR(launch(body, Span<const ValueRef>(), &result));
+  RT_RETURN_IF_ERROR(refuse_last_step_outputs_in_pod(num_replicas_));
   RT_RETURN_IF_ERROR(check_initial_loop_values(initial_loop_values, loop.tables[0]));
   const StepOutputTable* tables[kMaxReplicas];
   for (unsigned r = 0; r < num_replicas_; ++r) tables[r] = &loop.tables[r];

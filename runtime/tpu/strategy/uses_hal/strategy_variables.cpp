@@ -117,6 +117,7 @@ Status TPUStrategy::update_launch(MirroredVariable& variable, const UpdateBody& 
     return invalid_argument("update: the variable has {} copies of kind {}, expected a Mirrored value with {} copies",
                             variable.copies.num_components(), value_kind_name(variable.copies.kind()), num_replicas_);
   RT_RETURN_IF_ERROR(require_mirrored_arguments(args));
+  RT_RETURN_IF_ERROR(require_idle_replicas());  // before `update_call`, which a straggling replica may read
   update_call = UpdateCall{body, &variable};
   const StrategyFunction launched{"update",
                                   [](StrategyReplicaContext& context, ReplicaArgs update_args, ReplicaOutputs& outputs) {
