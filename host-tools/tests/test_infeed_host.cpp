@@ -92,13 +92,13 @@ rt::link::InfeedCredits credits(uint16_t queue, uint32_t tuples, uint64_t bytes)
 
 TEST_CASE("--infeed values", "[infeed-host]") {
   std::string error;
-  std::optional<tpu::InfeedSpec> spec = tpu::parse_infeed_spec("3=x.npy,dir/y.npy", error);
+  std::optional<tpu::InfeedFiles> spec = tpu::parse_infeed_files("3=x.npy,dir/y.npy", error);
   REQUIRE(spec);
   CHECK(spec->queue == 3);
   CHECK(spec->files == std::vector<std::filesystem::path>{"x.npy", "dir/y.npy"});
   for (const char* bad : {"x.npy", "=x.npy", "q=x.npy", "70000=x.npy", "0=", "0=a.npy,,b.npy", "0=1,2,3,4,5,6,7,8,9"}) {
     INFO(bad);
-    CHECK_FALSE(tpu::parse_infeed_spec(bad, error));
+    CHECK_FALSE(tpu::parse_infeed_files(bad, error));
     CHECK_FALSE(error.empty());
   }
 }

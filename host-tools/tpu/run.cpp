@@ -68,9 +68,9 @@ std::optional<Target> resolve_target(const std::filesystem::path& root, const Ru
 
 std::string add_infeed_option(RunOptions& options, const std::string& value) {
   std::string error;
-  std::optional<InfeedSpec> spec = parse_infeed_spec(value, error);
+  std::optional<InfeedFiles> spec = parse_infeed_files(value, error);
   if (!spec) return error;
-  for (const InfeedSpec& other : options.infeed)
+  for (const InfeedFiles& other : options.infeed)
     if (other.queue == spec->queue) return "--infeed names queue " + std::to_string(spec->queue) + " twice";
   options.infeed.push_back(std::move(*spec));
   return "";

@@ -20,7 +20,7 @@ struct RunOptions {
   double timeout_s = 120;
   double host_call_deadline_s = 20;  // --host-call-deadline: for the app's host functions that declare none
   std::optional<std::filesystem::path> outfeed_dir;
-  std::vector<InfeedSpec> infeed;  // --infeed QUEUE=FILE.npy[,FILE2.npy...], one per queue
+  std::vector<InfeedFiles> infeed;  // --infeed QUEUE=FILE.npy[,FILE2.npy...], one per queue
   std::optional<std::filesystem::path> trace_file;  // --trace: Chrome trace JSON + utilisation table
   std::string bind_to = "none";  // --bind-to core|none: host-board cores on CPUs of their own (cpu_sharing.hpp)
   bool watch = false;  // --watch: what every core does, live from board memory (host-tools/lib/triage/core_watch.hpp)

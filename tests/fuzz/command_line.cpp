@@ -43,7 +43,7 @@ int check_run(const tpu::RunOptions& options) {
   if ((options.attach.serial && options.attach.serial->empty()) || (options.attach.socket && options.attach.socket->empty()))
     broken("a board to attach to is named");
   std::set<unsigned> queues;
-  for (const tpu::InfeedSpec& spec : options.infeed) {
+  for (const tpu::InfeedFiles& spec : options.infeed) {
     if (!queues.insert(spec.queue).second) broken("each infeed queue is given once");
     if (spec.files.empty()) broken("an infeed queue has files");
   }

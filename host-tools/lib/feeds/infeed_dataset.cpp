@@ -26,9 +26,9 @@ std::string shape_text(const rt::Shape& shape) {
 
 }  // namespace
 
-std::optional<InfeedSpec> parse_infeed_spec(const std::string& value, std::string& error) {
+std::optional<InfeedFiles> parse_infeed_files(const std::string& value, std::string& error) {
   const size_t equals = value.find('=');
-  InfeedSpec spec;
+  InfeedFiles spec;
   const char* begin = value.data();
   const char* end = value.data() + (equals == std::string::npos ? 0 : equals);
   unsigned queue = 0;
@@ -124,7 +124,7 @@ std::optional<InfeedDataset> InfeedDataset::from_npy_bytes(uint16_t queue, std::
   return from_sources(queue, std::move(sources), error);
 }
 
-std::optional<InfeedDataset> InfeedDataset::load(const InfeedSpec& spec, std::string& error) {
+std::optional<InfeedDataset> InfeedDataset::load(const InfeedFiles& spec, std::string& error) {
   std::vector<std::shared_ptr<const ByteSource>> sources;
   for (const std::filesystem::path& path : spec.files) {
     std::shared_ptr<const ByteSource> source = ByteSource::open_file(path, error);

@@ -21,13 +21,13 @@
 namespace tpu {
 
 // The parsed option value: link queue number and one file per tuple element.
-struct InfeedSpec {
+struct InfeedFiles {
   uint16_t queue = 0;
   std::vector<std::filesystem::path> files;
 };
 
 // "0=x.npy,y.npy" -> {0, [x.npy, y.npy]}; on a bad value, nothing and `error` says why.
-std::optional<InfeedSpec> parse_infeed_spec(const std::string& value, std::string& error);
+std::optional<InfeedFiles> parse_infeed_files(const std::string& value, std::string& error);
 
 struct InfeedElement {
   std::filesystem::path file;
@@ -49,7 +49,7 @@ struct InfeedElement {
 class InfeedDataset {
  public:
   // Reads and checks the files; on failure, nothing and `error` says which file and why.
-  static std::optional<InfeedDataset> load(const InfeedSpec& spec, std::string& error);
+  static std::optional<InfeedDataset> load(const InfeedFiles& spec, std::string& error);
   // From memory: `files[i]` holds element i's .npy bytes, named names[i] in errors ("element i").
   static std::optional<InfeedDataset> from_npy_bytes(uint16_t queue, std::vector<std::vector<uint8_t>> files,
                                                      std::string& error,
