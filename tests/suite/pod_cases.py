@@ -24,6 +24,7 @@ from typing import Callable
 from qemu_runner import REPO_ROOT, RunResult, run_image
 
 from .case import Case, Outcome
+from .checks import judge_exit_and_output
 from .collecting import start_collecting, stop_collecting
 from .tpu_tool import TPU_BINARY, TPU_TIMEOUT_S, tpu_not_built
 
@@ -361,17 +362,13 @@ def check_pod_replica_error() -> Outcome:
                str(Path("tests/faults/pod-replica-error"))]
     result = run_image(command, 90)
     log = f"$ {shlex.join(command)}\n{result.output}"
-    if result.timed_out or result.exit_code != 1:
-        return Outcome(False, f"expected exit 1, got {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
-    for pattern in (r"^\[task 1\] \[c0 E\] FAIL pod-replica-error: INVALID_ARGUMENT: replica 3 gave up after its "
-                    r"first cross_replica_sum$",
-                    r"^\[task 0\] tpu: stopped \S+: the pod is ending, rank 1 \(host [^,]+, board host\) failed with "
-                    r"exit status 1$"):
-        if not re.search(pattern, result.output, re.M):
-            return Outcome(False, f"output lacks {pattern!r}", log)
     if re.search(r"timed out|DEADLINE_EXCEEDED", result.output):
         return Outcome(False, "a collective waited out its timeout for the failed replica", log)
-    return Outcome(True, "", log)
+    return judge_exit_and_output(result, log, 1, [
+        r"^\[task 1\] \[c0 E\] FAIL pod-replica-error: INVALID_ARGUMENT: replica 3 gave up after its first "
+        r"cross_replica_sum$",
+        r"^\[task 0\] tpu: stopped \S+: the pod is ending, rank 1 \(host [^,]+, board host\) failed with exit "
+        r"status 1$"])
 
 
 def rank_processes(mpirun_pid: int) -> list[int]:
