@@ -224,8 +224,9 @@ Status Exchange::run(uint64_t timeout_ns) {
       stall.progressed();
       continue;
     }
-    // A peer it waits for left the launch with an error: its data will not come (unless it is there already).
-    if (const uint32_t peer = peer_that_left(); peer != trace::kNoPeer && !anything_ready()) return cancelled_error(peer);
+    // A peer it waits for left the launch with an error: its data will not come (unless it is there).
+    if (const uint32_t peer = peer_that_left(); peer != trace::kNoPeer && !anything_ready())
+      return cancelled_error(peer);
     if (mailbox::poll_briefly([this] { return anything_ready(); })) continue;  // before the clock
     if (stall.expired()) {
       wait.gave_up();

@@ -5,8 +5,9 @@
 // totals since the queue was opened (kInfeedCredits: granted_tuples, granted_bytes). The sender keeps
 // the largest totals it saw (credits may arrive late, twice or reordered) and sends the next tuple
 // only while tuples_sent < granted_tuples and bytes_sent + tuple_bytes <= granted_bytes (the first
-// tuple needs only the tuple credit: may_send); before the first credits of a queue it sends nothing. A tuple goes out as kInfeedData messages on channel 0:
-// element by element, each in chunks at ascending offsets (as many bytes per frame as fit).
+// tuple needs only the tuple credit: may_send); before the first credits of a queue it sends
+// nothing. A tuple goes out as kInfeedData messages on channel 0: element by element, each in chunks
+// at ascending offsets (as many bytes per frame as fit).
 //
 // Credits are untrusted input: a credit frame on another channel, for a queue without a dataset, or
 // with totals smaller than before is noted (once per kind) and changes nothing; absurdly large totals

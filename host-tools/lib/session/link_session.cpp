@@ -244,7 +244,8 @@ void LinkSession::on_request_in_place(const FrameView& frame) {
     return send_reply(frame.header.channel, argument->id,
                       size ? HostCallOutcome::error(StatusCode::kInvalidArgument,
                                                     argument_name + " is not in board memory the host can read")
-                           : HostCallOutcome::error(size.status().code(), argument_name + ": " + to_string(size.status())));
+                           : HostCallOutcome::error(size.status().code(),
+                                                    argument_name + ": " + to_string(size.status())));
   }
   rt::link::CallMessage request;
   request.id = argument->id;
