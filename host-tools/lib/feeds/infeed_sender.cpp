@@ -130,18 +130,15 @@ std::string InfeedSender::send_element(const Queue& queue, size_t element, rt::S
   message.chunk.dtype = spec.dtype;
   message.chunk.shape = spec.shape;
   std::vector<uint8_t> payload(payload_limit_ ? payload_limit_() : rt::link::kMaxPayload);
-  const size_t step = rt::link::max_chunk_data(message, payload.size());
-  uint64_t offset = 0;
-  do {
-    const uint64_t size = std::min<uint64_t>(step, data.size() - offset);
-    message.chunk.offset = offset;
-    message.chunk.data = data.subspan(offset, size);
-    rt::Result<size_t> encoded = rt::link::encode_queue_data(message, rt::Span<uint8_t>(payload.data(), payload.size()));
-    if (!encoded) return std::string("cannot encode a chunk: ") + encoded.status().c_str();
-    send_(MessageKind::kInfeedData, 0, rt::Span<const uint8_t>(payload.data(), *encoded));
-    offset += size;
-  } while (offset < data.size());
-  return "";
+  const rt::Span<uint8_t> out(payload.data(), payload.size());
+  const rt::Status sent = rt::link::for_each_chunk(
+      data, rt::link::max_chunk_data(message, payload.size()), message.chunk, [&]() -> rt::Status {
+        rt::Result<size_t> encoded = rt::link::encode_queue_data(message, out);
+        if (!encoded) return encoded.status();
+        send_(MessageKind::kInfeedData, 0, rt::Span<const uint8_t>(payload.data(), *encoded));
+        return rt::Status::ok();
+      });
+  return sent.is_ok() ? "" : std::string("cannot encode a chunk: ") + sent.c_str();
 }
 
 bool InfeedSender::place_tuple(Queue& queue, uint64_t step) {

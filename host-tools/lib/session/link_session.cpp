@@ -378,17 +378,15 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
       outcome.write(i, std::span<uint8_t>(written.data(), written.size()));
       result_bytes = std::span<const uint8_t>(written.data(), written.size());
     }
+    const rt::Span<const uint8_t> bytes(result_bytes.data(), result_bytes.size());
     const size_t step = rt::link::max_chunk_data(reply, payload.size());
-    uint64_t offset = 0;
-    do {
-      const uint64_t size = std::min<uint64_t>(step, result_bytes.size() - offset);
-      reply.chunk.offset = offset;
-      reply.chunk.data = rt::Span<const uint8_t>(result_bytes.data() + offset, size);
+    const rt::Status sent = rt::link::for_each_chunk(bytes, step, reply.chunk, [&]() -> rt::Status {
       rt::Result<size_t> encoded = rt::link::encode_call(MessageKind::kHostCallReply, reply, payload);
-      if (!encoded) return send_unsendable(core, id, i, encoded.status());
+      if (!encoded) return encoded.status();
       send_frame(MessageKind::kHostCallReply, static_cast<uint16_t>(core), payload.subspan(0, *encoded));
-      offset += size;
-    } while (offset < result_bytes.size());
+      return rt::Status::ok();
+    });
+    if (!sent.is_ok()) return send_unsendable(core, id, i, sent);
   }
 }
 

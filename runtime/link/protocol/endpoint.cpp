@@ -409,19 +409,12 @@ Status Endpoint::send_tensor_chunks(MessageKind kind, CallMessage& call, const T
   if (!total) return total.status();
   call.chunk.dtype = tensor.dtype;
   call.chunk.shape = tensor.shape;
-  const size_t step = max_chunk_data(call);
   Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
-  uint64_t offset = 0;
-  do {
-    const uint64_t size = *total - offset < step ? *total - offset : step;
-    call.chunk.offset = offset;
-    call.chunk.data = Span<const uint8_t>(tensor.data + offset, size);
+  return for_each_chunk(Span<const uint8_t>(tensor.data, *total), max_chunk_data(call), call.chunk, [&]() -> Status {
     Result<size_t> encoded = encode_call(kind, call, payload);
     if (!encoded) return encoded.status();
-    RT_RETURN_IF_ERROR(send_frame(kind, static_cast<uint16_t>(port_.core()), payload.subspan(0, *encoded)));
-    offset += size;
-  } while (offset < *total);
-  return Status::ok();
+    return send_frame(kind, static_cast<uint16_t>(port_.core()), payload.subspan(0, *encoded));
+  });
 }
 
 Status Endpoint::send_call_request(uint32_t id, uint16_t replica, StringView text, Span<const Tensor> arguments,
@@ -622,18 +615,13 @@ Status Endpoint::outfeed(uint16_t queue, Span<const Tensor> tuple, uint64_t time
     data.element_index = static_cast<uint8_t>(i);
     data.chunk.dtype = tensor.dtype;
     data.chunk.shape = tensor.shape;
-    const size_t step = max_chunk_data(data);
-    uint64_t offset = 0;
-    do {
-      const uint64_t size = *total - offset < step ? *total - offset : step;
-      data.chunk.offset = offset;
-      data.chunk.data = Span<const uint8_t>(tensor.data + offset, size);
-      Result<size_t> encoded = encode_queue_data(data, payload);
-      if (!encoded) return encoded.status();
-      RT_RETURN_IF_ERROR(send_frame(MessageKind::kOutfeedData, static_cast<uint16_t>(port_.core()),
-                                    payload.subspan(0, *encoded)));
-      offset += size;
-    } while (offset < *total);
+    const uint16_t channel = static_cast<uint16_t>(port_.core());
+    RT_RETURN_IF_ERROR(
+        for_each_chunk(Span<const uint8_t>(tensor.data, *total), max_chunk_data(data), data.chunk, [&]() -> Status {
+          Result<size_t> encoded = encode_queue_data(data, payload);
+          if (!encoded) return encoded.status();
+          return send_frame(MessageKind::kOutfeedData, channel, payload.subspan(0, *encoded));
+        }));
   }
   return Status::ok();
 }

@@ -54,4 +54,20 @@ Status write_tensor_chunk(const TensorChunk& chunk, WireWriter& writer);
 // Reads a chunk that extends to the end of the reader's input.
 Result<TensorChunk> read_tensor_chunk(WireReader& reader);
 
+// How a tensor's bytes are sent: `chunk` (its dtype and shape set by the caller) gets each piece of
+// `bytes` of at most `step` bytes (step > 0), at ascending offsets, and send() is called for it; a
+// tensor of no bytes is one empty chunk. The first error send() returns ends it.
+template <class Send>
+Status for_each_chunk(Span<const uint8_t> bytes, size_t step, TensorChunk& chunk, Send send) {
+  uint64_t offset = 0;
+  do {
+    const uint64_t size = bytes.size() - offset < step ? bytes.size() - offset : step;
+    chunk.offset = offset;
+    chunk.data = bytes.subspan(offset, size);
+    RT_RETURN_IF_ERROR(send());
+    offset += size;
+  } while (offset < bytes.size());
+  return Status::ok();
+}
+
 }  // namespace rt::link
