@@ -24,6 +24,22 @@ std::string to_string(const rt::Status& status) { return to_string(status.messag
 
 rt::StringView view(const std::string& text) { return rt::StringView(text.data(), text.size()); }
 
+// The shapes and byte sizes of a successful outcome's results; "" or what makes one unsendable.
+std::string result_sizes(const HostCallOutcome& outcome, std::vector<rt::Shape>& shapes, std::vector<size_t>& sizes) {
+  if (outcome.results.size() > 255) return "host function returned an unsendable result";
+  for (const HostTensor& result : outcome.results) {
+    rt::Result<rt::Shape> shape = rt::Shape::make(rt::Span<const int64_t>(result.dims.data(), result.dims.size()));
+    if (!shape) return "host function returned an unsendable result";
+    const rt::Result<uint64_t> bytes = rt::link::tensor_byte_size(result.dtype, *shape);
+    if (!bytes || (outcome.write ? !result.bytes.empty() || *bytes > kMaxHostTensorBytes : *bytes != result.bytes.size()))
+      return "host function returned " + std::to_string(result.bytes.size()) + " bytes for a " + result.describe() +
+             " result";
+    shapes.push_back(*shape);
+    sizes.push_back(*bytes);
+  }
+  return "";
+}
+
 }  // namespace
 
 LinkSession::LinkSession(SessionOutput& output, const HostFunctions& functions, OutfeedSink& outfeed,
@@ -341,18 +357,8 @@ void LinkSession::send_reply(unsigned core, uint32_t id, const HostCallOutcome& 
   }
   std::vector<rt::Shape> shapes;
   std::vector<size_t> sizes;
-  for (const HostTensor& result : outcome.results) {
-    rt::Result<rt::Shape> shape = rt::Shape::make(rt::Span<const int64_t>(result.dims.data(), result.dims.size()));
-    if (!shape || outcome.results.size() > 255)
-      return send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal, "host function returned an unsendable result"));
-    const rt::Result<uint64_t> bytes = rt::link::tensor_byte_size(result.dtype, *shape);
-    if (!bytes || (outcome.write ? !result.bytes.empty() || *bytes > kMaxHostTensorBytes : *bytes != result.bytes.size()))
-      return send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal,
-                                                         "host function returned " + std::to_string(result.bytes.size()) +
-                                                             " bytes for a " + result.describe() + " result"));
-    shapes.push_back(*shape);
-    sizes.push_back(*bytes);
-  }
+  if (const std::string unsendable = result_sizes(outcome, shapes, sizes); !unsendable.empty())
+    return send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal, unsendable));
   reply.tensor_count = static_cast<uint8_t>(outcome.results.size());
   const std::vector<bool> placed =
       output_.place_results(core, id, sizes, [&outcome](size_t i, std::span<uint8_t> destination) {
