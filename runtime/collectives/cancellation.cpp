@@ -1,6 +1,7 @@
 // Per-core launch numbers and "left the launch" words (cancellation.hpp).
 #include "runtime/collectives/cancellation.hpp"
 
+#include "hal/core.hpp"
 #include "hal/support/atomic.hpp"
 #include "runtime/mailbox/mailbox.hpp"
 
@@ -11,6 +12,7 @@ namespace {
 // so one atomic store says both (a launch number of 58 bits does not wrap).
 constexpr uint64_t kCoreSlots = 64;
 static_assert(hal::kMaxCores <= kCoreSlots);
+static_assert(hal::kMaxCores < 32);  // a board's cores are woken with one 32-bit mask
 constexpr unsigned kNoCore = ~0u;
 
 struct alignas(kCacheLineSize) CoreLaunch {
@@ -22,20 +24,21 @@ CoreLaunch cores_launch[hal::kMaxCores];
 
 }  // namespace
 
-LaunchScope::LaunchScope(uint64_t launch_id) : previous_(cores_launch[hal::core_id()].launch) {
+LaunchScope::LaunchScope(uint64_t launch_id) {
   cores_launch[hal::core_id()].launch = launch_id;
   cores_launch[hal::core_id()].first_failed = kNoCore;
 }
 
-LaunchScope::~LaunchScope() { cores_launch[hal::core_id()].launch = previous_; }
+LaunchScope::~LaunchScope() { cores_launch[hal::core_id()].launch = 0; }
 
-void leave_launch(const Status& error, uint32_t cores) {
+void leave_launch(const Status& error) {
   const unsigned me = hal::core_id();
   CoreLaunch& mine = cores_launch[me];
   if (mine.launch == 0) return;
   const bool stopped_for_another = error.code() == StatusCode::kCancelled && mine.first_failed != kNoCore;
   mine.left.store(mine.launch * kCoreSlots + (stopped_for_another ? mine.first_failed : me), MemoryOrder::kRelease);
-  mailbox::notify_cores(cores & ~(1u << me));  // a core asleep in a collective wakes to see it
+  const uint32_t board = (uint32_t{1} << hal::core_count()) - 1;  // core_count() <= kMaxCores < 32
+  mailbox::notify_cores(board & ~(1u << me));  // a core asleep in a collective wakes to see it
 }
 
 bool left_launch(unsigned peer) {

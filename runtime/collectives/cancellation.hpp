@@ -4,7 +4,8 @@
 // A launch is the work of one replicate call on this board, numbered by its launcher (core 0); each
 // core that runs a part of it joins that number for as long as it runs (LaunchScope). A core whose
 // part ends in an error leaves the launch: it says so in a word of its own (the launch's number and
-// the core whose failure began it) and wakes the launch's other cores. A collective that cannot move
+// the core whose failure began it) and wakes the board's other cores (a failure is rare: a core of
+// another launch, or idle, just goes back to sleep). A collective that cannot move
 // stops only if a peer it still waits for has left its launch and nothing of that peer's is waiting
 // to be read. So a collective whose members are all alive runs to its end, a failure cascades only
 // along the waits it causes, and a member that shared its buffers (collectives.cpp: share_buffers) is
@@ -19,29 +20,23 @@
 // newer launch too (its word is overwritten): it waits out its timeout, as before. Collectives
 // outside a launch (the program's own) are never cancelled.
 #pragma once
-#include "hal/core.hpp"
 #include "hal/support/status.hpp"
 
 namespace rt {
 
-// Core sets are 32-bit masks (a bit per core).
-static_assert(hal::kMaxCores <= 32);
-
-// The calling core runs a part of launch `launch_id` (non-zero) until the scope ends.
+// The calling core runs a part of launch `launch_id` (non-zero) until the scope ends (launches never
+// nest: replicate refuses to be called from a replica).
 class LaunchScope {
  public:
   explicit LaunchScope(uint64_t launch_id);
   ~LaunchScope();
   LaunchScope(const LaunchScope&) = delete;
   LaunchScope& operator=(const LaunchScope&) = delete;
-
- private:
-  uint64_t previous_;
 };
 
-// The calling core's part of its launch ended with `error`: it leaves the launch, and the cores in
-// `cores` (a bit per core) that wait for it wake and stop.
-void leave_launch(const Status& error, uint32_t cores);
+// The calling core's part of its launch ended with `error`: it leaves the launch, and the cores
+// that wait for it wake and stop.
+void leave_launch(const Status& error);
 
 // Whether `peer` left the calling core's launch (with an error).
 bool left_launch(unsigned peer);

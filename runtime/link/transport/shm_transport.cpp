@@ -153,15 +153,16 @@ void ShmTransport::withdraw_infeed(uint16_t queue) {
   for (ShmInfeedTarget& target : control_->infeed) {
     if (__atomic_load_n(&target.state, __ATOMIC_ACQUIRE) == 0 || target.queue != queue) continue;
     const uint64_t start = clock_.now_ns();
-    for (uint32_t state = 1; !__atomic_compare_exchange_n(&target.state, &state, 0u, false, __ATOMIC_ACQ_REL,
-                                                           __ATOMIC_ACQUIRE);
-         state = 1) {
-      if (state == 0) break;
+    for (;;) {
+      uint32_t state = 1;  // open: taken back; 0: already withdrawn; 2: the host is writing a tuple
+      if (__atomic_compare_exchange_n(&target.state, &state, 0u, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+          state == 0)
+        break;
       if (clock_.now_ns() - start >= kShmHostWritingTimeoutNs) {  // a host that died mid-copy
         __atomic_store_n(&target.state, 0u, __ATOMIC_RELEASE);
         break;
       }
-      clock_.idle();  // the host is writing a tuple into the queue's slots: they are still the queue's
+      clock_.idle();  // the slots are still the queue's while the host writes into them
     }
   }
 }

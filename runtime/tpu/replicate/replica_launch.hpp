@@ -18,7 +18,6 @@ namespace rt::tpu {
 
 struct Launch {
   uint64_t id = 0;                                  // the replicate call's number on this board (cancellation.hpp)
-  uint32_t launch_cores = 0;                        // a bit for every core of this board running a part of it
   Computation computation;
   ReplicaPlacement placement;
   ReplicaSet replicas;                              // replica id -> core of this logical core, for collectives

@@ -63,7 +63,7 @@ Status run_launch(const Launch& launch, ReplicaOutputs& outputs) {
                           launch.computation.name, launch.placement.core, hal::core_id());
   LaunchScope scope(launch.id);
   const Status status = run_replica(launch, outputs);
-  if (!status.is_ok()) leave_launch(status, launch.launch_cores);
+  if (!status.is_ok()) leave_launch(status);
   return status;
 }
 

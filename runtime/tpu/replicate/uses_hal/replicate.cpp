@@ -124,13 +124,11 @@ void discard_failed_launch_leftovers(const PodPlacement& placement) {
 Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inputs, const PodPlacement& placement,
                     const ReplicateOptions& options, ReplicateResult& result) {
   Launch* launches[kMaxPodDevices] = {};  // by task of the pod (only this board's are set)
-  uint32_t launch_cores = 0;
   for (unsigned t = 0; t < placement.num_tasks(); ++t) {
     if (!is_local(placement, t)) continue;
     Result<Launch*> launch = acquire_launch(task_of(placement, t).core, options.timeout_ns);
     if (!launch) return launch.status();
     launches[t] = *launch;
-    launch_cores |= 1u << task_of(placement, t).core;
   }
   static uint64_t launches_made = 0;  // core 0 only: numbers the calls for cancellation
   ++launches_made;
@@ -139,7 +137,6 @@ Status run_replicas(const Computation& computation, Span<const ReplicaArgs> inpu
     const Task task = task_of(placement, t);
     fill_launch(*launches[t], computation, placement, task, inputs[task.replica], result.padding, options);
     launches[t]->id = launches_made;
-    launches[t]->launch_cores = launch_cores;
     if (task.core != 0) publish_launch(task.core);
   }
   static ReplicaOutputs dropped;  // core 0 only (replicate never nests); too large for its stack
