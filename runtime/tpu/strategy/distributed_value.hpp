@@ -92,4 +92,10 @@ const char* value_kind_name(ValueKind kind);
 // <rule>" (rule: why the operation needs them equal).
 Status check_same_component_shapes(Span<const Tensor> components, StringView operation, StringView rule);
 
+// What experimental_distribute_values_from_function's function is told (TF's ValueContext).
+struct ValueContext {
+  unsigned replica_id_in_sync_group = 0;
+  unsigned num_replicas_in_sync = 1;
+};
+
 }  // namespace rt::tpu

@@ -2,21 +2,22 @@
 // replicate: every call that runs code on the replicas is one replicate launch, called by the
 // program on core 0 (run_program). Pieces:
 //   - construction: TPUStrategy::for_board() (the board's TPUClusterResolver) or create(resolver,
-//     options); num_replicas_in_sync = the core count without a device assignment, else
-//     device_assignment.num_replicas (strategy_cluster.hpp). options.steps_per_run is the contrib
-//     API's steps_per_run (run_steps_on_dataset's default iteration count).
-//   - run(fn, args): replica r runs fn with replica id r and component r of every argument (plain
-//     arguments go to every replica as they are), in its StrategyReplicaContext (all_reduce,
-//     broadcast, merge_call); returns one value per output: a PerReplica, or the plain value with
-//     one replica (TF's regroup). Every replica must return the same number of values.
+//     options) (strategy_options.hpp); num_replicas_in_sync = the core count without a device
+//     assignment, else device_assignment.num_replicas (strategy_cluster.hpp). options.steps_per_run
+//     is the contrib API's steps_per_run (run_steps_on_dataset's default iteration count).
+//   - run(fn, args) (strategy_function.hpp): replica r runs fn with replica id r and component r of
+//     every argument (plain arguments go to every replica as they are), in its
+//     StrategyReplicaContext (all_reduce, broadcast, merge_call); returns one value per output: a
+//     PerReplica, or the plain value with one replica (TF's regroup). Every replica must return the
+//     same number of values.
 //   - reduce(op, value, axis): strategy_reduce.hpp, computed by the calling core (cross-replica
 //     context only: "Method requires being in cross-replica context, use
 //     get_replica_context().merge_call()" elsewhere), result in the calling core's arena.
 //   - broadcast(value): a Mirrored copy, in every replica's arena, of replica 0's component (the
 //     value itself if plain): replica 0's value wins. reduce_to / batch_reduce_to: reduce, then the
-//     result on the host or mirrored on the replicas (Destinations).
-//   - hosts and devices (num_hosts, worker_devices, ...: strategy_hosts.hpp), extended(),
-//     gather / experimental_local_results / experimental_distribute_values_from_function, and the
+//     result on the host or mirrored on the replicas (destinations.hpp).
+//   - hosts and devices (num_hosts, worker_devices, ...: strategy_hosts.hpp), extended()
+//     (tpu_extended.hpp), gather / experimental_local_results / experimental_distribute_values_from_function, and the
 //     contrib names (call_for_each_tower, worker_device_index, initialize, read_var, ...).
 //   - mirrored variables (mirrored_variable.hpp): create_mirrored_variable copies an initial value to
 //     every replica; update(var, fn, args) runs fn on every replica, in place on that replica's copy,
@@ -32,7 +33,7 @@
 //     experimental_distribute_datasets_from_function, experimental_make_numpy_dataset): thin members
 //     calling the ones above (strategy_v1_names.cpp for those that keep a dataset).
 //   - run_steps_on_dataset(fn, iterator, context, iterations, initial_loop_values):
-//     strategy_steps.hpp; one launch runs every step on the replicas before control returns to the
+//     strategy_steps.hpp, its function step_function.hpp; one launch runs every step on the replicas before control returns to the
 //     program.
 // Model parallelism: with a device assignment giving each replica several cores (computation_shape
 // spanning cores), every call runs the function on each logical core of each replica (SPMD, as
@@ -47,6 +48,7 @@
 // The strategy refers to the device assignment it was given, which must outlive it.
 #pragma once
 #include "colocation_scope.hpp"
+#include "destinations.hpp"
 #include "initial_loop_values.hpp"
 #include "input_options.hpp"
 #include "map_output.hpp"
@@ -57,176 +59,20 @@
 #include "runtime/tpu/replicate/replicate.hpp"
 #include "run_options.hpp"
 #include "session_config.hpp"
+#include "step_function.hpp"
 #include "strategy_cluster.hpp"
+#include "strategy_function.hpp"
 #include "strategy_gather.hpp"
 #include "strategy_group.hpp"
 #include "strategy_hosts.hpp"
 #include "strategy_input.hpp"
+#include "strategy_options.hpp"
 #include "strategy_reduce.hpp"
 #include "strategy_replica_context.hpp"
 #include "strategy_scope.hpp"
 #include "update_non_slot.hpp"
 
 namespace rt::tpu {
-
-// Where reduce_to and batch_reduce_to put a result (TF's `destinations`): the host (the program's
-// memory: a plain value), the devices of a distributed value or mirrored variable's copies (every
-// replica's core: a Mirrored value with a copy of the result on each; a plain value's device is the
-// host), or one device named as TF names it (device_destination.hpp: a TPU core of this board gets a plain
-// copy in its arena, the host CPU is the host).
-class Destinations {
- public:
-  enum class Kind : uint8_t { kHost, kReplicas, kDevice };
-  static Destinations host() { return Destinations(Kind::kHost); }
-  static Destinations devices_of(const DistributedValue& value) {
-    return Destinations(value.is_distributed() ? Kind::kReplicas : Kind::kHost);
-  }
-  // One device: "/job:localhost/replica:0/task:0/device:TPU:1", "/device:TPU:1", ".../device:CPU:0".
-  static Destinations device(StringView name) {
-    Destinations destinations(Kind::kDevice);
-    destinations.device_ = name;
-    return destinations;
-  }
-  Kind kind() const { return kind_; }
-  bool replicas() const { return kind_ == Kind::kReplicas; }
-  StringView device_name() const { return device_; }
-
- private:
-  explicit Destinations(Kind kind) : kind_(kind) {}
-  Kind kind_;
-  StringView device_;  // kDevice: the name given (it must outlive the call)
-};
-
-// How a variable's per-replica updates combine (tf.VariableAggregation; contrib's reduce and
-// batch_reduce take one, with ONLY_FIRST_TOWER as contrib's name for kOnlyFirstReplica).
-enum class VariableAggregation : uint8_t { kNone, kSum, kMean, kOnlyFirstReplica };
-
-// One (value, destinations) pair of batch_reduce_to.
-struct ValueDestination {
-  DistributedValue value;
-  Destinations destinations = Destinations::host();
-};
-
-// What experimental_distribute_values_from_function's function is told (TF's ValueContext).
-struct ValueContext {
-  unsigned replica_id_in_sync_group = 0;
-  unsigned num_replicas_in_sync = 1;
-};
-
-// run_steps_on_dataset's `iterations` meaning "the strategy's steps_per_run".
-inline constexpr unsigned kStepsPerRun = 0;
-
-struct StrategyOptions {
-  const DeviceAssignment* device_assignment = nullptr;  // must outlive the strategy
-  unsigned steps_per_run = 1;
-  uint64_t timeout_ns = kDefaultReplicaTimeoutNs;
-  uint64_t collective_timeout_ns = kDefaultWaitTimeoutNs;
-  // contrib's num_cores: the replicas are the first num_cores TPU cores; 0 (TF's None): every core
-  // (strategy_num_cores.hpp). Not with a device_assignment.
-  unsigned num_cores = 0;
-};
-
-// The function run() calls on every replica, as the runtime calls it: its values go to `outputs`,
-// in order. Stored by value (an InplaceFunction): the launch keeps its own copy.
-using StrategyBody = InplaceFunction<Status(StrategyReplicaContext& context, ReplicaArgs args, ReplicaOutputs& outputs)>;
-
-struct StrategyFunction {
-  StringView name;
-  StrategyBody fn;
-  Signature signature{0, 0, true};  // checked like replicate's computations; default: *args
-};
-
-// The strategy function `fn`: a lambda or any callable taking an optional StrategyReplicaContext&
-// and then one Tensor per argument, returning Status, Tensor, Result<Tensor> or an Array of
-// Tensors (callable_computation.hpp); its arity is deduced.
-template <class F>
-StrategyFunction strategy_function_of(StringView name, F fn) {
-  using Function = detail::ReplicaFunction<F, StrategyReplicaContext>;
-  return StrategyFunction{name, Function::body(fn), Signature{Function::kLeaves}};
-}
-
-// run()'s result: one value per output (caller storage: it is large).
-struct RunOutputs {
-  unsigned count = 0;
-  DistributedValue values[kMaxReplicaOutputs];
-
-  unsigned size() const { return count; }
-  const DistributedValue& operator[](unsigned index) const { return values[index]; }
-};
-
-// What the value-returning run() gives back for a function returning Status, a Tensor or an Array
-// of Tensors: one value per output, kept in pod memory (the calling core's arena; a PodMemoryScope
-// around the calls gives them back). A function returning a struct gets a PerReplica<struct>.
-class RunResult {
- public:
-  RunResult() = default;
-  RunResult(const DistributedValue* values, unsigned count) : values_(values), count_(count) {}
-  unsigned size() const { return count_; }
-  const DistributedValue& operator[](unsigned index) const { return values_[index]; }
-  const DistributedValue* values() const { return values_; }
-
- private:
-  const DistributedValue* values_ = nullptr;
-  unsigned count_ = 0;
-};
-
-// What run() may take as an argument: a Tensor (plain), a DistributedValue, a structure of Tensors
-// (plain: every replica gets it as it is) or a PerReplica<structure> (replica r gets its structure).
-template <class A>
-inline constexpr bool is_run_argument_v = is_same_v<remove_cvref_t<A>, DistributedValue> || is_per_replica_v<A> ||
-                                          nest::is_structure_v<remove_cvref_t<A>>;
-
-namespace detail {
-// The tensors an argument passes (a structure's leaves).
-template <class A>
-constexpr size_t run_argument_leaves() {
-  using T = remove_cvref_t<A>;
-  if constexpr (is_same_v<T, DistributedValue>) return 1;
-  else if constexpr (is_per_replica_v<T>) return T::kLeaves;
-  else return nest::leaf_count_v<T>;
-}
-template <class A>
-void add_run_argument(const A& argument, ValueRef* refs, unsigned& count) {
-  using T = remove_cvref_t<A>;
-  if constexpr (is_same_v<T, DistributedValue>) {
-    refs[count++] = argument;
-  } else if constexpr (is_per_replica_v<T>) {
-    for (const DistributedValue& leaf : argument.leaves()) refs[count++] = leaf;
-  } else {
-    nest::for_each_leaf(argument, [&](const Tensor& leaf) { refs[count++] = leaf; });
-  }
-}
-template <class S> struct StructuredRun { static constexpr bool value = nest::is_tuple_v<S>; };
-}  // namespace detail
-
-// distribute_datasets_from_function's function, called once per input pipeline.
-using DatasetFunction = InplaceFunction<Result<Dataset>(const InputContext& context)>;
-// r1.12's distribute_dataset(dataset_fn): dataset_fn takes nothing.
-using DatasetFactory = InplaceFunction<Result<Dataset>()>;
-
-class StepContext;  // strategy_steps.hpp
-// run_steps_on_dataset's function: one step on one replica, with the replica's element of the step
-// (its tensors: one, or a structure's leaves).
-struct StepFunction {
-  StringView name;
-  InplaceFunction<Status(StepContext& step, ReplicaArgs inputs)> fn;  // stored by value
-  unsigned num_inputs = 1;  // the tensors of an element the function takes
-};
-
-// run_steps_on_dataset's function as a lambda: (StepContext& step, const S& inputs) -> Status, S a
-// Tensor or a structure of the dataset's element (struct Batch { Tensor x, y; }: TF's (x, y) element).
-template <class F>
-StepFunction step_function_of(StringView name, F fn) {
-  using Params = typename detail::CallTraits<F>::Params;
-  static_assert(detail::Count<Params>::value == 2, "a step function takes (StepContext&, const S& inputs)");
-  using Inputs = remove_cvref_t<typename detail::TypeAt<1, Params>::type>;
-  constexpr unsigned kInputs = static_cast<unsigned>(nest::leaf_count_v<Inputs>);
-  auto body = [fn](StepContext& step, ReplicaArgs inputs) -> Status {
-    if constexpr (nest::is_leaf_v<Inputs>) return fn(step, inputs[0]);
-    else return fn(step, nest::build<Inputs>([&](size_t leaf) { return inputs[leaf]; }));
-  };
-  return StepFunction{name, body, kInputs};
-}
 
 class TPUExtended;
 
@@ -527,28 +373,6 @@ class TPUStrategy {
   uint64_t launches_ = 0;
 };
 
-// TF's strategy.extended (StrategyExtended, TPUExtended): the strategy's facts under the names TF 2.x
-// keeps there, v1's steps_per_run included (read-only here: it is fixed when the strategy is made).
-// A view of the strategy, valid while it lives.
-class TPUExtended {
- public:
-  explicit TPUExtended(const TPUStrategy& strategy) : strategy_(strategy) {}
-  unsigned steps_per_run() const { return strategy_.steps_per_run(); }
-  bool experimental_between_graph() const { return strategy_.between_graph(); }
-  bool experimental_should_init() const { return strategy_.should_init(); }
-  bool should_checkpoint() const { return strategy_.should_checkpoint(); }
-  bool should_save_summary() const { return strategy_.should_save_summary(); }
-  unsigned num_hosts() const { return strategy_.num_hosts(); }
-  unsigned num_replicas_per_host() const { return strategy_.num_replicas_per_host(); }
-  WorkerDevices worker_devices() const { return strategy_.worker_devices(); }
-  WorkerDevices parameter_devices() const { return strategy_.parameter_devices(); }
-  DeviceName non_slot_devices() const { return strategy_.non_slot_devices(); }
-
- private:
-  const TPUStrategy& strategy_;
-};
-
-inline TPUExtended TPUStrategy::extended() const { return TPUExtended(*this); }
 
 // TF's _require_cross_replica_or_default_context: an error inside a strategy replica function.
 Status require_cross_replica_context();
@@ -596,3 +420,5 @@ auto TPUStrategy::experimental_distribute_values_from_function(const F& value_fn
 }
 
 }  // namespace rt::tpu
+
+#include "tpu_extended.hpp"  // strategy.extended(): needs TPUStrategy complete

@@ -171,4 +171,9 @@ class DistributedIterator {
 // TF's OutOfRangeError at the end of a dataset: "End of sequence".
 Status end_of_sequence();
 
+// distribute_datasets_from_function's function, called once per input pipeline.
+using DatasetFunction = InplaceFunction<Result<Dataset>(const InputContext& context)>;
+// r1.12's distribute_dataset(dataset_fn): dataset_fn takes nothing.
+using DatasetFactory = InplaceFunction<Result<Dataset>()>;
+
 }  // namespace rt::tpu
