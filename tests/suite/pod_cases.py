@@ -70,6 +70,8 @@ def expected_pod_lines(boards: int, cores: int, task: int, across_hash: str) -> 
     lines.append(f"POD input: {boards} pipelines for {n} replicas, 3 steps agreed, every value checked")
     # experimental_distribute_dataset: global batches of 2N rows split over the pod's replicas.
     lines.append(f"POD global batches: 4 batches of {2 * n} rows split over {n} replicas, every slice checked")
+    # run_steps_on_dataset: 4 steps in one launch; every board checks every replica's last step outputs.
+    lines.append(f"POD steps on dataset: 4 steps in one launch, the last step's outputs of {n} replicas checked")
     return lines
 
 

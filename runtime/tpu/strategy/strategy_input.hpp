@@ -139,6 +139,8 @@ class DistributedDataset {
 class DistributedIterator {
  public:
   explicit DistributedIterator(const DistributedDataset& dataset) : dataset_(&dataset) {}
+  // It refers to the dataset, which must outlive it: a temporary dataset is refused at compile time.
+  explicit DistributedIterator(const DistributedDataset&& dataset) = delete;
 
   bool has_next() const { return position_ < dataset_->num_steps(); }
   // The next step's values: replica r's element as component r (a plain value with one replica).

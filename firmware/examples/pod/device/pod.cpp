@@ -14,6 +14,8 @@
 //   POD input: K pipelines for N replicas ...  distribute_datasets_from_function, one pipeline per
 //                                          board, steps agreed across the pod, every value checked
 //   POD global batches: ...                 experimental_distribute_dataset over the pod's replicas
+//   POD steps on dataset: ...               run_steps_on_dataset's last step outputs (per replica and
+//                                          summed) of every replica, on every board
 //   POD across boards: ... hash H           mean and 16-bit all_reduce, reduce_scatter, all_to_all and
 //                                          collective_permute across the boards, every output checked
 //                                          against one board's computation (across_boards.hpp)
@@ -188,6 +190,45 @@ Status check_global_batches(TPUStrategy& strategy) {
   return Status::ok();
 }
 
+// run_steps_on_dataset over the same kind of global batches (B = 2N rows, 4 steps in one launch):
+// at the last step (s = 3) replica r sums rows 3B + 2r and 3B + 2r + 1. set_last_step_output keeps
+// that sum per replica (a PerReplica of the pod's N replicas, whichever board each runs on) and its
+// SUM over the replicas (a plain value: sum over r of 6B + 4r + 1 = N (6B + 1) + 2N(N - 1)).
+Status check_steps_on_dataset(TPUStrategy& strategy) {
+  const unsigned replicas = strategy.num_replicas_in_sync();
+  const int64_t batch = 2 * int64_t{replicas}, steps = 4, rows = steps * batch;
+  const Tensor source = RT_TRY(hbm().allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&rows, 1))),
+                                                     "the stepped batches"));
+  for (int64_t i = 0; i < rows; ++i) source.at<float>(i) = static_cast<float>(i);
+  const Dataset batches = RT_TRY(RT_TRY(Dataset::from_tensor_slices(source)).batch(batch));
+  const DistributedDataset dataset = RT_TRY(strategy.experimental_distribute_dataset(batches));
+  DistributedIterator iterator(dataset);
+  static MultiStepContext context;  // large: not on core 0's stack
+  RT_RETURN_IF_ERROR(strategy.run_steps_on_dataset(
+      [](StepContext& step, const Tensor& rows_of_replica) -> Status {
+        const Tensor sum = RT_TRY(reduce_sum(step.replica().arena(), rows_of_replica));
+        RT_RETURN_IF_ERROR(step.set_last_step_output("sum", sum));
+        return step.set_last_step_output("total", sum, ReduceOp::kSum);
+      },
+      iterator, context, static_cast<unsigned>(steps)));
+  const DistributedValue sums = RT_TRY(context.last_step_output("sum"));
+  if (sums.num_components() != replicas)
+    return internal_error("last step's sums: {} components, expected {}", sums.num_components(), replicas);
+  for (unsigned r = 0; r < replicas; ++r) {
+    const float expected = static_cast<float>(2 * (3 * batch + 2 * r) + 1);
+    if (sums.component(r).scalar<float>() != expected)
+      return internal_error("last step: replica {} summed {}, expected {}", r, sums.component(r).scalar<float>(), expected);
+  }
+  const DistributedValue total = RT_TRY(context.last_step_output("total"));
+  const float expected_total = static_cast<float>(replicas * (6 * batch + 1) + 2 * replicas * (replicas - 1));
+  if (total.is_distributed() || total.component(0).scalar<float>() != expected_total)
+    return internal_error("last step's total: {} ({}), expected the plain value {}", total.component(0).scalar<float>(),
+                          value_kind_name(total.kind()), expected_total);
+  log_info("POD steps on dataset: {} steps in one launch, the last step's outputs of {} replicas checked", steps,
+           replicas);
+  return Status::ok();
+}
+
 Status program() {
   const PodMembership& pod = pod_membership();
   log_info("POD task {} of {}", pod.task, pod.num_tasks);
@@ -203,7 +244,8 @@ Status program() {
   RT_RETURN_IF_ERROR(check_sums(pod, strategy, resolver.num_accelerators()));
   RT_RETURN_IF_ERROR(pod_app::check_collectives_across_boards(pod, resolver.num_accelerators()));
   RT_RETURN_IF_ERROR(check_per_host_input(strategy));
-  return check_global_batches(strategy);
+  RT_RETURN_IF_ERROR(check_global_batches(strategy));
+  return check_steps_on_dataset(strategy);
 }
 
 Status run(const firmware::CoreContext& context) {

@@ -18,16 +18,33 @@ struct StepLoop {
 
 StepLoop loop;  // read by the replicas of run_steps_on_dataset's launch
 
-// The last step's outputs stay in this board's tables (what crosses the boards of a pod is replicate's
-// outputs): in a pod they are refused rather than assembled from this board's replicas alone.
-Status refuse_last_step_outputs_in_pod(unsigned replicas) {
-  if (!pod_membership().in_pod()) return Status::ok();
-  for (unsigned r = 0; r < replicas; ++r)
-    if (loop.tables[r].size() != 0)
-      return Status::error(StatusCode::kUnimplemented,
-                           "run_steps_on_dataset: set_last_step_output in a pod of boards is not implemented yet "
-                           "(the last step's outputs are not gathered across the boards); replica {} set {}",
-                           r, loop.tables[r].size());
+// In a pod of boards the last step's outputs reach every board as the launch's outputs (replicate
+// gathers every replica's outputs on every board, pod_outputs.hpp): each replica gives its table's
+// values in its table's order (a replica's logical cores other than 0 give theirs, which replicate drops).
+Status add_last_step_outputs(StrategyReplicaContext& context, const StepLoop& steps, ReplicaOutputs& outputs) {
+  const ReplicaContext& replica = context.replica();
+  const StepOutputTable& table =
+      replica.logical_core() == 0 ? steps.tables[context.replica_id_in_sync_group()] : steps.other_cores[replica.core()];
+  for (unsigned k = 0; k < table.size(); ++k) RT_RETURN_IF_ERROR(outputs.add(table.value(k)));
+  return Status::ok();
+}
+
+// After the launch, in a pod: the tables of the other boards' replicas (empty here) filled from the
+// launch's outputs, under the names and reduce ops this board's replicas recorded (SPMD: every replica
+// records the same, as assemble checks among this board's; another board's replica is checked to give
+// as many values).
+Status fill_other_boards_tables(const ReplicateResult& result, unsigned replicas) {
+  const StepOutputTable* recorded = nullptr;
+  for (unsigned r = 0; r < replicas && recorded == nullptr; ++r)
+    if (loop.tables[r].size() != 0) recorded = &loop.tables[r];
+  for (unsigned r = 0; r < replicas; ++r) {
+    const unsigned expected = recorded ? recorded->size() : 0, got = result.replicas[r].size();
+    if (got != expected)
+      return invalid_argument("run_steps_on_dataset: replica {} set {} last step outputs, this board's replicas {}", r,
+                              got, expected);
+    if (loop.tables[r].size() != 0 || recorded == nullptr) continue;
+    for (unsigned k = 0; k < expected; ++k) RT_RETURN_IF_ERROR(loop.tables[r].record(recorded->spec(k), result.replicas[r][k]));
+  }
   return Status::ok();
 }
 
@@ -150,12 +167,16 @@ Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIter
   loop.context = &context;
   context.clear_non_tensor_outputs();  // TF: a new MultiStepContext per call
   const StrategyFunction body{fn.name,
-                              [](StrategyReplicaContext& replica, ReplicaArgs, ReplicaOutputs&) { return step_loop(replica, loop); },
+                              [](StrategyReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs) {
+                                RT_RETURN_IF_ERROR(step_loop(replica, loop));
+                                return pod_membership().in_pod() ? add_last_step_outputs(replica, loop, outputs)
+                                                                 : Status::ok();
+                              },
                               Signature{0}};
   const ReplicateResult* result = nullptr;
   for (StepOutputTable& table : loop.tables) table.clear();  // another board's replicas leave theirs empty
   RT_RETURN_IF_ERROR(launch(body, Span<const ValueRef>(), &result));
-  RT_RETURN_IF_ERROR(refuse_last_step_outputs_in_pod(num_replicas_));
+  if (pod_membership().in_pod()) RT_RETURN_IF_ERROR(fill_other_boards_tables(*result, num_replicas_));
   RT_RETURN_IF_ERROR(check_initial_loop_values(initial_loop_values, loop.tables[0]));
   const StepOutputTable* tables[kMaxReplicas];
   for (unsigned r = 0; r < num_replicas_; ++r) tables[r] = &loop.tables[r];
