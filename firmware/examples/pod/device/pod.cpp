@@ -159,18 +159,23 @@ Status check_per_host_input(TPUStrategy& strategy) {
   return Status::ok();
 }
 
+// `steps` global batches of `batch` rows: row i holds i (float32), distributed over the strategy's replicas.
+Result<DistributedDataset> numbered_global_batches(const TPUStrategy& strategy, int64_t batch, int64_t steps) {
+  const int64_t rows = steps * batch;
+  const Tensor source = RT_TRY(hbm().allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&rows, 1))),
+                                                     "the global batches"));
+  for (int64_t i = 0; i < rows; ++i) source.at<float>(i) = static_cast<float>(i);
+  return strategy.experimental_distribute_dataset(RT_TRY(RT_TRY(Dataset::from_tensor_slices(source)).batch(batch)));
+}
+
 // experimental_distribute_dataset: every board holds the same global batches (the program is the same
 // on every board); each batch of B = 2N rows is split over the pod's replicas in replica order, so at
 // step s replica r gets rows s B + 2r and s B + 2r + 1, whichever board it runs on. strategy.run
 // returns their sum; every board checks every replica's (4 steps).
 Status check_global_batches(TPUStrategy& strategy) {
   const unsigned replicas = strategy.num_replicas_in_sync();
-  const int64_t batch = 2 * int64_t{replicas}, rows = 4 * batch;
-  const Tensor source = RT_TRY(hbm().allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&rows, 1))),
-                                                     "the global batches"));
-  for (int64_t i = 0; i < rows; ++i) source.at<float>(i) = static_cast<float>(i);
-  const Dataset batches = RT_TRY(RT_TRY(Dataset::from_tensor_slices(source)).batch(batch));
-  const DistributedDataset dataset = RT_TRY(strategy.experimental_distribute_dataset(batches));
+  const int64_t batch = 2 * int64_t{replicas};
+  const DistributedDataset dataset = RT_TRY(numbered_global_batches(strategy, batch, 4));
   DistributedIterator iterator(dataset);
   for (int64_t step = 0; iterator.has_next(); ++step) {
     const DistributedValue value = RT_TRY(iterator.get_next());
@@ -196,12 +201,8 @@ Status check_global_batches(TPUStrategy& strategy) {
 // SUM over the replicas (a plain value: sum over r of 6B + 4r + 1 = N (6B + 1) + 2N(N - 1)).
 Status check_steps_on_dataset(TPUStrategy& strategy) {
   const unsigned replicas = strategy.num_replicas_in_sync();
-  const int64_t batch = 2 * int64_t{replicas}, steps = 4, rows = steps * batch;
-  const Tensor source = RT_TRY(hbm().allocate_tensor(DType::kF32, RT_TRY(Shape::make(Span<const int64_t>(&rows, 1))),
-                                                     "the stepped batches"));
-  for (int64_t i = 0; i < rows; ++i) source.at<float>(i) = static_cast<float>(i);
-  const Dataset batches = RT_TRY(RT_TRY(Dataset::from_tensor_slices(source)).batch(batch));
-  const DistributedDataset dataset = RT_TRY(strategy.experimental_distribute_dataset(batches));
+  const int64_t batch = 2 * int64_t{replicas}, steps = 4;
+  const DistributedDataset dataset = RT_TRY(numbered_global_batches(strategy, batch, steps));
   DistributedIterator iterator(dataset);
   static MultiStepContext context;  // large: not on core 0's stack
   RT_RETURN_IF_ERROR(strategy.run_steps_on_dataset(
