@@ -12,6 +12,7 @@
 #include "runtime/log/log.hpp"
 #include "hal/support/new.hpp"
 #include "runtime/tpu/mesh/pod_membership.hpp"
+#include "runtime/tpu/mesh/topology.hpp"
 #include "runtime/trace/core_status.hpp"
 
 namespace firmware {
@@ -103,7 +104,8 @@ void link_service_start(const char* app_name) {
   identity.board = hal::board::name();
   identity.app = app_name;
   identity.cores = static_cast<uint16_t>(hal::core_count());
-  identity.mesh_shape[3] = identity.cores;  // [1, 1, 1, cores] until boards define their topology
+  const rt::tpu::MeshShape mesh = rt::tpu::Topology::default_mesh_shape(identity.cores);  // the board's Topology
+  for (unsigned axis = 0; axis < 4; ++axis) identity.mesh_shape[axis] = static_cast<uint16_t>(mesh[axis]);
   endpoint = new (endpoint_storage) rt::link::Endpoint(choose_port(), identity);
   rt::link::set_board_endpoint(endpoint);
   endpoint->poll();
