@@ -399,6 +399,17 @@ TEST_CASE("host-call errors come back as the host's status", "[link-session]") {
   CHECK(str(shape.message()).find("should be int32[2], the host sent float32[]") != std::string::npos);
   (void)wrong_type;
 
+  // A core that fails with an error a host function answered is told where it came from: the latest
+  // such answer (format's, to core 0, call 2), found by code and message; another message is not.
+  const tpu::HostFunctionError* origin =
+      link.session.host_error_behind({mismatch.code(), "FAIL test: " + str(mismatch.message())});
+  REQUIRE(origin != nullptr);
+  CHECK(origin->function == "format");
+  CHECK(origin->core == 0);
+  CHECK(origin->call == 2);
+  CHECK(link.session.host_error_behind({mismatch.code(), "something else"}) == nullptr);
+  CHECK(link.session.host_error_behind({rt::StatusCode::kInternal, str(mismatch.message())}) == nullptr);
+
   // The link still works afterwards.
   REQUIRE(link.endpoint->host_call("format", "1{}", arguments, text_result, 1000 * kMilli).is_ok());
   CHECK(str(text.view()) == "11");

@@ -34,6 +34,10 @@ bool report_results(const LinkSession& session) {
     all_ok = false;
     std::cerr << "tpu: core " << core << " failed: " << rt::status_code_name(result.code) << ": " << result.message
               << std::endl;
+    if (const HostFunctionError* origin = session.host_error_behind(result))
+      std::cerr << "tpu:   the error comes from host function '" << origin->function << "', called by "
+                << (origin->replica ? "replica " + std::to_string(*origin->replica) + " on core " : "core ")
+                << origin->core << " (call " << origin->call << ")" << std::endl;
   }
   if (session.board()) {
     const size_t reported = session.results().size();

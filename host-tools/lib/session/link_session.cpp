@@ -321,11 +321,29 @@ void LinkSession::serve(unsigned core, uint32_t id, uint16_t replica, const std:
   if (replica != rt::link::kNoReplica) request.replica = replica;
   request.in_board = std::move(in_board);
   const std::string function = request.function;
+  const std::optional<unsigned> caller = request.replica;
   try {  // the reply comes now, or later for a function the host-function worker runs
-    functions_.call(std::move(request), [this, core, id](const HostCallOutcome& outcome) { send_reply(core, id, outcome); });
+    functions_.call(std::move(request), [this, core, id, function, caller](const HostCallOutcome& outcome) {
+      if (outcome.code != StatusCode::kOk) remember_host_error({function, core, caller, id, outcome.code, outcome.message});
+      send_reply(core, id, outcome);
+    });
   } catch (const std::exception& error) {
     send_reply(core, id, HostCallOutcome::error(StatusCode::kInternal, "host function '" + function + "' failed: " + error.what()));
   }
+}
+
+void LinkSession::remember_host_error(HostFunctionError error) {
+  constexpr size_t kKeptHostErrors = 8;
+  error.message = error.message.substr(0, kMaxReplyMessage);  // what the board was sent
+  if (host_errors_.size() == kKeptHostErrors) host_errors_.erase(host_errors_.begin());
+  host_errors_.push_back(std::move(error));
+}
+
+const HostFunctionError* LinkSession::host_error_behind(const CoreResult& failure) const {
+  for (auto error = host_errors_.rbegin(); error != host_errors_.rend(); ++error)
+    if (error->code == failure.code && !error->message.empty() && failure.message.find(error->message) != std::string::npos)
+      return &*error;
+  return nullptr;
 }
 
 size_t LinkSession::max_send_payload() const {

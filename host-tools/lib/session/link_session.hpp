@@ -84,6 +84,16 @@ struct CoreResult {
   std::string message;
 };
 
+// A host function's error reply: kept so that a core failing with it can be told where it came from.
+struct HostFunctionError {
+  std::string function;
+  unsigned core = 0;
+  std::optional<unsigned> replica;
+  uint32_t call = 0;
+  rt::StatusCode code = rt::StatusCode::kOk;
+  std::string message;
+};
+
 struct SessionCounters {
   rt::link::DecoderCounters decoder;
   uint64_t sequence_gaps = 0;    // board frames whose sequence number was not the next one
@@ -139,6 +149,8 @@ class LinkSession final : private rt::link::FrameSink {
   // never heard), or nothing.
   std::optional<std::string> pod_place_mismatch() const;
   const std::map<unsigned, CoreResult>& results() const { return results_; }
+  // The latest host function error whose code and message a core's failure carries, if any.
+  const HostFunctionError* host_error_behind(const CoreResult& failure) const;
   const ConsoleTail& console_tail() const { return tail_; }
   SessionCounters counters() const;
 
@@ -176,6 +188,7 @@ class LinkSession final : private rt::link::FrameSink {
   void serve(unsigned core, uint32_t id, uint16_t replica, const std::string& text, std::vector<HostTensor> arguments,
              std::vector<std::span<const uint8_t>> in_board = {});
   void send_reply(unsigned core, uint32_t id, const HostCallOutcome& outcome);
+  void remember_host_error(HostFunctionError error);
   void send_unsendable(unsigned core, uint32_t id, size_t result, const rt::Status& why);
   void send_frame(rt::link::MessageKind kind, uint16_t channel, rt::Span<const uint8_t> payload);
   void send_error(rt::StatusCode code, const rt::link::FrameView& related, const std::string& message);
@@ -195,6 +208,7 @@ class LinkSession final : private rt::link::FrameSink {
   std::optional<rt::link::PodInfo> board_pod_place_;
   std::chrono::steady_clock::time_point hello_sent_at_{};
   std::map<unsigned, CoreResult> results_;
+  std::vector<HostFunctionError> host_errors_;  // the latest few (kKeptHostErrors)
   std::map<unsigned, PendingRequest> requests_;
   std::map<std::pair<unsigned, uint16_t>, PendingTuple> tuples_;
   SessionCounters counters_;
