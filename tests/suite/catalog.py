@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import app_tests
 
+from .api_compile_cases import api_compile_cases
 from .app_cases import app_cases
 from .case import Case
 from .fuzz_cases import fuzz_cases
@@ -38,4 +39,4 @@ def all_cases(apps: list[app_tests.AppSpec]) -> list[Case]:
     cases = unit_cases() + fuzz_cases() + freestanding_cases()
     for spec in apps:
         cases += app_cases(spec)
-    return cases + tpu_cases() + make_cases()
+    return cases + tpu_cases() + make_cases() + api_compile_cases()

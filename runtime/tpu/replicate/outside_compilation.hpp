@@ -5,7 +5,8 @@
 //     link and runs on the PC in the app's tool, built from the same device sources
 //     (outside_cluster.hpp), when it can: a captureless lambda whose arguments are tensors or
 //     scalars and whose result is nothing, a Status or a scalar (or a Result of one). Anything else
-//     (captures, a function pointer, a tensor result) is UNIMPLEMENTED there, saying why; the named
+//     (captures, a function pointer, a tensor result) is UNIMPLEMENTED there, saying why, and every
+//     board's build warns where such a callable is given (host_board_only_callable); the named
 //     and declared host functions (host_function, host_function_declaration.hpp) serve the rest.
 //   - fn must depend on its arguments only, as a TF outside-compiled function depends on its
 //     inputs: on the host board it runs in the board's process and sees the board's globals; on
@@ -125,6 +126,15 @@ constexpr const char* why_not_across() {
 // The text of the UNIMPLEMENTED error for a callable that cannot cross (names the replica and board).
 Status outside_cluster_refused(StringView cluster, const char* why);
 
+// Called (at no cost) where a callable cannot cross the link, so that every board's build says so:
+// a compiler warning on the host board too, where the app runs it in-process and would otherwise
+// learn only on a QEMU or Pi board, from the UNIMPLEMENTED at the call.
+template <class Fn>
+[[deprecated("outside_compilation: this callable cannot run on the PC (it captures, takes other than tensors and "
+             "scalars, or returns a tensor): it runs on the host board and outside replicated computations only; "
+             "inside a replicated computation on a QEMU or Pi board the call returns UNIMPLEMENTED")]]
+constexpr void host_board_only_callable() {}  // a template: only the branch that calls it warns
+
 // The cluster `Fn` taking Args: its key (the lambda's type name) and its entry in the app's tool,
 // registered at start-up by every build that instantiates it (the tool's registration counts).
 template <class Fn, class... Args>
@@ -205,6 +215,7 @@ auto outside_compilation(Fn&& fn, Args&&... args) ->
     typename detail::HostCallResult<remove_cvref_t<decltype(fn(static_cast<Args&&>(args)...))>>::type {
   using Returned = remove_cvref_t<decltype(fn(static_cast<Args&&>(args)...))>;
   using Out = typename detail::HostCallResult<Returned>::type;
+  if constexpr (!detail::crosses_link_v<remove_cvref_t<Fn>, remove_cvref_t<Args>...>) detail::host_board_only_callable<Fn>();
   Result<detail::HostCallRoute> route = detail::enter_outside_compilation();
   if (!route) return Out(route.status());
   if (*route == detail::HostCallRoute::kLink) {

@@ -31,6 +31,8 @@ rt::Result<int32_t> computation_with_string_ops(int32_t x) {
   return number;
 }
 
+// A function cannot cross the link: on purpose (the host board runs it, the others refuse it), so
+// this file's build warns that it cannot (outside_compilation.hpp, host_board_only_callable).
 Status calls_host(ReplicaContext& replica, ReplicaArgs, ReplicaOutputs& outputs) {
   rt::Result<int32_t> number =
       rt::tpu::outside_compilation(computation_with_string_ops, static_cast<int32_t>(replica.replica_id() + 1));
@@ -57,7 +59,7 @@ int32_t expected_number(unsigned replica) {
 
 Status run_outside_compilation_cases(unsigned cores) {
   rt::tpu::PodMemoryScope memory(cores);
-  rt::Result<int32_t> direct = rt::tpu::outside_compilation(computation_with_string_ops, 1);
+  rt::Result<int32_t> direct = rt::tpu::outside_compilation(computation_with_string_ops, 1);  // outside replicate
   if (!direct || *direct != 11)
     return rt::internal_error("outside_compilation outside replicate: {} ({})", direct ? *direct : -1,
                               direct.status().message());
