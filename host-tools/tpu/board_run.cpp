@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 
 #include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -405,9 +406,9 @@ int BoardSession::interrupted() {
   console_.flush();
   const CoreStatusRead triage = read_board_triage(*process_, session_, address_names_);  // before the kill
   halt();
-  std::cerr << "\ntpu: interrupted; stopped " << program_ << std::endl;
+  std::cerr << "\ntpu: interrupted (SIG" << sigabbrev_np(*interrupted_) << "); stopped " << program_ << std::endl;
   print_core_triage(triage, std::cerr);
-  return kExitInterrupted;
+  return interrupted_exit_status(*interrupted_);
 }
 
 // Another rank failed. This board may be the one that stalled the pod (a core stuck, a host function

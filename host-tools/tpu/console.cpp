@@ -162,7 +162,7 @@ int console_run(const ConsoleOptions& given) {
       continue;
     }
     if (end == ConsoleSession::End::kTimedOut) return 4;
-    if (end == ConsoleSession::End::kInterrupted) return 130;
+    if (end == ConsoleSession::End::kInterrupted) return interrupted_exit_status(*interrupted);
     return exit_code.value_or(0);
   }
 }

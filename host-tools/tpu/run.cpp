@@ -45,7 +45,9 @@ std::optional<Target> resolve_target(const std::filesystem::path& root, const Ru
   }
   const std::filesystem::path image = std::filesystem::absolute(options.target, error);
   if (error || !std::filesystem::is_regular_file(image, error)) {
-    std::cerr << "tpu: no image file at " << options.target << std::endl;
+    std::cerr << "tpu: " << (std::filesystem::exists(image, error) ? "no app and no firmware image at " : "nothing at ")
+              << options.target << " (tpu run takes an app folder, a repository app's name or a firmware image)"
+              << std::endl;
     return std::nullopt;
   }
   target.image = image;

@@ -14,7 +14,6 @@ inline constexpr int kExitLinkFailed = 1;
 inline constexpr int kExitBuildFailed = 2;
 inline constexpr int kExitTimeout = 4;
 inline constexpr int kExitHostFunctionFailed = 6;
-inline constexpr int kExitInterrupted = 130;
 
 // The board's last console lines (or that it printed nothing), on stderr.
 void print_tail(const LinkSession& session);

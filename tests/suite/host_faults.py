@@ -144,7 +144,7 @@ def host_fault_cases() -> list[Case]:
         for fault, (code, patterns) in HOST_FAULTS.items():
             cases.append(Case(f"tpu-host-fault/{board}/{fault}", partial(check_host_fault, board, fault, code, patterns),
                               images=images, estimate_s=8))
-        for number, code in ((signal.SIGTERM, 130), (signal.SIGKILL, None)):
+        for number, code in ((signal.SIGTERM, 143), (signal.SIGKILL, None)):
             cases.append(Case(f"tpu-host-fault/{board}/tpu-{signal.Signals(number).name}-in-host-call",
                               partial(check_tpu_signalled_in_host_call, board, number, code), images=images, estimate_s=8))
     for fault, (code, patterns) in LEFT_PROCESSES.items():

@@ -38,7 +38,7 @@ FAULTS = {
                         r"|was killed by signal 15 \(Terminated\) before (cores? [\d, ]+ reported a result|sending every output)",
                         120),
     "qemu-stopped": ("qemu", signal.SIGSTOP, 4, r"timed out after 8 s", 8),
-    "interrupted": ("tpu", signal.SIGINT, 130, r"interrupted; stopped", 120),
+    "interrupted": ("tpu", signal.SIGINT, 130, r"interrupted \(SIGINT\); stopped", 120),
 }
 # When the fault strikes: a random time in [earliest, latest] s after the workload printed the line.
 # tpu exec prints nothing between starting QEMU and the result, so its window starts at QEMU's start

@@ -17,7 +17,7 @@ constexpr auto kSocketPatience = std::chrono::milliseconds(10000);
 
 volatile std::sig_atomic_t interrupted = 0;
 
-void on_interrupt(int) { interrupted = 1; }
+void on_interrupt(int signal_number) { interrupted = signal_number; }
 
 std::unique_ptr<BoardChannel> attach(const AttachTarget& attach, std::ostream& notes, std::string& error) {
   if (attach.serial) {

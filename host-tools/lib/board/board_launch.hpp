@@ -50,8 +50,11 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
 class LinkSession;
 void connect_frames(BoardChannel& channel, LinkSession& session);
 
-// Installs SIGINT/SIGTERM handlers that set the returned flag, and ignores SIGPIPE. Call after the
-// make steps (children must not inherit an ignored SIGPIPE).
+// Installs SIGINT/SIGTERM handlers that set the returned flag to the signal's number, and ignores
+// SIGPIPE. Call after the make steps (children must not inherit an ignored SIGPIPE).
 const volatile std::sig_atomic_t* install_interrupt_handlers();
+
+// The exit status of a run a signal ended (the shell's 128 + its number: 130 for SIGINT, 143 for SIGTERM).
+inline int interrupted_exit_status(std::sig_atomic_t signal_number) { return 128 + signal_number; }
 
 }  // namespace tpu

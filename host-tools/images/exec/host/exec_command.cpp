@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
@@ -34,7 +35,6 @@ constexpr const char* kExecDescription =
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitTimeout = 4;
-constexpr int kExitInterrupted = 130;
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 
 struct ExecOptions {
@@ -161,8 +161,9 @@ bool report_core_failures(const LinkSession& session) {
 int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& session, const std::string& link_notes,
            LoopEnd end, std::optional<int> exit_code, const std::optional<std::string>& failure) {
   if (end == LoopEnd::kInterrupted) {
-    std::cerr << "\ntpu exec: interrupted; stopped the board" << std::endl;
-    return kExitInterrupted;
+    const std::sig_atomic_t signal_number = *install_interrupt_handlers();  // the flag the handlers set
+    std::cerr << "\ntpu exec: interrupted (SIG" << sigabbrev_np(signal_number) << "); stopped the board" << std::endl;
+    return interrupted_exit_status(signal_number);
   }
   if (end == LoopEnd::kLinkFailed) {
     std::cerr << "tpu exec: the link to the board failed: " << failure.value_or("unknown") << "; stopped the board"
