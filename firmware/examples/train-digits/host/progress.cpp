@@ -74,8 +74,10 @@ std::string bar(long step, long total, double samples_per_second, float loss, fl
   const int done = total > 0 ? static_cast<int>(width * (step + 1) / total) : 0;
   std::ostringstream line;
   line << "[" << std::string(done, '#') << std::string(width - done, '.') << "] step " << step + 1 << "/" << total
-       << "  " << std::fixed << std::setprecision(0) << samples_per_second << " samples/s  loss " << std::setprecision(4)
-       << loss << "  accuracy " << std::setprecision(3) << accuracy;
+       << "  " << std::fixed << std::setprecision(0);
+  if (samples_per_second > 0) line << samples_per_second;
+  else line << "--";  // the first launch's report starts the clock: no rate yet
+  line << " samples/s  loss " << std::setprecision(4) << loss << "  accuracy " << std::setprecision(3) << accuracy;
   return line.str();
 }
 
