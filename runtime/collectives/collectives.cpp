@@ -79,6 +79,13 @@ Status unsupported_dtype(const char* operation, DType type) {
                           operation, dtype_name(type));
 }
 
+// How much longer than the leader a member waits for the leader's trade across boards: a quarter of
+// the timeout, at least a second (the leader starts its call a little after the members start waiting).
+uint64_t leader_grace_ns(uint64_t timeout_ns) {
+  constexpr uint64_t kSecond = 1000 * hal::kNanosPerMilli;
+  return timeout_ns / 4 > kSecond ? timeout_ns / 4 : kSecond;
+}
+
 }  // namespace
 
 ReplicaSet ReplicaSet::one_per_core(unsigned cores) {
@@ -301,7 +308,12 @@ Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffer
     const Status traded = across_boards(leader_call(peers, local), group, members, options);
     if (!traded.is_ok()) fail_after_sharing(traded);
   }
-  signal_after_sharing(mine.kind, local, options);
+  // The others wait for the leader's trade a little longer than the leader waits for it, so that a
+  // trade that never ends is reported by the leader, naming the collective across boards, rather
+  // than by a member here naming the leader it waited for.
+  CollectiveOptions waiting_for_leader = options;
+  if (local.position != 0) waiting_for_leader.timeout_ns += leader_grace_ns(options.timeout_ns);
+  signal_after_sharing(mine.kind, local, waiting_for_leader);
   if (local.position != 0) memcpy(mine.out, peers[0].out, result_bytes);
   signal_after_sharing(mine.kind, local, options);
   return Status::ok();
@@ -463,8 +475,11 @@ Status Collectives::barrier_across_boards(const Group& group, const CollectiveOp
     call.kind = CrossBoardKind::kBarrier;
     // No buffers are shared: the members here, waiting for the leader, stop once it leaves its launch.
     RT_RETURN_IF_ERROR(across_boards(call, group, members, options));
+    return signal_group(CollectiveKind::kBarrier, members.local, options);  // released once every board arrived
   }
-  return signal_group(CollectiveKind::kBarrier, members.local, options);  // released once every board arrived
+  CollectiveOptions waiting_for_leader = options;  // the leader reports a trade that never ends (fan_out_across_boards)
+  waiting_for_leader.timeout_ns += leader_grace_ns(options.timeout_ns);
+  return signal_group(CollectiveKind::kBarrier, members.local, waiting_for_leader);
 }
 
 Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void* out, size_t count,

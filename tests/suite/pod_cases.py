@@ -325,14 +325,16 @@ def check_pod_fault() -> Outcome:
     return Outcome(True, "", log)
 
 
-def check_pod_hang() -> Outcome:
+def check_pod_hang(cores: int) -> Outcome:
     """The last board's replicas skip a collective the others wait in (tests/faults/pod-hang, collective
-    timeout 3 s): the waiting board gives up naming the collective across boards, tells the other
-    ranks, which stop their boards at once, and the pod exits non-zero well within tpu's --timeout."""
+    timeout 3 s): the waiting board gives up naming the collective across boards (its leader does, not
+    a member waiting for the leader, whatever the cores per board), tpu names the task no part came
+    from, the other ranks stop their boards at once, and the pod exits non-zero well within tpu's
+    --timeout."""
     missing = tpu_not_built()
     if missing:
         return missing
-    command = [TPU_BINARY, "run", "--boards", "2", "--board", "host", "--cores", "1", "--timeout", "60",
+    command = [TPU_BINARY, "run", "--boards", "2", "--board", "host", "--cores", str(cores), "--timeout", "60",
                str(Path("tests/faults/pod-hang"))]
     started = time.monotonic()
     result = run_image(command, 90)
@@ -341,8 +343,13 @@ def check_pod_hang() -> Outcome:
     if result.timed_out or result.exit_code == 0:
         return Outcome(False, f"expected a failing exit, got {result.exit_code}{' (timed out)' if result.timed_out else ''}",
                        log)
-    for pattern in (r"^\[task 0\] \[c0 E\] all_reduce across boards \(all_reduce op=sum type=float32 count=1 "
-                    r"members=0,1 source=0 seq=1 first=0 lc=0\): core 0 timed out after 3000 ms",
+    members = ", ".join(str(task) for task in range(2) for _ in range(cores))
+    if re.search(r"timed out after \d+ ms in all_reduce", result.output):
+        return Outcome(False, "a member waiting for its board's leader timed out before the leader did", log)
+    for pattern in (rf"^\[task 0\] \[c0 E\] all_reduce #1 across boards \(sum of 1 float32; a group of {2 * cores} "
+                    rf"members on tasks {members}\): core 0 timed out after 3000 ms waiting for the host's reply to "
+                    r"host call \d+ '\.pod' \(no part came in time from another board of the group",
+                    r"^\[task 0\] tpu: 1 exchanges with other boards can never finish; no part came from task 1;",
                     r"^\[task 1\] tpu: stopped \S+: the pod is ending, rank 0 \(host [^,]+, board host\) failed with "
                     r"exit status \d+"):
         if not re.search(pattern, result.output, re.M):
@@ -525,8 +532,8 @@ def pod_cases() -> list[Case]:
                                             ("host,qemu-virt-a53", 2, 2), ("raspi3b", 2, 4))),
              Case("tpu-pod/replica-error/host/2x2", check_pod_replica_error,
                   images=(("host", "tests/faults/pod-replica-error"),), estimate_s=5),
-             Case("tpu-pod/collective-hang/host/2x1", check_pod_hang, images=(("host", "tests/faults/pod-hang"),),
-                  estimate_s=8),
+             *(Case(f"tpu-pod/collective-hang/host/2x{cores}", partial(check_pod_hang, cores),
+                    images=(("host", "tests/faults/pod-hang"),), estimate_s=6) for cores in (1, 2)),
              Case("tpu-pod/rank-killed/qemu-virt-a53", partial(on_shell_pod, kill_a_rank), images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15),
              Case("tpu-pod/mpirun-killed/qemu-virt-a53", partial(on_shell_pod, kill_mpirun), images=(("qemu-virt-a53", "shell"),),

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace tpu {
@@ -59,7 +60,10 @@ struct MpiPod::Exchanges {
   struct Exchange {
     std::vector<MPI_Request> requests;  // the receives first, then the sends
     size_t receives = 0;
+    std::vector<unsigned> receive_ranks;  // whose part each receive is
   };
+  // The ranks whose parts have not arrived yet, over every exchange in flight (ascending, once each).
+  std::set<unsigned> ranks_not_heard_from();
   std::map<int, Exchange> in_flight;
   int next_id = 0;
 };
@@ -71,6 +75,17 @@ struct MpiPod::Control {
   std::vector<MPI_Request> outgoing;
   std::vector<int> sent;
 };
+
+std::set<unsigned> MpiPod::Exchanges::ranks_not_heard_from() {
+  std::set<unsigned> silent;
+  for (auto& [id, exchange] : in_flight)
+    for (size_t i = 0; i < exchange.receives; ++i) {
+      int arrived = 0;  // a completed receive's request becomes MPI_REQUEST_NULL, which tests as arrived
+      if (MPI_Test(&exchange.requests[i], &arrived, MPI_STATUS_IGNORE) == MPI_SUCCESS && !arrived)
+        silent.insert(exchange.receive_ranks[i]);
+    }
+  return silent;
+}
 
 MpiPod::MpiPod(PodRank rank)
     : rank_(std::move(rank)), exchanges_(std::make_unique<Exchanges>()), control_(std::make_unique<Control>()) {}
@@ -105,6 +120,7 @@ int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vec
     MPI_Irecv(into[i].data(), static_cast<int>(into[i].size()), MPI_BYTE, static_cast<int>(ranks[i]), tag,
               MPI_COMM_WORLD, &receive);
     exchange.requests.push_back(receive);
+    exchange.receive_ranks.push_back(ranks[i]);
   }
   exchange.receives = exchange.requests.size();
   for (size_t i = 0; i < ranks.size(); ++i) {
@@ -186,8 +202,12 @@ void MpiPod::finish(int status_if_stuck) {
   finished_ = true;
   if (!exchanges_->in_flight.empty()) {  // MPI cannot end requests that will never complete
     // Open MPI's banner then names this rank as the one that called MPI_Abort: say why first.
+    std::string waiting;  // "task 1", "tasks 1, 3"
+    const std::set<unsigned> silent = exchanges_->ranks_not_heard_from();
+    for (const unsigned rank : silent) waiting += (waiting.empty() ? "" : ", ") + std::to_string(rank);
     std::cerr << "tpu: " << exchanges_->in_flight.size() << " exchanges with other boards can never finish"
               << (failed_rank_ ? " (task " + std::to_string(*failed_rank_) + " failed)" : std::string())
+              << (silent.empty() ? "" : (silent.size() == 1 ? "; no part came from task " : "; no part came from tasks ") + waiting)
               << "; task " << rank_.rank << " ends the pod with MPI_Abort, which Open MPI reports as rank "
               << rank_.rank << "'s: the failure is the one above" << std::endl;
     abort(status_if_stuck);

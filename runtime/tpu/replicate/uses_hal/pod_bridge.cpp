@@ -59,6 +59,16 @@ Status fill_buffers(const CrossBoardCall& call, CallBuffers& buffers) {
   return Status::ok();
 }
 
+// What a person reads of the call when it fails: "all_reduce #3 across boards (sum of 2 float32; a group
+// of 4 members on tasks 0, 0, 1, 1)".
+void describe_for_error(const CrossBoardCall& call, FixedString<200>& text) {
+  format_to(text, "{} #{} across boards (", cross_board_kind_name(call.kind), call.sequence);
+  if (call.kind == CrossBoardKind::kAllReduce) format_to(text, "{} of ", reduce_op_name(call.op));
+  format_to(text, "{} {}; a group of {} members on tasks ", call.count, dtype_name(call.type), call.group_size);
+  for (unsigned j = 0; j < call.group_size; ++j) format_to(text, "{}{}", j == 0 ? "" : ", ", call.member_tasks[j]);
+  text.append(")");
+}
+
 }  // namespace
 
 Status exchange_across_boards(const CrossBoardCall& call) {
@@ -74,8 +84,13 @@ Status exchange_across_boards(const CrossBoardCall& call) {
                              Span<const link::HostResult>(buffers.results, buffers.result_count), call.timeout_ns,
                              static_cast<uint16_t>(call.first_member));
   if (status.is_ok()) return status;
-  return Status::error(status.code(), "{} across boards ({}): {}", cross_board_kind_name(call.kind), text.view(),
-                       status.message());
+  FixedString<200> what;
+  describe_for_error(call, what);
+  if (status.code() == StatusCode::kDeadlineExceeded)  // tpu got no part from a board of the group in time
+    return Status::error(status.code(), "{}: {} (no part came in time from another board of the group: one is late, "
+                                        "stuck or waiting elsewhere; tpu says which, and where each board is)",
+                         what.view(), status.message());
+  return Status::error(status.code(), "{}: {}", what.view(), status.message());
 }
 
 }  // namespace rt::tpu
