@@ -6,6 +6,7 @@
 
 #include "host-tools/lib/board/make_driver.hpp"
 #include "host-tools/lib/text/number_at_start.hpp"
+#include "host-tools/lib/text/readable_function.hpp"
 
 namespace tpu {
 namespace {
@@ -20,14 +21,15 @@ std::string relative_location(std::string location, const std::filesystem::path&
 }
 
 // addr2line -f -i prints FUNCTION, then FILE:LINE, per frame, innermost first (a line's
-// " (discriminator N)", which tells apart blocks of one source line, is left out).
+// " (discriminator N)", which tells apart blocks of one source line, is left out; long template
+// argument lists are shortened: readable_function.hpp).
 std::vector<std::pair<std::string, std::string>> frames_of(const std::string& output) {
   std::istringstream lines(output);
   std::vector<std::pair<std::string, std::string>> frames;
   for (std::string function, location; std::getline(lines, function) && std::getline(lines, location);) {
     if (const size_t discriminator = location.find(" (discriminator "); discriminator != std::string::npos)
       location.erase(discriminator);
-    frames.emplace_back(function, location);
+    frames.emplace_back(readable_function(function), location);
   }
   return frames;
 }
