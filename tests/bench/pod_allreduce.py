@@ -2,7 +2,7 @@
 """make bench, part "pod": cross_replica_sum across the boards of a pod against Open MPI.
 
 Runs tests/bench/bench-pod-allreduce on a pod of 2 boards of 1 core (tpu run --boards 2 --bind-to
-core; host and qemu-virt-a53 boards, one float (the latency) and 4 KiB to 16 MiB), each call timed on
+core; host and qemu-virt-a53 boards, one float (the latency) and 4 KiB to 64 MiB), each call timed on
 the board (median per call over at least 5 calls and about 1 s), and Open MPI's MPI_Allreduce between
 2 processes of the same machine (tests/bench/baselines/mpi_allreduce.sh, its median per call) in the
 same run: ROUNDS rounds, each board's run next to one of MPI's (ours first, then MPI first). One JSON

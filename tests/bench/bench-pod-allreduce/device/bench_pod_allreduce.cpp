@@ -1,5 +1,5 @@
 // bench-pod-allreduce: cross_replica_sum of float32 across the boards of a pod (tpu run --boards K),
-// of one float (the latency) and from 4 KiB to 16 MiB, timed on the board: per size, one untimed call, then
+// of one float (the latency) and from 4 KiB to 64 MiB, timed on the board: per size, one untimed call, then
 // calls until about kSampleSeconds passed (at least kMinCalls), each call's time taken between two
 // reads of the board's clock on replica 0, and their median reported by core 0 of task 0:
 //   POD-ALLREDUCE {"bytes":N,"seconds":median per call,"min":..,"max":..,"calls":k,"boards":K,"replicas":R}
@@ -13,7 +13,7 @@ namespace {
 using namespace rt;
 using namespace rt::tpu;
 
-constexpr size_t kSizes[] = {4, 4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20};
+constexpr size_t kSizes[] = {4, 4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
 constexpr double kSampleSeconds = 1.0;
 constexpr unsigned kMinCalls = 5;
 constexpr unsigned kMaxCalls = 64;
