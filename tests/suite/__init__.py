@@ -19,6 +19,7 @@
   fuzz_cases.py      the fuzz targets replaying their corpora and mutants (ASan, UBSan)
   make_cases.py      make itself: bad arguments, make debug, chainboot, the freestanding check
   api_compile_cases.py  what the device API refuses or warns about at compile time
+  bench_build_cases.py  the benchmarks' own builds, as far as make test can link them
   npy_bytes.py       .npy files written by hand (even ones whose header lies)
   collecting.py      a command whose output is read while it runs (to signal it mid-run)
   sanitizers.py      the sanitizers' names and the environment that makes a report fail

@@ -7,6 +7,7 @@ import app_tests
 
 from .api_compile_cases import api_compile_cases
 from .app_cases import app_cases
+from .bench_build_cases import bench_build_cases
 from .case import Case
 from .fuzz_cases import fuzz_cases
 from .hang_triage import hang_triage_cases
@@ -39,4 +40,4 @@ def all_cases(apps: list[app_tests.AppSpec]) -> list[Case]:
     cases = unit_cases() + fuzz_cases() + freestanding_cases()
     for spec in apps:
         cases += app_cases(spec)
-    return cases + tpu_cases() + make_cases() + api_compile_cases()
+    return cases + tpu_cases() + make_cases() + api_compile_cases() + bench_build_cases()
