@@ -72,6 +72,8 @@ def expected_pod_lines(boards: int, cores: int, task: int, across_hash: str) -> 
     lines.append(f"POD global batches: 4 batches of {2 * n} rows split over {n} replicas, every slice checked")
     # run_steps_on_dataset: 4 steps in one launch; every board checks every replica's last step outputs.
     lines.append(f"POD steps on dataset: 4 steps in one launch, the last step's outputs of {n} replicas checked")
+    # ... again with replicas on the first board's cores only (num_cores): the others run none.
+    lines.append(f"POD steps on dataset: 4 steps in one launch, the last step's outputs of {cores} replicas checked")
     return lines
 
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/tpu/strategy/multi_step_context.hpp"
+#include "runtime/tpu/strategy/step_output_specs.hpp"
 #include "runtime/tpu/strategy/replica_context_merge_sync.hpp"
 #include "runtime/tpu/strategy/strategy_cluster.hpp"
 
@@ -106,4 +107,45 @@ TEST_CASE("the board's cluster resolver and num_replicas_in_sync", "[strategy]")
   CHECK(rt::tpu::strategy_num_replicas(*resolver, &*assignment) == 4);
   CHECK_FALSE(rt::tpu::TPUClusterResolver::for_cores(0));
   CHECK_FALSE(rt::tpu::TPUClusterResolver::for_cores(17));
+}
+
+TEST_CASE("last step output specs cross the boards as bytes and come back, garbage refused", "[strategy]") {
+  float value = 1;
+  rt::tpu::StepOutputTable table;
+  REQUIRE(table.record({"loss", true, rt::ReduceOp::kMean}, scalar(&value)).is_ok());
+  REQUIRE(table.record({"acc", false, rt::ReduceOp::kSum}, scalar(&value)).is_ok());
+  alignas(64) static uint8_t memory[4096];
+  rt::Arena arena(0, memory, sizeof memory);
+  const rt::Tensor encoded = *rt::tpu::encode_step_output_specs(table, arena);
+  // By hand: count 2; loss: reduced, kMean (1), 4 characters; acc: not reduced, kSum (0), 3 characters.
+  const std::vector<uint8_t> expected = {2, 1, 1, 4, 'l', 'o', 's', 's', 0, 0, 3, 'a', 'c', 'c'};
+  REQUIRE(encoded.shape.dims[0] == static_cast<int64_t>(expected.size()));
+  CHECK(std::vector<uint8_t>(static_cast<uint8_t*>(encoded.data), static_cast<uint8_t*>(encoded.data) + expected.size()) ==
+        expected);
+  rt::tpu::LastStepOutputSpec specs[2];
+  REQUIRE(rt::tpu::decode_step_output_specs(encoded, 2, 5, specs).is_ok());
+  CHECK(specs[0].name == rt::StringView("loss"));
+  CHECK(specs[0].reduced);
+  CHECK(specs[0].reduce_op == rt::ReduceOp::kMean);
+  CHECK(specs[1].name == rt::StringView("acc"));
+  CHECK_FALSE(specs[1].reduced);
+  // Another count, a cut name, an unknown op, bytes past the end: each refused naming the replica.
+  CHECK(message(rt::tpu::decode_step_output_specs(encoded, 1, 5, specs)).find("replica 5's") != std::string::npos);
+  rt::Tensor cut = encoded;
+  cut.shape.dims[0] = 6;
+  CHECK_FALSE(rt::tpu::decode_step_output_specs(cut, 2, 5, specs).is_ok());
+  uint8_t bad_op[] = {1, 1, 9, 1, 'x'};
+  const int64_t five[] = {5};
+  CHECK_FALSE(rt::tpu::decode_step_output_specs(rt::Tensor::contiguous(rt::DType::kI8, *rt::Shape::make(five), bad_op), 1,
+                                                0, specs).is_ok());
+  uint8_t trailing[] = {1, 0, 0, 1, 'x', 0};
+  const int64_t six[] = {6};
+  CHECK_FALSE(rt::tpu::decode_step_output_specs(rt::Tensor::contiguous(rt::DType::kI8, *rt::Shape::make(six), trailing), 1,
+                                                0, specs).is_ok());
+  // A name too long for one length byte is refused when encoding.
+  const std::string long_name(256, 'n');
+  rt::tpu::StepOutputTable long_table;
+  REQUIRE(long_table.record({rt::StringView(long_name.data(), long_name.size()), false, rt::ReduceOp::kSum},
+                            scalar(&value)).is_ok());
+  CHECK_FALSE(rt::tpu::encode_step_output_specs(long_table, arena));
 }

@@ -15,7 +15,8 @@
 //                                          board, steps agreed across the pod, every value checked
 //   POD global batches: ...                 experimental_distribute_dataset over the pod's replicas
 //   POD steps on dataset: ...               run_steps_on_dataset's last step outputs (per replica and
-//                                          summed) of every replica, on every board
+//                                          summed) of every replica, on every board; then again with
+//                                          replicas on the first board only (num_cores)
 //   POD across boards: ... hash H           mean and 16-bit all_reduce, reduce_scatter, all_to_all and
 //                                          collective_permute across the boards, every output checked
 //                                          against one board's computation (across_boards.hpp)
@@ -246,7 +247,13 @@ Status program() {
   RT_RETURN_IF_ERROR(pod_app::check_collectives_across_boards(pod, resolver.num_accelerators()));
   RT_RETURN_IF_ERROR(check_per_host_input(strategy));
   RT_RETURN_IF_ERROR(check_global_batches(strategy));
-  return check_steps_on_dataset(strategy);
+  RT_RETURN_IF_ERROR(check_steps_on_dataset(strategy));
+  // The same on the first board's cores alone (contrib's num_cores): the other boards run no replica,
+  // and still learn every replica's last step outputs.
+  StrategyOptions first_board;
+  first_board.num_cores = resolver.num_accelerators();
+  TPUStrategy on_first_board = RT_TRY(TPUStrategy::for_board(first_board));
+  return check_steps_on_dataset(on_first_board);
 }
 
 Status run(const firmware::CoreContext& context) {

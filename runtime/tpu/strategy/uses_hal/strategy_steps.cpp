@@ -2,6 +2,7 @@
 #include "runtime/tpu/strategy/strategy_steps.hpp"
 
 #include "runtime/tpu/mesh/pod_membership.hpp"
+#include "runtime/tpu/strategy/step_output_specs.hpp"
 
 namespace rt::tpu {
 namespace {
@@ -20,30 +21,39 @@ StepLoop loop;  // read by the replicas of run_steps_on_dataset's launch
 
 // In a pod of boards the last step's outputs reach every board as the launch's outputs (replicate
 // gathers every replica's outputs on every board, pod_outputs.hpp): each replica gives its table's
-// values in its table's order (a replica's logical cores other than 0 give theirs, which replicate drops).
+// values in its table's order, then their names and reduce ops (step_output_specs.hpp), so that every
+// board names every replica's values alike and sees the same disagreement, if any (a replica's logical
+// cores other than 0 give theirs, which replicate drops).
 Status add_last_step_outputs(StrategyReplicaContext& context, const StepLoop& steps, ReplicaOutputs& outputs) {
   const ReplicaContext& replica = context.replica();
   const StepOutputTable& table =
       replica.logical_core() == 0 ? steps.tables[context.replica_id_in_sync_group()] : steps.other_cores[replica.core()];
+  if (table.size() >= kMaxReplicaOutputs)
+    return invalid_argument("set_last_step_output: in a pod of boards at most {} named outputs (one more output carries "
+                            "their names), replica {} set {}", kMaxReplicaOutputs - 1, context.replica_id_in_sync_group(),
+                            table.size());
   for (unsigned k = 0; k < table.size(); ++k) RT_RETURN_IF_ERROR(outputs.add(table.value(k)));
-  return Status::ok();
+  return outputs.add(RT_TRY(encode_step_output_specs(table, context.arena())));
 }
 
-// After the launch, in a pod: the tables of the other boards' replicas (empty here) filled from the
-// launch's outputs, under the names and reduce ops this board's replicas recorded (SPMD: every replica
-// records the same, as assemble checks among this board's; another board's replica is checked to give
-// as many values).
-Status fill_other_boards_tables(const ReplicateResult& result, unsigned replicas) {
-  const StepOutputTable* recorded = nullptr;
-  for (unsigned r = 0; r < replicas && recorded == nullptr; ++r)
-    if (loop.tables[r].size() != 0) recorded = &loop.tables[r];
+// After the launch, in a pod: every replica's table, wherever it ran, from the launch's outputs, every
+// replica's names and reduce ops checked against replica 0's as one board checks its replicas' (the
+// same decision on every board: they all see the same outputs).
+Status tables_from_launch_outputs(const ReplicateResult& result, unsigned replicas) {
+  LastStepOutputSpec first[kMaxLastStepOutputs], specs[kMaxLastStepOutputs];
   for (unsigned r = 0; r < replicas; ++r) {
-    const unsigned expected = recorded ? recorded->size() : 0, got = result.replicas[r].size();
-    if (got != expected)
-      return invalid_argument("run_steps_on_dataset: replica {} set {} last step outputs, this board's replicas {}", r,
-                              got, expected);
-    if (loop.tables[r].size() != 0 || recorded == nullptr) continue;
-    for (unsigned k = 0; k < expected; ++k) RT_RETURN_IF_ERROR(loop.tables[r].record(recorded->spec(k), result.replicas[r][k]));
+    const ReplicaOutputs& outputs = result.replicas[r];
+    if (outputs.size() == 0) return internal_error("run_steps_on_dataset: replica {} gave no last step outputs", r);
+    const unsigned count = outputs.size() - 1;
+    RT_RETURN_IF_ERROR(decode_step_output_specs(outputs[count], count, r, r == 0 ? first : specs));
+    bool agree = r == 0 || count == result.replicas[0].size() - 1;
+    for (unsigned k = 0; agree && r != 0 && k < count; ++k)
+      agree = specs[k].name == first[k].name && specs[k].reduced == first[k].reduced &&
+              (!specs[k].reduced || specs[k].reduce_op == first[k].reduce_op);
+    if (!agree)
+      return invalid_argument("replica {} set different last step outputs than replica 0 (names, order or reduce ops)", r);
+    loop.tables[r].clear();
+    for (unsigned k = 0; k < count; ++k) RT_RETURN_IF_ERROR(loop.tables[r].record(first[k], outputs[k]));
   }
   return Status::ok();
 }
@@ -176,7 +186,7 @@ Status TPUStrategy::run_steps_on_dataset(const StepFunction& fn, DistributedIter
   const ReplicateResult* result = nullptr;
   for (StepOutputTable& table : loop.tables) table.clear();  // another board's replicas leave theirs empty
   RT_RETURN_IF_ERROR(launch(body, Span<const ValueRef>(), &result));
-  if (pod_membership().in_pod()) RT_RETURN_IF_ERROR(fill_other_boards_tables(*result, num_replicas_));
+  if (pod_membership().in_pod()) RT_RETURN_IF_ERROR(tables_from_launch_outputs(*result, num_replicas_));
   RT_RETURN_IF_ERROR(check_initial_loop_values(initial_loop_values, loop.tables[0]));
   const StepOutputTable* tables[kMaxReplicas];
   for (unsigned r = 0; r < num_replicas_; ++r) tables[r] = &loop.tables[r];
