@@ -24,5 +24,12 @@ TEST_CASE("operators named with < are no lists, and an unbalanced name is kept",
   CHECK(readable_function("bool rt::operator<(rt::Shape const&, rt::Shape const&)") ==
         "bool rt::operator<(rt::Shape const&, rt::Shape const&)");
   CHECK(readable_function("a<b<c") == "a<b<c");
+  // An operator's '>' inside a long list closes nothing; an identifier ending in "operator" is no operator.
+  const std::string shifted = "invoke<(anonymous namespace)::Foo::operator>>(A&, B&)::{lambda()#1}, true>(int)";
+  CHECK(readable_function(shifted) == "invoke<...>(int)");
+  CHECK(readable_function("f<a::operator<=>(b), c>()") == "f<a::operator<=>(b), c>()");
+  CHECK(readable_function("g<binary_operator<int>>(x)") == "g<binary_operator<int>>(x)");
+  CHECK(readable_function("p->operator->()") == "p->operator->()");
+  CHECK(readable_function("h<decltype(a->b)>()") == "h<decltype(a->b)>()");
   CHECK(readable_function("") == "");
 }

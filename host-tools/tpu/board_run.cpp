@@ -406,9 +406,10 @@ int BoardSession::interrupted() {
   console_.flush();
   const CoreStatusRead triage = read_board_triage(*process_, session_, address_names_);  // before the kill
   halt();
-  std::cerr << "\ntpu: interrupted (SIG" << sigabbrev_np(*interrupted_) << "); stopped " << program_ << std::endl;
+  const std::sig_atomic_t signal_number = *interrupted_;  // read once: another signal may come meanwhile
+  std::cerr << "\ntpu: interrupted (SIG" << sigabbrev_np(signal_number) << "); stopped " << program_ << std::endl;
   print_core_triage(triage, std::cerr);
-  return interrupted_exit_status(*interrupted_);
+  return interrupted_exit_status(signal_number);
 }
 
 // Another rank failed. This board may be the one that stalled the pod (a core stuck, a host function

@@ -15,8 +15,8 @@ struct ConsoleOptions {
   double timeout_s = 3600;
 };
 
-// Runs the terminal session; the exit status (the board's, 4 after the timeout, 130 after Ctrl-C,
-// 2 if the board could not be started).
+// Runs the terminal session; the exit status (the board's, 4 after the timeout, 130 after Ctrl-C and
+// 143 after SIGTERM, 2 if the board could not be started).
 int console_run(const ConsoleOptions& options);
 
 }  // namespace tpu

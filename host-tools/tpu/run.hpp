@@ -40,7 +40,7 @@ std::string add_infeed_option(RunOptions& options, const std::string& value);
 // could not be built or started, 5 if the board's process (QEMU) was killed by a signal (the message
 // names it; tpu never passes a child's 128 + signal on as its own), 6 if one of the app's host
 // functions crashed or missed its deadline (host_function_worker.hpp), 7 if a pod's ranks could not
-// reach each other (Open MPI failed, a rank stuck), 130 after Ctrl-C or SIGTERM. A pod's ranks all end
+// reach each other (Open MPI failed, a rank stuck), 128 + the signal after SIGINT (130, Ctrl-C) or SIGTERM (143). A pod's ranks all end
 // with the worst status of any of its boards.
 int run_board(const RunOptions& options);
 

@@ -95,7 +95,7 @@ int end_of_run(const LinkSession& session, const std::string& program, int exit_
   report_counters(session);
   // Success means every core reported OK (a board that never said hello reported nothing).
   if (exit_code == 0 && (!session.board() || !results_ok || !missing.empty())) return 1;
-  if (killed_by_signal(exit_code)) return kExitBoardKilled;  // tpu's own 128 + signal would mean tpu crashed
+  if (killed_by_signal(exit_code)) return kExitBoardKilled;  // 128 + signal is tpu's own, for a signal to tpu
   return exit_code;
 }
 

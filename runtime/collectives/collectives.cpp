@@ -79,11 +79,15 @@ Status unsupported_dtype(const char* operation, DType type) {
                           operation, dtype_name(type));
 }
 
-// How much longer than the leader a member waits for the leader's trade across boards: a quarter of
-// the timeout, at least a second (the leader starts its call a little after the members start waiting).
-uint64_t leader_grace_ns(uint64_t timeout_ns) {
+// A member's options for waiting on its board leader's trade across boards: the timeout a quarter
+// longer, at least a second (the leader starts its call a little after the members start waiting, and
+// a trade that never ends is then reported by the leader), saturating for a timeout meaning "forever".
+CollectiveOptions waiting_for_leader(const CollectiveOptions& options) {
   constexpr uint64_t kSecond = 1000 * hal::kNanosPerMilli;
-  return timeout_ns / 4 > kSecond ? timeout_ns / 4 : kSecond;
+  const uint64_t grace = options.timeout_ns / 4 > kSecond ? options.timeout_ns / 4 : kSecond;
+  CollectiveOptions waiting = options;
+  waiting.timeout_ns = options.timeout_ns > UINT64_MAX - grace ? UINT64_MAX : options.timeout_ns + grace;
+  return waiting;
 }
 
 }  // namespace
@@ -311,9 +315,7 @@ Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffer
   // The others wait for the leader's trade a little longer than the leader waits for it, so that a
   // trade that never ends is reported by the leader, naming the collective across boards, rather
   // than by a member here naming the leader it waited for.
-  CollectiveOptions waiting_for_leader = options;
-  if (local.position != 0) waiting_for_leader.timeout_ns += leader_grace_ns(options.timeout_ns);
-  signal_after_sharing(mine.kind, local, waiting_for_leader);
+  signal_after_sharing(mine.kind, local, local.position == 0 ? options : waiting_for_leader(options));
   if (local.position != 0) memcpy(mine.out, peers[0].out, result_bytes);
   signal_after_sharing(mine.kind, local, options);
   return Status::ok();
@@ -477,9 +479,7 @@ Status Collectives::barrier_across_boards(const Group& group, const CollectiveOp
     RT_RETURN_IF_ERROR(across_boards(call, group, members, options));
     return signal_group(CollectiveKind::kBarrier, members.local, options);  // released once every board arrived
   }
-  CollectiveOptions waiting_for_leader = options;  // the leader reports a trade that never ends (fan_out_across_boards)
-  waiting_for_leader.timeout_ns += leader_grace_ns(options.timeout_ns);
-  return signal_group(CollectiveKind::kBarrier, members.local, waiting_for_leader);
+  return signal_group(CollectiveKind::kBarrier, members.local, waiting_for_leader(options));  // as in fan_out_across_boards
 }
 
 Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void* out, size_t count,

@@ -324,7 +324,8 @@ void LinkSession::serve(unsigned core, uint32_t id, uint16_t replica, const std:
   const std::optional<unsigned> caller = request.replica;
   try {  // the reply comes now, or later for a function the host-function worker runs
     functions_.call(std::move(request), [this, core, id, function, caller](const HostCallOutcome& outcome) {
-      if (outcome.code != StatusCode::kOk) remember_host_error({function, core, caller, id, outcome.code, outcome.message});
+      if (outcome.code != StatusCode::kOk && !function.starts_with('.'))  // not tpu's own (".pod", ...)
+        remember_host_error({function, core, caller, id, outcome.code, outcome.message});
       send_reply(core, id, outcome);
     });
   } catch (const std::exception& error) {
@@ -339,9 +340,13 @@ void LinkSession::remember_host_error(HostFunctionError error) {
   host_errors_.push_back(std::move(error));
 }
 
+// Matched by code and the message's start: the board keeps a shorter status than a host may send, and
+// an app may put words of its own before it.
 const HostFunctionError* LinkSession::host_error_behind(const CoreResult& failure) const {
+  constexpr size_t kMatchedCharacters = 80;
   for (auto error = host_errors_.rbegin(); error != host_errors_.rend(); ++error)
-    if (error->code == failure.code && !error->message.empty() && failure.message.find(error->message) != std::string::npos)
+    if (error->code == failure.code && !error->message.empty() &&
+        failure.message.find(error->message.substr(0, kMatchedCharacters)) != std::string::npos)
       return &*error;
   return nullptr;
 }

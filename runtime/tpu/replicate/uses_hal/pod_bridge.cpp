@@ -2,6 +2,7 @@
 #include "pod_bridge.hpp"
 
 #include "runtime/link/protocol/host_call.hpp"
+#include "runtime/tpu/mesh/pod_membership.hpp"
 #include "runtime/tensor/tensor.hpp"
 
 namespace rt::tpu {
@@ -59,13 +60,26 @@ Status fill_buffers(const CrossBoardCall& call, CallBuffers& buffers) {
   return Status::ok();
 }
 
-// What a person reads of the call when it fails: "all_reduce #3 across boards (sum of 2 float32; a group
-// of 4 members on tasks 0, 0, 1, 1)".
-void describe_for_error(const CrossBoardCall& call, FixedString<200>& text) {
+// What a person reads of the call when it fails: "all_reduce #3 across boards (sum of 2 float32; 4
+// members on tasks 0-1)", the tasks as ascending ranges of the distinct ones, and the logical core when
+// it is not 0 (two logical cores' calls of one group are told apart by it).
+void describe_for_error(const CrossBoardCall& call, FixedString<160>& text) {
   format_to(text, "{} #{} across boards (", cross_board_kind_name(call.kind), call.sequence);
-  if (call.kind == CrossBoardKind::kAllReduce) format_to(text, "{} of ", reduce_op_name(call.op));
-  format_to(text, "{} {}; a group of {} members on tasks ", call.count, dtype_name(call.type), call.group_size);
-  for (unsigned j = 0; j < call.group_size; ++j) format_to(text, "{}{}", j == 0 ? "" : ", ", call.member_tasks[j]);
+  if (call.kind == CrossBoardKind::kAllReduce || call.kind == CrossBoardKind::kReduceScatter)
+    format_to(text, "{} of ", reduce_op_name(call.op));
+  if (call.kind != CrossBoardKind::kBarrier) format_to(text, "{} {}; ", call.count, dtype_name(call.type));
+  bool on_task[kMaxPodTasks] = {};
+  for (unsigned j = 0; j < call.group_size; ++j)
+    if (call.member_tasks[j] < kMaxPodTasks) on_task[call.member_tasks[j]] = true;
+  format_to(text, "{} members on tasks ", call.group_size);
+  for (unsigned t = 0, written = 0; t < kMaxPodTasks; ++t) {
+    if (!on_task[t] || (t > 0 && on_task[t - 1])) continue;  // the start of a range
+    unsigned last = t;
+    while (last + 1 < kMaxPodTasks && on_task[last + 1]) ++last;
+    format_to(text, "{}{}", written++ == 0 ? "" : ", ", t);
+    if (last != t) format_to(text, "-{}", last);
+  }
+  if (call.logical_core != 0) format_to(text, "; logical core {}", call.logical_core);
   text.append(")");
 }
 
@@ -84,12 +98,11 @@ Status exchange_across_boards(const CrossBoardCall& call) {
                              Span<const link::HostResult>(buffers.results, buffers.result_count), call.timeout_ns,
                              static_cast<uint16_t>(call.first_member));
   if (status.is_ok()) return status;
-  FixedString<200> what;
+  FixedString<160> what;
   describe_for_error(call, what);
   if (status.code() == StatusCode::kDeadlineExceeded)  // tpu got no part from a board of the group in time
-    return Status::error(status.code(), "{}: {} (no part came in time from another board of the group: one is late, "
-                                        "stuck or waiting elsewhere; tpu says which, and where each board is)",
-                         what.view(), status.message());
+    return Status::error(status.code(), "{}: {} (another board's part never came; tpu says which)", what.view(),
+                         status.message());
   return Status::error(status.code(), "{}: {}", what.view(), status.message());
 }
 
