@@ -456,18 +456,23 @@ def ram_folders_left(output: str) -> str:
     return ""
 
 
+RANK_DEATH_END_S = 60  # a liveness bound (the pod must end, not hang), not a timing target
+
+
 def kill_a_rank(process: subprocess.Popen, lines: list[str], reader: threading.Thread, log: Callable[[], str]) -> Outcome:
     """Rank 1's tpu is killed with SIGKILL. mpirun must end the other rank, the pod must exit non-zero
-    within seconds, and no QEMU and no RAM-file folder may be left."""
+    well before tpu's own --timeout (150 s), and no QEMU and no RAM-file folder may be left. Idle, the
+    pod ends 2-4 s after the kill; with both CPUs busy 13-15 s, and beyond 20 s once under make test's
+    full load (2026-11-27), hence RANK_DEATH_END_S."""
     family = descendants(process.pid)  # the ranks, their QEMUs
     ranks = rank_processes(process.pid)
     if len(ranks) != 2:
         return Outcome(False, f"mpirun has {len(ranks)} rank processes, expected 2", log())
     os.kill(max(ranks), signal.SIGKILL)
     try:
-        code = process.wait(timeout=20)
+        code = process.wait(timeout=RANK_DEATH_END_S)
     except subprocess.TimeoutExpired:
-        return Outcome(False, "the pod did not end within 20 s of a rank's death", log())
+        return Outcome(False, f"the pod did not end within {RANK_DEATH_END_S} s of a rank's death", log())
     reader.join(timeout=5)
     output = "".join(lines)
     left = still_running(family, grace_s=5)  # a killed rank's QEMU dies by its parent-death signal
