@@ -36,24 +36,18 @@ Status add_last_step_outputs(StrategyReplicaContext& context, const StepLoop& st
   return outputs.add(RT_TRY(encode_step_output_specs(table, context.arena())));
 }
 
-// After the launch, in a pod: every replica's table, wherever it ran, from the launch's outputs, every
-// replica's names and reduce ops checked against replica 0's as one board checks its replicas' (the
+// After the launch, in a pod: every replica's table, wherever it ran, from the launch's outputs under
+// the names that replica gave; MultiStepContext::assemble then checks they agree, as on one board (the
 // same decision on every board: they all see the same outputs).
 Status tables_from_launch_outputs(const ReplicateResult& result, unsigned replicas) {
-  LastStepOutputSpec first[kMaxLastStepOutputs], specs[kMaxLastStepOutputs];
+  LastStepOutputSpec specs[kMaxLastStepOutputs];
   for (unsigned r = 0; r < replicas; ++r) {
     const ReplicaOutputs& outputs = result.replicas[r];
     if (outputs.size() == 0) return internal_error("run_steps_on_dataset: replica {} gave no last step outputs", r);
     const unsigned count = outputs.size() - 1;
-    RT_RETURN_IF_ERROR(decode_step_output_specs(outputs[count], count, r, r == 0 ? first : specs));
-    bool agree = r == 0 || count == result.replicas[0].size() - 1;
-    for (unsigned k = 0; agree && r != 0 && k < count; ++k)
-      agree = specs[k].name == first[k].name && specs[k].reduced == first[k].reduced &&
-              (!specs[k].reduced || specs[k].reduce_op == first[k].reduce_op);
-    if (!agree)
-      return invalid_argument("replica {} set different last step outputs than replica 0 (names, order or reduce ops)", r);
+    RT_RETURN_IF_ERROR(decode_step_output_specs(outputs[count], count, r, specs));
     loop.tables[r].clear();
-    for (unsigned k = 0; k < count; ++k) RT_RETURN_IF_ERROR(loop.tables[r].record(first[k], outputs[k]));
+    for (unsigned k = 0; k < count; ++k) RT_RETURN_IF_ERROR(loop.tables[r].record(specs[k], outputs[k]));
   }
   return Status::ok();
 }
