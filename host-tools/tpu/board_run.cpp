@@ -4,13 +4,13 @@
 #include <sys/prctl.h>
 
 #include <csignal>
-#include <cstring>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <vector>
 
 #include "host-tools/lib/board/board_launch.hpp"
+#include "host-tools/lib/text/signal_name.hpp"
 #include "host-tools/lib/board/chainloader_upload.hpp"
 #include "host-tools/lib/board/cpu_sharing.hpp"
 #include "host-tools/lib/board/make_driver.hpp"
@@ -407,7 +407,7 @@ int BoardSession::interrupted() {
   const CoreStatusRead triage = read_board_triage(*process_, session_, address_names_);  // before the kill
   halt();
   const std::sig_atomic_t signal_number = *interrupted_;  // read once: another signal may come meanwhile
-  std::cerr << "\ntpu: interrupted (SIG" << sigabbrev_np(signal_number) << "); stopped " << program_ << std::endl;
+  std::cerr << "\ntpu: interrupted (" << signal_name(signal_number) << "); stopped " << program_ << std::endl;
   print_core_triage(triage, std::cerr);
   return interrupted_exit_status(signal_number);
 }

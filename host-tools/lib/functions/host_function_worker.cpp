@@ -22,6 +22,7 @@
 
 #include "app_host.hpp"
 #include "host_call_wire.hpp"
+#include "host-tools/lib/text/signal_name.hpp"
 
 namespace tpu {
 namespace {
@@ -154,9 +155,8 @@ std::vector<pid_t> descendants_of(pid_t root) {
 }
 
 std::string signal_words(int signal_number) {
-  const char* abbreviation = sigabbrev_np(signal_number);
   const char* description = strsignal(signal_number);
-  std::string words = abbreviation ? "SIG" + std::string(abbreviation) : "signal " + std::to_string(signal_number);
+  std::string words = signal_name(signal_number);
   if (description) words += std::string(" (") + description + ")";
   return words;
 }

@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cstring>
 #include <iostream>
 #include <sstream>
 
@@ -14,6 +13,7 @@
 #include "host-tools/lib/cli/cli_checks.hpp"
 #include "host-tools/lib/board/board_exit.hpp"
 #include "host-tools/lib/board/board_launch.hpp"
+#include "host-tools/lib/text/signal_name.hpp"
 #include "host-tools/lib/session/channel_output.hpp"
 #include "host-tools/lib/cli/cli_args.hpp"
 #include "host-tools/lib/board/make_driver.hpp"
@@ -159,10 +159,10 @@ bool report_core_failures(const LinkSession& session) {
 }
 
 int finish(const ExecOptions& options, const ExecJob& job, const LinkSession& session, const std::string& link_notes,
-           LoopEnd end, std::optional<int> exit_code, const std::optional<std::string>& failure) {
+           LoopEnd end, std::sig_atomic_t signal_number, std::optional<int> exit_code,
+           const std::optional<std::string>& failure) {
   if (end == LoopEnd::kInterrupted) {
-    const std::sig_atomic_t signal_number = *install_interrupt_handlers();  // the flag the handlers set
-    std::cerr << "\ntpu exec: interrupted (SIG" << sigabbrev_np(signal_number) << "); stopped the board" << std::endl;
+    std::cerr << "\ntpu exec: interrupted (" << signal_name(signal_number) << "); stopped the board" << std::endl;
     return interrupted_exit_status(signal_number);
   }
   if (end == LoopEnd::kLinkFailed) {
@@ -245,7 +245,7 @@ int exec_run(const ExecOptions& given) {
   const std::optional<std::string> failure = link_failure(*channel, session);
   channel->kill();
   trace.report(options->trace_file, session.board() ? session.board()->board : "unknown", std::cerr);
-  return finish(*options, *job, session, notes.str(), end, exit_code, failure);
+  return finish(*options, *job, session, notes.str(), end, *loop.interrupted, exit_code, failure);
 }
 
 }  // namespace
