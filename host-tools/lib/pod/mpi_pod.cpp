@@ -61,6 +61,7 @@ struct MpiPod::Exchanges {
     std::vector<MPI_Request> requests;  // the receives first, then the sends
     size_t receives = 0;
     std::vector<unsigned> receive_ranks;  // whose part each receive is
+    std::vector<int> arrived;             // MPI_Testsome's output, sized once (exchange_done is polled)
   };
   // The ranks whose parts have not arrived yet, over every exchange in flight (ascending, once each).
   std::set<unsigned> ranks_not_heard_from();
@@ -122,6 +123,7 @@ int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vec
     exchange.receive_ranks.push_back(ranks[i]);
   }
   exchange.receives = exchange.requests.size();
+  exchange.arrived.resize(exchange.receives);
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i] == rank_.rank) continue;
     MPI_Request send = MPI_REQUEST_NULL;
@@ -138,14 +140,14 @@ std::optional<bool> MpiPod::exchange_done(int id, std::string& error) {
     error = "no exchange " + std::to_string(id);
     return std::nullopt;
   }
-  std::vector<MPI_Request>& requests = found->second.requests;
+  Exchanges::Exchange& exchange = found->second;
+  std::vector<MPI_Request>& requests = exchange.requests;
   // The receives that arrived first (MPI_Testsome sets them to MPI_REQUEST_NULL): what
   // ranks_not_heard_from reads if the exchange never finishes. Then the whole exchange.
   int arrived = 0;
-  std::vector<int> indices(found->second.receives);
-  int code = found->second.receives == 0 ? MPI_SUCCESS
-                                         : MPI_Testsome(static_cast<int>(found->second.receives), requests.data(), &arrived,
-                                                        indices.data(), MPI_STATUSES_IGNORE);
+  int code = exchange.receives == 0 ? MPI_SUCCESS
+                                    : MPI_Testsome(static_cast<int>(exchange.receives), requests.data(), &arrived,
+                                                   exchange.arrived.data(), MPI_STATUSES_IGNORE);
   int done = 0;
   if (code == MPI_SUCCESS)
     code = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
