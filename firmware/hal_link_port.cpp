@@ -51,6 +51,10 @@ void ShmLinkPort::wake_all() {
   if (hal::link_wakeable()) transport_.ring_board();  // the peers asleep on the window's doorbell
 }
 
+void ShmLinkPort::host_has_work() {
+  if (hal::link_host_shares_cpus()) transport_.ring_host();
+}
+
 void ShmLinkPort::sleep_until(uint64_t deadline_ns, bool first_sleep) {
   if (first_sleep) transport_.ring_host();  // the host has the work now: wake it if it sleeps between polls
   if (!hal::link_wakeable()) return HalLinkPort::sleep_until(deadline_ns, first_sleep);

@@ -69,6 +69,7 @@ class ShmLinkPort final : public HalLinkPort, private rt::link::ShmClock {
   explicit ShmLinkPort(uint8_t* window) : transport_(window, *this, rt::link::kMessageKinds) {}
   void idle() override { HalLinkPort::idle(); }
   void wake_all() override;
+  void host_has_work() override;
   rt::link::FrameTransport* frame_transport() override { return &transport_; }
   rt::link::ShmTransport& transport() { return transport_; }
 

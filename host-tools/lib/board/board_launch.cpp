@@ -114,7 +114,8 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
   }
   std::unique_ptr<BoardChannel> channel = launched_board(std::move(*process), command->front(), std::move(monitor));
   if (!shm) return channel;
-  return std::make_unique<ShmBoardChannel>(std::move(channel), std::move(shm));
+  const bool board_rings_tpu = !command->front().starts_with("qemu-system-");  // a process: a futex on the window
+  return std::make_unique<ShmBoardChannel>(std::move(channel), std::move(shm), board_rings_tpu);
 }
 
 void connect_frames(BoardChannel& channel, LinkSession& session) {

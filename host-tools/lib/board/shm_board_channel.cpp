@@ -29,7 +29,7 @@ size_t ShmBoardChannel::exchange() {
 bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_t>& out) {
   using Clock = std::chrono::steady_clock;
   const auto give_up = Clock::now() + timeout;
-  auto sleep = kFirstSleep;
+  auto sleep = spin_ || !board_rings_tpu_ ? kFirstSleep : kLongestSleep;  // see the header: who wakes tpu
   for (;;) {
     const uint32_t rings = link_->board_rings();  // before looking: a ring after it ends the sleep below
     const size_t moved = exchange();

@@ -64,7 +64,9 @@ Status Endpoint::grant_infeed_credits(InfeedBuffer& buffer, CreditGrant when) {
   Span<uint8_t> payload(buffers_[port_.core()].payload, kMaxPayload);
   Result<size_t> size = encode_infeed_credits(credits, payload);
   if (!size) return size.status();
-  return send_frame(MessageKind::kInfeedCredits, 0, payload.subspan(0, *size));
+  RT_RETURN_IF_ERROR(send_frame(MessageKind::kInfeedCredits, 0, payload.subspan(0, *size)));
+  port_.host_has_work();
+  return Status::ok();
 }
 
 InfeedBuffer* Endpoint::receiving_infeed(const FrameView& frame, uint16_t queue) {

@@ -23,6 +23,9 @@ class LinkPort {
   virtual void idle() = 0;
   // Wakes cores that idle() while waiting for something another core just published.
   virtual void wake_all() = 0;
+  // The core just sent the host something it should take soon though nobody waits for it yet (a
+  // batch of infeed credits): a port whose host sleeps until rung, sharing the board's CPUs, rings it.
+  virtual void host_has_work() {}
   // A port whose link carries whole frames (shared memory) returns its transport; the endpoint then
   // uses it instead of write()/read_byte(). Byte-stream ports (UART, pipes) return nullptr.
   virtual FrameTransport* frame_transport() { return nullptr; }
