@@ -74,6 +74,11 @@ def expected_pod_lines(boards: int, cores: int, task: int, across_hash: str) -> 
     lines.append(f"POD steps on dataset: 4 steps in one launch, the last step's outputs of {n} replicas checked")
     # ... again with replicas on the first board's cores only (num_cores): the others run none.
     lines.append(f"POD steps on dataset: 4 steps in one launch, the last step's outputs of {cores} replicas checked")
+    # ... and with replicas of 2 logical cores each (N / 2 replicas, each inside one board), where a
+    # board has an even number of cores.
+    lines.append(f"POD steps on dataset, 2 logical cores per replica: 4 steps in one launch, the last step's outputs of "
+                 f"{n // 2} replicas checked" if cores % 2 == 0 else
+                 f"POD steps on dataset, 2 logical cores per replica: not run on boards of {cores} core")
     return lines
 
 

@@ -16,7 +16,8 @@
 //   POD global batches: ...                 experimental_distribute_dataset over the pod's replicas
 //   POD steps on dataset: ...               run_steps_on_dataset's last step outputs (per replica and
 //                                          summed) of every replica, on every board; then again with
-//                                          replicas on the first board only (num_cores)
+//                                          replicas on the first board only (num_cores), and with
+//                                          replicas of 2 logical cores (a device assignment)
 //   POD across boards: ... hash H           mean and 16-bit all_reduce, reduce_scatter, all_to_all and
 //                                          collective_permute across the boards, every output checked
 //                                          against one board's computation (across_boards.hpp)
@@ -200,7 +201,7 @@ Status check_global_batches(TPUStrategy& strategy) {
 // at the last step (s = 3) replica r sums rows 3B + 2r and 3B + 2r + 1. set_last_step_output keeps
 // that sum per replica (a PerReplica of the pod's N replicas, whichever board each runs on) and its
 // SUM over the replicas (a plain value: sum over r of 6B + 4r + 1 = N (6B + 1) + 2N(N - 1)).
-Status check_steps_on_dataset(TPUStrategy& strategy) {
+Status check_steps_on_dataset(TPUStrategy& strategy, StringView how = "") {
   const unsigned replicas = strategy.num_replicas_in_sync();
   const int64_t batch = 2 * int64_t{replicas}, steps = 4;
   const DistributedDataset dataset = RT_TRY(numbered_global_batches(strategy, batch, steps));
@@ -208,7 +209,10 @@ Status check_steps_on_dataset(TPUStrategy& strategy) {
   static MultiStepContext context;  // large: not on core 0's stack
   RT_RETURN_IF_ERROR(strategy.run_steps_on_dataset(
       [](StepContext& step, const Tensor& rows_of_replica) -> Status {
-        const Tensor sum = RT_TRY(reduce_sum(step.replica().arena(), rows_of_replica));
+        // A replica's logical core c (model parallelism) reports its sum + 1000 c: only core 0's counts.
+        Arena& arena = step.replica().arena();
+        const float marker = 1000.0f * static_cast<float>(step.replica().replica().logical_core());
+        const Tensor sum = RT_TRY(add(arena, RT_TRY(reduce_sum(arena, rows_of_replica)), marker));
         RT_RETURN_IF_ERROR(step.set_last_step_output("sum", sum));
         return step.set_last_step_output("total", sum, ReduceOp::kSum);
       },
@@ -226,9 +230,27 @@ Status check_steps_on_dataset(TPUStrategy& strategy) {
   if (total.is_distributed() || total.component(0).scalar<float>() != expected_total)
     return internal_error("last step's total: {} ({}), expected the plain value {}", total.component(0).scalar<float>(),
                           value_kind_name(total.kind()), expected_total);
-  log_info("POD steps on dataset: {} steps in one launch, the last step's outputs of {} replicas checked", steps,
+  log_info("POD steps on dataset{}: {} steps in one launch, the last step's outputs of {} replicas checked", how, steps,
            replicas);
   return Status::ok();
+}
+
+// The same with replicas of 2 logical cores each (a device assignment of computation shape
+// [1, 1, 1, 2] over the pod's topology: each replica on 2 cores of one board, N / 2 replicas). Both
+// logical cores run every step; the last step's outputs are each replica's logical core 0's (its
+// other core's are dropped), on every board. A board of an odd number of cores says it is not run.
+Status check_steps_on_dataset_model_parallel(const Topology& topology, int cores) {
+  if (cores % 2 != 0) {
+    log_info("POD steps on dataset, 2 logical cores per replica: not run on boards of {} core", cores);
+    return Status::ok();
+  }
+  const int32_t pair[] = {1, 1, 1, 2};
+  const int replicas = topology.num_tasks() * cores / 2;
+  const DeviceAssignment assignment = RT_TRY(DeviceAssignment::build(topology, pair, {}, replicas));
+  StrategyOptions options;
+  options.device_assignment = &assignment;
+  TPUStrategy strategy = RT_TRY(TPUStrategy::for_board(options));
+  return check_steps_on_dataset(strategy, ", 2 logical cores per replica");
 }
 
 Status program() {
@@ -241,7 +263,8 @@ Status program() {
   FixedString<512> workers;
   for (const FixedString<64>& worker : cluster.task_addresses()) format_to(workers, "{}{}", workers.view().empty() ? "" : ", ", worker.view());
   log_info("POD cluster_spec {}: [{}]", cluster.job(), workers.view());
-  RT_RETURN_IF_ERROR(print_topology(RT_TRY(resolver.initialize_tpu_system())));
+  const Topology topology = RT_TRY(resolver.initialize_tpu_system());
+  RT_RETURN_IF_ERROR(print_topology(topology));
   RT_RETURN_IF_ERROR(print_strategy(strategy));
   RT_RETURN_IF_ERROR(check_sums(pod, strategy, resolver.num_accelerators()));
   RT_RETURN_IF_ERROR(pod_app::check_collectives_across_boards(pod, resolver.num_accelerators()));
@@ -253,7 +276,8 @@ Status program() {
   StrategyOptions first_board;
   first_board.num_cores = resolver.num_accelerators();
   TPUStrategy on_first_board = RT_TRY(TPUStrategy::for_board(first_board));
-  return check_steps_on_dataset(on_first_board);
+  RT_RETURN_IF_ERROR(check_steps_on_dataset(on_first_board));
+  return check_steps_on_dataset_model_parallel(topology, resolver.num_accelerators());
 }
 
 Status run(const firmware::CoreContext& context) {
