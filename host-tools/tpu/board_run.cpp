@@ -349,7 +349,8 @@ std::optional<int> BoardSession::stop_reason() {
   if (Clock::now() < deadline_) return std::nullopt;
   console_.flush();
   infeed_.report();
-  const int status = timed_out(*process_, session_, options_.timeout_s, program_, worker_, address_names_);
+  const int status = timed_out(*process_, session_, options_.timeout_s, !options_.timeout_given, program_, worker_,
+                                 address_names_);
   if (worker_) worker_->stop();
   return status;
 }

@@ -66,8 +66,10 @@ void add_run_options(CLI::App& run, RunOptions& options, bool pod = false) {
   run.add_flag("--chainboot", options.chainboot,
                "with --serial or --socket on a raspi3b sitting in its UART chainloader (make sdcard CHAINLOADER=1): "
                "send it the image built for the run first (in a pod, every rank its own board)");
-  run.add_option("--timeout", options.timeout_s, "give up after S seconds (default 120), exit status 4")
-      ->check(positive_seconds());
+  run.add_option("--timeout", options.timeout_s,
+                 "give up after S seconds of the whole run (default 120; inf: no limit), exit status 4")
+      ->check(positive_seconds())
+      ->each([&options](const std::string&) { options.timeout_given = true; });
   run.add_option("--host-call-deadline", options.host_call_deadline_s,
                  "end the run if one of the app's host functions has not returned after S seconds (default 20; "
                  "a function may declare its own), exit status 6")

@@ -17,7 +17,8 @@ struct RunOptions {
   unsigned cores = 0;  // --cores; 0: the board's default (8, raspi3b 4)
   unsigned boards = 0;  // --boards K: a pod of K such boards on this machine, one Open MPI rank each (run_pod.hpp)
   std::string pod_network = "shm";  // --pod-network shm|tcp: how Open MPI carries the pod's traffic
-  double timeout_s = 120;
+  double timeout_s = 120;  // --timeout (inf: no limit)
+  bool timeout_given = false;  // whether --timeout was given (a run stopped at the default says how to lift it)
   double host_call_deadline_s = 20;  // --host-call-deadline: for the app's host functions that declare none
   std::optional<std::filesystem::path> outfeed_dir;
   std::vector<InfeedFiles> infeed;  // --infeed QUEUE=FILE.npy[,FILE2.npy...], one per queue

@@ -99,11 +99,13 @@ int end_of_run(const LinkSession& session, const std::string& program, int exit_
   return exit_code;
 }
 
-int timed_out(BoardChannel& process, const LinkSession& session, double timeout_s, const std::string& program,
-              const HostFunctionWorker* worker, const AddressNamer& name_address) {
+int timed_out(BoardChannel& process, const LinkSession& session, double timeout_s, bool default_timeout,
+              const std::string& program, const HostFunctionWorker* worker, const AddressNamer& name_address) {
   const CoreStatusRead triage = read_board_triage(process, session, name_address);  // before the kill: the host
   process.kill();                                                                    // board's memory is its process's
-  std::cerr << "tpu: timed out after " << timeout_s << " s: " << program << " was still running";
+  std::cerr << "tpu: timed out after " << timeout_s << " s";
+  if (default_timeout) std::cerr << " (the default; a longer run needs --timeout S, or --timeout inf for no limit)";
+  std::cerr << ": " << program << " was still running";
   if (!session.board()) std::cerr << " and the board never said hello on the link";
   const std::string missing = cores_without_result(session);
   if (session.board() && !missing.empty()) std::cerr << "; " << named_cores(missing) << " had not reported a result";

@@ -27,9 +27,10 @@ int end_of_run(const LinkSession& session, const std::string& program, int exit_
 
 // tpu's --timeout struck: what every core was doing (read from board memory before the kill; where
 // a running core is, named by `name_address`), which cores had not reported, the running host
-// function; kills the board. Returns kExitTimeout.
-int timed_out(BoardChannel& process, const LinkSession& session, double timeout_s, const std::string& program,
-              const HostFunctionWorker* worker, const AddressNamer& name_address);
+// function; kills the board. `default_timeout`: the run had no --timeout (the line says how to lift
+// it). Returns kExitTimeout.
+int timed_out(BoardChannel& process, const LinkSession& session, double timeout_s, bool default_timeout,
+              const std::string& program, const HostFunctionWorker* worker, const AddressNamer& name_address);
 
 // One of the app's host functions crashed or missed its deadline: kills the board, says why.
 // Returns kExitHostFunctionFailed.
