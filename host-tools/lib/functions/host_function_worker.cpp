@@ -35,6 +35,7 @@ constexpr auto kTpuSpin = std::chrono::microseconds(100);
 // How often a running call's worker is checked for having exited (waitpid; a dead worker whose
 // socket a child keeps open sends no end of stream).
 constexpr auto kExitCheckEvery = std::chrono::milliseconds(20);
+constexpr auto kSayWaitingAfter = std::chrono::milliseconds(2000);  // the worker's end, after the run
 constexpr size_t kMaxPiecesPerWrite = 64;
 constexpr size_t kKeptReplyBuffer = size_t{256} << 20;
 // Large tensors come and go with every call; malloc keeps them in its heap for the next call instead
@@ -207,6 +208,11 @@ HostFunctionWorker::~HostFunctionWorker() {
   socket_ = -1;
   // Its end waits for what its functions started (train-digits' plot: end_worker): as long as a call
   // may take. Then whatever they left running goes.
+  // A wait longer than a moment is said when it starts, not only when it ends.
+  if (pid_ > 0 && default_deadline_ > kSayWaitingAfter && !reap(kSayWaitingAfter))
+    std::cerr << "tpu: waiting up to " << seconds_text(std::chrono::duration<double>(default_deadline_).count())
+              << " for the processes the app's host functions started (the host-function worker ends after them)"
+              << std::endl;
   if (pid_ > 0 && !reap(default_deadline_)) {
     std::cerr << "tpu: the host-function worker had not ended "
               << seconds_text(std::chrono::duration<double>(default_deadline_).count())
