@@ -82,6 +82,10 @@ Status unsupported_dtype(const char* operation, DType type) {
 // A member's options for waiting on its board leader's trade across boards: the timeout a quarter
 // longer, at least a second (the leader starts its call a little after the members start waiting, and
 // a trade that never ends is then reported by the leader), saturating for a timeout meaning "forever".
+// Whether a board leader's trade across boards failed in its latest collective, by the leader's core
+// (fan_out_across_boards).
+Atomic<bool> leader_trade_failed[hal::kMaxCores];
+
 CollectiveOptions waiting_for_leader(const CollectiveOptions& options) {
   constexpr uint64_t kSecond = 1000 * hal::kNanosPerMilli;
   const uint64_t grace = options.timeout_ns / 4 > kSecond ? options.timeout_ns / 4 : kSecond;
@@ -267,8 +271,9 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
 // this board (in group order) share their buffers; the first of them, the board's leader, makes the
 // board's contribution and trades it with the other boards; a signal round, and the others copy the
 // result from the leader's output; another round, and no member touches another's buffers any more.
-// An exchange that fails after the buffers were shared ends the board (fail_after_sharing): the
-// other members are waiting for a result that will not come.
+// A leader's trade that fails (another board never came) fails every member here with an error after
+// the signal round; a signal round that fails after the buffers were shared ends the board
+// (fail_after_sharing): the other members may still be reading them.
 Collectives::BoardMembers Collectives::board_members(const Group& group) const {
   BoardMembers members{};
   for (unsigned j = 0; j < group.size; ++j) {
@@ -308,16 +313,27 @@ Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffer
   SharedBuffers peers[hal::kMaxCores];
   RT_RETURN_IF_ERROR(share_buffers(local, mine, peers, options));
   if (before_call != nullptr && (*before_call)(peers, local)) signal_after_sharing(mine.kind, local, options);
+  const unsigned leader_core = core_of(local.members[0]);
+  Status traded;
   if (local.position == 0) {
-    const Status traded = across_boards(leader_call(peers, local), group, members, options);
-    if (!traded.is_ok()) fail_after_sharing(traded);
+    traded = across_boards(leader_call(peers, local), group, members, options);
+    // Read by the members after the signal round below (the round orders it): a trade that failed
+    // (another board never came, say) fails every member here with an error, not a panic; the host
+    // took its call back when it gave up (no reply is written into the leader's output after that).
+    leader_trade_failed[leader_core].store(!traded.is_ok(), MemoryOrder::kRelease);
   }
   // The others wait for the leader's trade a little longer than the leader waits for it, so that a
   // trade that never ends is reported by the leader, naming the collective across boards, rather
   // than by a member here naming the leader it waited for.
   signal_after_sharing(mine.kind, local, local.position == 0 ? options : waiting_for_leader(options));
-  if (local.position != 0) memcpy(mine.out, peers[0].out, result_bytes);
+  const bool failed = leader_trade_failed[leader_core].load(MemoryOrder::kAcquire);
+  if (local.position != 0 && !failed) memcpy(mine.out, peers[0].out, result_bytes);
   signal_after_sharing(mine.kind, local, options);
+  if (!traded.is_ok()) return traded;
+  if (failed)
+    return Status::error(StatusCode::kCancelled, "core {} stopped waiting in {} #{} across boards: core {}, this "
+                         "board's leader in it, gave up on the other boards", hal::core_id(),
+                         collective_kind_name(mine.kind), sequence_, leader_core);
   return Status::ok();
 }
 

@@ -122,9 +122,9 @@ class Collectives {
   };
   Status share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
                        const CollectiveOptions& options);
-  // A signal round, or a leader's trade across boards, that failed after buffers were shared: peers
-  // may still read or write this member's buffers, so returning would let them corrupt memory the
-  // caller reuses. Panics.
+  // A signal round that failed after buffers were shared: peers may still read or write this
+  // member's buffers, so returning would let them corrupt memory the caller reuses. Panics. (A
+  // leader's trade across boards that fails is no such case: fan_out_across_boards.)
   [[noreturn]] void fail_after_sharing(const Status& status);
   void reduce_direct(CollectiveKind kind, ReduceOp op, DType type, const SharedBuffers* peers, size_t offset,
                      size_t input_bytes, uint8_t* out, size_t count, const Group& group, const CollectiveOptions& options);

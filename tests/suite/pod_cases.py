@@ -335,9 +335,9 @@ def check_pod_fault() -> Outcome:
 def check_pod_hang(cores: int) -> Outcome:
     """The last board's replicas skip a collective the others wait in (tests/faults/pod-hang, collective
     timeout 3 s): the waiting board gives up naming the collective across boards (its leader does, not
-    a member waiting for the leader, whatever the cores per board), tpu names the task no part came
-    from, the other ranks stop their boards at once, and the pod exits non-zero well within tpu's
-    --timeout."""
+    a member waiting for the leader, whatever the cores per board; the members then stop with an error,
+    no panic, and the leader's error is the board's verdict), tpu names the task no part came from, the
+    other ranks stop their boards at once, and the pod exits non-zero well within tpu's --timeout."""
     missing = tpu_not_built()
     if missing:
         return missing
@@ -352,7 +352,10 @@ def check_pod_hang(cores: int) -> Outcome:
                        log)
     if re.search(r"timed out after \d+ ms in all_reduce", result.output):
         return Outcome(False, "a member waiting for its board's leader timed out before the leader did", log)
-    for pattern in (rf"^\[task 0\] \[c0 E\] all_reduce #1 across boards \(sum of 1 float32; {2 * cores} members on "
+    if "PANIC" in result.output:
+        return Outcome(False, "a board panicked: a leader that gives up must fail its members with an error", log)
+    for pattern in (rf"^\[task 0\] \[c0 E\] FAIL pod-hang: DEADLINE_EXCEEDED: all_reduce #1 across boards \(sum of 1 "
+                    rf"float32; {2 * cores} members on "
                     r"tasks 0-1\): core 0 timed out after 3000 ms waiting for the host's reply to host call \d+ "
                     r"'\.pod' \(another board's part never came; tpu says which\)$",
                     r"^\[task 0\] tpu: 1 exchanges with other boards can never finish; no part came from task 1;",
