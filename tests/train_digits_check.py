@@ -42,6 +42,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "firmware" / "examples" / "train-digits"
+sys.path.insert(0, str(APP))
+import evaluate  # noqa: E402  the app's forward pass and final weights (firmware/examples/train-digits/evaluate.py)
+from evaluate import final_weights, forward, model_of, patches  # noqa: E402
+
 LEARNING_RATES = {"mlp": np.float32(0.5), "cnn": np.float32(0.2), "mlp-wide": np.float32(0.2)}  # device/loss.cpp model_spec
 
 
@@ -101,39 +105,9 @@ def loss_and_accuracy(folder: Path) -> list[str]:
     return [",".join(line.split(",")[:3]) for line in (folder / "train.csv").read_text().splitlines()]
 
 
-def board_weights(folder: Path, task: int | None = None) -> list[np.ndarray]:
-    """The final weights a board outfed; in a pod (tpu run --boards) task `task`'s, default task 0."""
-    if task is not None or (folder / "task-0").is_dir():
-        folder = folder / f"task-{task or 0}"
-    return [np.load(folder / f"c0_q0_t0_e{i}.npy") for i in range(4)]
-
-
-def model_of(folder: Path) -> str:
-    return (folder / "model.txt").read_text().split()[0]
-
-
 def global_batch(folder: Path) -> int:
     """The images per step: the prepared batches' own size."""
     return int(np.load(folder / "infeed_x.npy", mmap_mode="r").shape[1])
-
-
-def patches(images: np.ndarray) -> np.ndarray:
-    """[n * 64, 9]: each pixel's 3x3 neighbourhood (tap kh * 3 + kw), zeros outside the 8x8 image."""
-    padded = np.pad(images.reshape(-1, 8, 8), ((0, 0), (1, 1), (1, 1)))
-    return np.stack([padded[:, kh:kh + 8, kw:kw + 8] for kh in range(3) for kw in range(3)], axis=-1).reshape(-1, 9)
-
-
-def forward(model: str, weights: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(logits, what the backward pass needs) of the MLP or the CNN, float32."""
-    w1, b1, w2, b2 = weights
-    if model in ("mlp", "mlp-wide"):
-        pre = x @ w1 + b1
-        hidden = np.maximum(pre, np.float32(0))
-    else:
-        taps = patches(x)
-        pre = (taps @ w1.reshape(9, -1)).reshape(len(x), 8, 8, -1) + b1
-        hidden = np.maximum(pre, np.float32(0)).reshape(len(x), -1)
-    return hidden @ w2 + b2, pre, hidden
 
 
 def numpy_training(folder: Path) -> tuple[list[np.ndarray], np.ndarray]:
@@ -187,7 +161,7 @@ def compare_with_numpy(folder: Path) -> str:
     if (accuracy_error > one_image + 1e-9).any():
         step = int(np.argmax(accuracy_error > one_image + 1e-9))
         return f"step {step}: accuracy {reported[step, 2]} on the board, {history[step, 1]} in NumPy"
-    for name, got, want in zip(("w1", "b1", "w2", "b2"), board_weights(folder), weights):
+    for name, got, want in zip(("w1", "b1", "w2", "b2"), final_weights(folder), weights):
         if got.shape != want.shape or got.dtype != np.float32:
             return f"final {name} is {got.dtype}{list(got.shape)}, expected float32{list(want.shape)}"
         excess = np.abs(got - want) - (weight_rtol * np.abs(want) + weight_atol)
@@ -228,10 +202,10 @@ def check_pod(tpu: Path, board: str, boards: int, cores: int, model: str, steps:
         folders.append(folder)
     pod_folder, one_board = folders[0], folders[1]
     for task in range(1, boards):
-        if any(a.tobytes() != b.tobytes() for a, b in zip(board_weights(pod_folder, task), board_weights(pod_folder, 0))):
+        if any(a.tobytes() != b.tobytes() for a, b in zip(final_weights(pod_folder, task), final_weights(pod_folder, 0))):
             print(f"FAIL train-digits: task {task} of the pod holds other weights than task 0")
             return 1
-    same = all(a.tobytes() == b.tobytes() for a, b in zip(board_weights(pod_folder), board_weights(one_board)))
+    same = all(a.tobytes() == b.tobytes() for a, b in zip(final_weights(pod_folder), final_weights(one_board)))
     if cores == 1 and not same:
         print(f"FAIL train-digits: {boards} boards of 1 core and 1 board of {boards} cores trained different bits")
         return 1
@@ -244,7 +218,7 @@ def check_pod(tpu: Path, board: str, boards: int, cores: int, model: str, steps:
         per_rank = ", the same bits from per-rank infeed files"
     mixed = ""
     if len(kinds) > 1:
-        if any(a.tobytes() != b.tobytes() for a, b in zip(board_weights(pod_folder), board_weights(folders[2]))):
+        if any(a.tobytes() != b.tobytes() for a, b in zip(final_weights(pod_folder), final_weights(folders[2]))):
             print(f"FAIL train-digits: the pod of {board} and a pod of {kinds[0]} boards trained different bits")
             return 1
         mixed = f", the same bits as a pod of {kinds[0]} boards"
@@ -268,7 +242,7 @@ def check_per_rank_files(tpu: Path, board: str, boards: int, cores: int, split_f
     ok, log = train_on_board(tpu, board, cores, None, folder, boards, infeed)
     if not ok:
         return "the run from per-rank infeed files failed\n" + log
-    if any(a.tobytes() != b.tobytes() for a, b in zip(board_weights(folder), board_weights(split_folder))):
+    if any(a.tobytes() != b.tobytes() for a, b in zip(final_weights(folder), final_weights(split_folder))):
         return "per-rank infeed files and one split file trained different bits"
     return ""
 
@@ -289,7 +263,7 @@ def check_model_parallel(tpu: Path, board: str, steps: int) -> int:
         folders.append(folder)
     for logical_cores, folder in zip((2, 4), folders[1:]):
         if loss_and_accuracy(folder) != loss_and_accuracy(folders[0]) or any(
-                a.tobytes() != b.tobytes() for a, b in zip(board_weights(folder), board_weights(folders[0]))):
+                a.tobytes() != b.tobytes() for a, b in zip(final_weights(folder), final_weights(folders[0]))):
             print(f"FAIL train-digits: the CNN split over {logical_cores} logical cores trained other bits than unsplit")
             return 1
     print(f"PASS train-digits: cnn model parallel on {board}: 2 replicas of 1, 2 and 4 logical cores, {steps} steps, "
@@ -322,9 +296,8 @@ def check_bad_input(tpu: Path, board: str, kind: str) -> int:
 
 
 def test_accuracy(folder: Path) -> float:
-    x, y = np.load(folder / "test_x.npy"), np.load(folder / "test_y.npy")
-    logits = forward(model_of(folder), board_weights(folder), x)[0]
-    return float((logits.argmax(axis=1) == y).mean())
+    correct, images = evaluate.test_accuracy(folder)
+    return correct / images
 
 
 def main(argv: list[str]) -> int:
@@ -360,7 +333,7 @@ def main(argv: list[str]) -> int:
         folders.append(folder)
     for board, folder in zip(boards[1:], folders[1:]):
         same = loss_and_accuracy(folder) == loss_and_accuracy(folders[0]) and all(
-            a.tobytes() == b.tobytes() for a, b in zip(board_weights(folder), board_weights(folders[0])))
+            a.tobytes() == b.tobytes() for a, b in zip(final_weights(folder), final_weights(folders[0])))
         if not same:
             print(f"FAIL train-digits: {board} and {boards[0]} trained different bits")
             return 1

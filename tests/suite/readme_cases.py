@@ -40,7 +40,8 @@ def python3_without_numpy() -> Path:
 
 def check_readme_training_commands() -> Outcome:
     """The README's training commands (the sh block that runs prepare_digits.py), run as written with
-    a python3 first on PATH that lacks NumPy: they must not depend on which python3 comes first."""
+    a python3 first on PATH that lacks NumPy: they must not depend on which python3 comes first; the
+    last of them, evaluate.py, must report the final weights' test accuracy (at least 95%)."""
     readme = (REPO_ROOT / "README.md").read_text()
     blocks = [block for block in re.findall(r"```sh\n(.*?)```", readme, re.S) if "prepare_digits.py" in block]
     if len(blocks) != 1:
@@ -56,6 +57,9 @@ def check_readme_training_commands() -> Outcome:
         return Outcome(False, f"the README's training commands failed: {describe_exit(result)}", log)
     if not re.search(r"^tpu: (\d+) of \1 cores reported a result, all OK", result.output, re.M):
         return Outcome(False, "the training run did not end with every core OK", log)
+    accuracy = re.search(r"^train-digits: test accuracy ([\d.]+)% \(\d+ of 360 held-out images\)", result.output, re.M)
+    if not accuracy or float(accuracy.group(1)) < 95:  # the README's claim is 98.3% for this run
+        return Outcome(False, "evaluate.py did not report a test accuracy of at least 95%", log)
     return Outcome(True, "", log)
 
 
