@@ -6,6 +6,7 @@
 #include "runtime/collectives/cancellation.hpp"
 #include "hal/core.hpp"
 #include "runtime/tpu/spmd/logical_devices_context.hpp"
+#include "runtime/log/log.hpp"
 #include "runtime/tensor/hbm.hpp"
 
 namespace rt::tpu {
@@ -63,7 +64,17 @@ Status run_launch(const Launch& launch, ReplicaOutputs& outputs) {
                           launch.computation.name, launch.placement.core, hal::core_id());
   LaunchScope scope(launch.id);
   const Status status = run_replica(launch, outputs);
-  if (!status.is_ok()) leave_launch(status);
+  if (status.is_ok()) return status;
+  // Where the error comes from, on this core's console: replicate returns one status for the launch
+  // (core 0's verdict shows it), which does not say which replica failed. Not for a replica that only
+  // stopped waiting for a failed peer (CANCELLED): the cause says it.
+  if (status.code() != StatusCode::kCancelled) {
+    FixedString<32> logical;
+    if (launch.placement.num_logical_cores > 1) format_to(logical, " (logical core {})", launch.placement.logical_core);
+    log_error("replica {}{} failed on core {}: {}: {}", launch.placement.replica, logical.view(), hal::core_id(),
+              status_code_name(status.code()), status.message());
+  }
+  leave_launch(status);
   return status;
 }
 
