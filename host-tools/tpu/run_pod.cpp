@@ -12,6 +12,7 @@
 
 #include "host-tools/lib/board/board_launch.hpp"
 #include "host-tools/lib/board/cpu_sharing.hpp"
+#include "host-tools/lib/feeds/infeed_dataset.hpp"
 #include "host-tools/lib/pod/line_prefix.hpp"
 #include "host-tools/lib/pod/mpi_pod.hpp"
 #include "host-tools/lib/pod/pod_launcher.hpp"
@@ -90,6 +91,20 @@ std::string this_tpu() {
   return error ? std::string("tpu") : path.string();
 }
 
+// Why the --infeed files cannot feed a pod of `boards` ranks on this machine, or "": every rank's
+// files (x.{rank}.npy named for each rank) read and checked as each rank will, before mpirun starts,
+// as one board refuses them before it boots.
+std::string infeed_refusal(const RunOptions& options, unsigned boards) {
+  for (const InfeedFiles& given : options.infeed)
+    for (unsigned rank = 0; rank < boards; ++rank) {
+      InfeedFiles spec = given;
+      for (std::filesystem::path& file : spec.files) file = replace_all(file.string(), "{rank}", std::to_string(rank));
+      std::string error;
+      if (!InfeedDataset::load(spec, error)) return "--infeed (rank " + std::to_string(rank) + "): " + error;
+    }
+  return "";
+}
+
 // Every rank builds in turn (rank 0 first); a rank whose build failed still takes its part in the
 // barriers. false if MPI failed (then `error` says why).
 bool build_in_turn(MpiPod& pod, const PodRun& run, bool& built, std::string& error) {
@@ -144,6 +159,10 @@ AttachTarget attach_target_of(const AttachTarget& given, const PodPlace& place) 
 
 int launch_pod(const RunOptions& options, const PodRun& run) {
   if (const std::string refusal = pod_refusal(options, options.boards, options.boards); !refusal.empty()) {
+    std::cerr << "tpu: " << refusal << std::endl;
+    return kExitBuildFailed;
+  }
+  if (const std::string refusal = infeed_refusal(options, options.boards); !refusal.empty()) {
     std::cerr << "tpu: " << refusal << std::endl;
     return kExitBuildFailed;
   }

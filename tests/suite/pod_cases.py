@@ -15,6 +15,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from functools import partial
@@ -308,6 +309,34 @@ def check_pod_refused(case: str) -> Outcome:
     return Outcome(True, "", log)
 
 
+def check_pod_infeed_refused() -> Outcome:
+    """A pod on this machine whose per-rank infeed files (x.{rank}.npy) are missing for one rank is
+    refused by `tpu run --boards` before mpirun starts, as one board refuses a missing file: exit 2,
+    the rank and the file named, no rank started."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    data = REPO_ROOT / "firmware" / "examples" / "infeed" / "data"
+    folder = Path(tempfile.mkdtemp(prefix="pod-infeed-"))
+    try:
+        shutil.copy(data / "x.npy", folder / "x.0.npy")  # rank 0's files only: rank 1 has none
+        shutil.copy(data / "labels.npy", folder / "labels.0.npy")
+        command = [TPU_BINARY, "run", "--boards", "2", "--board", "host", "--cores", "1", "--infeed",
+                   f"0={folder}/x.{{rank}}.npy,{folder}/labels.{{rank}}.npy", "infeed"]
+        result = run_image(command, 60, env=mpirun_environment())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    if result.timed_out or result.exit_code != 2:
+        return Outcome(False, f"expected exit 2, got {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
+    pattern = rf"(?m)^tpu: --infeed \(rank 1\): cannot read {re.escape(str(folder))}/x\.1\.npy"
+    if not re.search(pattern, result.output):
+        return Outcome(False, f"output lacks {pattern!r}", log)
+    if "one Open MPI rank each" in result.output or "[task " in result.output:
+        return Outcome(False, "mpirun started although the pod's infeed files were refused", log)
+    return Outcome(True, "", log)
+
+
 def check_pod_fault() -> Outcome:
     """Core 1 of task 1 faults (tests/faults/pod-fault) while task 0 passes: both ranks end with the
     fault's status 3, the faulting board's report names its task and core, and task 0 says that
@@ -566,4 +595,6 @@ def pod_cases() -> list[Case]:
                       "tf-config-of-another-rank": host_pod}
     cases += [Case(f"tpu-pod/refused/{name}", partial(check_pod_refused, name), images=images, estimate_s=4)
               for name, images in refusal_images.items()]
+    cases.append(Case("tpu-pod/refused/infeed-of-one-rank-missing", check_pod_infeed_refused,
+                      images=(("host", "infeed"),), estimate_s=4))
     return cases
