@@ -22,7 +22,8 @@ from .tpu_tool import TPU_BINARY, TPU_TIMEOUT_S, tpu_not_built
 
 HOST_FAULTS = {
     "crash": (6, [r"host function 'misbehave' crashed with SIGSEGV \(Segmentation fault\) during call 1 to it, "
-                  r"from replica 1 on core 1 \(host call \d+\); stopped"]),
+                  r"from replica 1 on core 1 \(host call \d+\); it faulted in misbehave\(tpu::HostCall const&\) at "
+                  r"tests/faults/host-function-faults/host/misbehaving_functions\.cpp:\d+; stopped"]),
     "abort": (6, [r"host function 'misbehave' crashed with SIGABRT \(Aborted\) during call 1 to it, from replica 1 on core 1"]),
     "exit": (6, [r"host function 'misbehave' ended its worker with exit status 3 during call 1 to it, from replica 1 on core 1"]),
     "hang": (6, [r"host function 'misbehave' did not return within its deadline of 3 s in call 1 to it, from replica 1 on core 1 "

@@ -114,7 +114,8 @@ bool read_exactly(int fd, uint8_t* out, size_t size) {
   }
 }
 
-[[noreturn]] void become_worker(int socket, int other_end, pid_t parent, const HostEnvironment& environment) {
+[[noreturn]] void become_worker(int socket, int other_end, pid_t parent, const HostEnvironment& environment,
+                                WorkerCrashSite& crash_site) {
   ::close(other_end);
   setpgid(0, 0);  // a group of its own: what a host function starts dies with the worker
   prctl(PR_SET_CHILD_SUBREAPER, 1);  // and stays below it, orphaned or not, for tpu to find
@@ -123,6 +124,7 @@ bool read_exactly(int fd, uint8_t* out, size_t size) {
   signal(SIGINT, SIG_IGN);            // Ctrl-C is tpu's to handle; it ends the worker itself
   for (const int fatal : {SIGTERM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS})
     signal(fatal, SIG_DFL);  // a crash ends the worker, whatever handlers the parent installed
+  crash_site.record_faults_in_worker();  // and a fault's pc is left for tpu to name first
   serve_calls(socket, environment);
 }
 
@@ -184,6 +186,7 @@ std::unique_ptr<HostFunctionWorker> HostFunctionWorker::start(const HostEnvironm
   keep_large_blocks();  // in tpu and, inherited, in the worker
   prctl(PR_SET_CHILD_SUBREAPER, 1);  // what a worker that died leaves running comes to tpu (kill_group)
   const pid_t parent = getpid();
+  auto crash_site = std::make_unique<WorkerCrashSite>();
   const pid_t pid = fork();
   if (pid < 0) {
     error = std::string("fork: ") + std::strerror(errno);
@@ -191,14 +194,16 @@ std::unique_ptr<HostFunctionWorker> HostFunctionWorker::start(const HostEnvironm
     ::close(ends[1]);
     return nullptr;
   }
-  if (pid == 0) become_worker(ends[1], ends[0], parent, environment);
+  if (pid == 0) become_worker(ends[1], ends[0], parent, environment, *crash_site);
   setpgid(pid, pid);  // also from here: no race with a kill of the group before the child ran setpgid
   ::close(ends[1]);
-  return std::unique_ptr<HostFunctionWorker>(new HostFunctionWorker(pid, ends[0], default_deadline));
+  return std::unique_ptr<HostFunctionWorker>(
+      new HostFunctionWorker(pid, ends[0], default_deadline, std::move(crash_site)));
 }
 
-HostFunctionWorker::HostFunctionWorker(pid_t pid, int socket, std::chrono::milliseconds default_deadline)
-    : pid_(pid), group_(pid), socket_(socket), default_deadline_(default_deadline) {
+HostFunctionWorker::HostFunctionWorker(pid_t pid, int socket, std::chrono::milliseconds default_deadline,
+                                       std::unique_ptr<WorkerCrashSite> crash_site)
+    : pid_(pid), group_(pid), socket_(socket), default_deadline_(default_deadline), crash_site_(std::move(crash_site)) {
   for (const AppHostFunctionInfo& info : app_host_functions())
     if (info.deadline_s > 0) declared_deadlines_s_[info.name] = info.deadline_s;
 }
@@ -335,12 +340,15 @@ void HostFunctionWorker::finish_running(HostCallOutcome outcome) {
 void HostFunctionWorker::worker_died(const std::string& when) {
   kill_group();  // if it only closed its socket, it must not linger, nor anything it started
   const std::optional<int> status = exit_status_ ? exit_status_ : reap(kExitGrace);
-  std::string cause = "ended its worker";
-  if (status && WIFSIGNALED(*status) && WTERMSIG(*status) != SIGKILL) cause = "crashed with " + signal_words(WTERMSIG(*status));
+  std::string cause = "ended its worker", site;
+  if (status && WIFSIGNALED(*status) && WTERMSIG(*status) != SIGKILL) {
+    cause = "crashed with " + signal_words(WTERMSIG(*status));
+    if (const std::string where = crash_site_->describe(WTERMSIG(*status)); !where.empty()) site = "; it faulted in " + where;
+  }
   else if (status && WIFEXITED(*status)) cause = "ended its worker with exit status " + std::to_string(WEXITSTATUS(*status));
   else if (status && WIFSIGNALED(*status)) cause = "was killed (SIGKILL)";
   const std::string name = running_ ? "host function '" + running_->request.function + "'" : "the host-function worker";
-  failure_ = name + " " + cause + (running_ ? " " + when + " " + call_words(*running_) : std::string());
+  failure_ = name + " " + cause + (running_ ? " " + when + " " + call_words(*running_) : std::string()) + site;
   running_.reset();
 }
 

@@ -7,7 +7,8 @@
 //   - A function that throws answers its caller with a status, as in process; the worker goes on.
 //   - A function that crashes (any fatal signal, abort, exit) or does not return within its
 //     deadline is the worker's failure(): a message naming the function, its call number, the
-//     calling core and host call, and the signal or the deadline. The run must then end; a worker
+//     calling core and host call, and the signal or the deadline; for a fault (SIGSEGV, SIGBUS,
+//     SIGILL, SIGFPE), also the function and source line it faulted at (worker_crash_site.hpp). The run must then end; a worker
 //     that failed is dead (reaped), and serves nothing more.
 //   - tpu stays in charge while a call runs: pump() waits at most as long as asked, so --timeout,
 //     Ctrl-C and SIGTERM are honoured whatever the function does.
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "host_functions.hpp"
+#include "worker_crash_site.hpp"
 
 namespace tpu {
 
@@ -73,7 +75,8 @@ class HostFunctionWorker {
     HostFunctions::Reply reply;
     uint64_t number = 0;  // the how-manieth call to this function
   };
-  HostFunctionWorker(pid_t pid, int socket, std::chrono::milliseconds default_deadline);
+  HostFunctionWorker(pid_t pid, int socket, std::chrono::milliseconds default_deadline,
+                     std::unique_ptr<WorkerCrashSite> crash_site);
   void send_next();
   bool received_some() const;
   void read_reply();
@@ -105,6 +108,7 @@ class HostFunctionWorker {
   std::vector<uint8_t> reply_;            // its body,
   size_t received_ = 0;                   // and how much of the current part came
   std::optional<std::string> failure_;
+  std::unique_ptr<WorkerCrashSite> crash_site_;  // where a crash was, recorded by the worker
 };
 
 }  // namespace tpu
