@@ -79,13 +79,13 @@ Status unsupported_dtype(const char* operation, DType type) {
                           operation, dtype_name(type));
 }
 
-// A member's options for waiting on its board leader's trade across boards: the timeout a quarter
-// longer, at least a second (the leader starts its call a little after the members start waiting, and
-// a trade that never ends is then reported by the leader), saturating for a timeout meaning "forever".
 // Whether a board leader's trade across boards failed in its latest collective, by the leader's core
 // (fan_out_across_boards).
 Atomic<bool> leader_trade_failed[hal::kMaxCores];
 
+// A member's options for waiting on its board leader's trade across boards: the timeout a quarter
+// longer, at least a second (the leader starts its call a little after the members start waiting, and
+// a trade that never ends is then reported by the leader), saturating for a timeout meaning "forever".
 CollectiveOptions waiting_for_leader(const CollectiveOptions& options) {
   constexpr uint64_t kSecond = 1000 * hal::kNanosPerMilli;
   const uint64_t grace = options.timeout_ns / 4 > kSecond ? options.timeout_ns / 4 : kSecond;
