@@ -124,9 +124,32 @@ bool Collectives::spans_boards(const Group& group) const {
   return false;
 }
 
+namespace {
+
+// A digest of a shape (rank and dimensions, FNV-1a); 0 for none.
+uint64_t shape_digest(const Shape* shape) {
+  if (shape == nullptr) return 0;
+  uint64_t digest = 0xcbf29ce484222325ull ^ shape->rank;
+  for (const int64_t dim : shape->sizes()) digest = (digest ^ static_cast<uint64_t>(dim)) * 0x100000001b3ull;
+  return digest | 1;  // never 0
+}
+
+// "[2, 2]": the dimensions as TF prints a shape.
+FixedString<96> shape_text(const Shape& shape) {
+  FixedString<96> text;
+  text.append("[");
+  for (unsigned d = 0; d < shape.rank; ++d) format_to(text, "{}{}", d == 0 ? "" : ", ", shape.dims[d]);
+  text.append("]");
+  return text;
+}
+
+}  // namespace
+
 // Sends this member's {in, out} addresses to every other member and collects theirs.
-Status Collectives::share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
+Status Collectives::share_buffers(const Group& group, const SharedBuffers& given, SharedBuffers* peers,
                                   const CollectiveOptions& options) {
+  SharedBuffers mine = given;
+  mine.shape = shape_digest(options.shape);
   peers[group.position] = mine;
   StridedBytes sinks[hal::kMaxCores];
   Exchange exchange(mine.kind, sequence_);
@@ -148,6 +171,12 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& mine,
                            mine.count, dtype_name(mine.type), static_cast<int>(mine.algorithm), mine.group_size,
                            collective_kind_name(peer.kind), reduce_op_name(peer.op), peer.count, dtype_name(peer.type),
                            static_cast<int>(peer.algorithm), peer.group_size);
+    if (peer.shape != 0 && mine.shape != 0 && peer.shape != mine.shape)
+      return Status::error(StatusCode::kInvalidArgument,
+                           "core {}: collective mismatch with replica {}: {} {} of {} {} shaped {} here, the same number "
+                           "of elements in another shape there", hal::core_id(), group.members[j],
+                           collective_kind_name(mine.kind), reduce_op_name(mine.op), mine.count, dtype_name(mine.type),
+                           shape_text(*options.shape).view());
   }
   return Status::ok();
 }

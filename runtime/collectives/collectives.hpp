@@ -57,10 +57,16 @@ struct ReplicaSet {
 
 enum class Algorithm : uint8_t { kAuto, kLatency, kBandwidth };
 
+struct Shape;
+
 struct CollectiveOptions {
   GroupAssignment groups;  // default: one group of all replicas
   Algorithm algorithm = Algorithm::kAuto;
   uint64_t timeout_ns = kDefaultWaitTimeoutNs;
+  // The operand's shape, where the caller has a tensor: members whose operands hold as many elements
+  // in different shapes ([4] here, [2, 2] there) are a mismatch too, as in XLA, where every replica's
+  // operand has the one shape of the program. Null: only counts and types are compared.
+  const Shape* shape = nullptr;
 };
 
 // Payloads up to this size use the latency algorithm under Algorithm::kAuto.
@@ -119,6 +125,7 @@ class Collectives {
     ReduceOp op;
     Algorithm algorithm;
     uint32_t group_size;
+    uint64_t shape = 0;  // a digest of CollectiveOptions::shape (0: none given), set by share_buffers
   };
   Status share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
                        const CollectiveOptions& options);

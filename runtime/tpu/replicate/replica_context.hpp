@@ -68,7 +68,8 @@ class ReplicaContext {
   Status barrier(const GroupAssignment& groups = {});
 
  private:
-  CollectiveOptions options(const GroupAssignment& groups) const;
+  // `shape`: the operand's, compared across the group (CollectiveOptions::shape).
+  CollectiveOptions options(const GroupAssignment& groups, const Shape* shape = nullptr) const;
   // x itself when contiguous, else a contiguous copy in the arena.
   Result<Tensor> contiguous(const Tensor& x, StringView what);
   Result<Tensor> allocate(DType dtype, const Shape& shape, StringView what);

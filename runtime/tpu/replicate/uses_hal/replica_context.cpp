@@ -45,9 +45,10 @@ ReplicaContext ReplicaContext::single(unsigned core) {
 
 Arena& ReplicaContext::arena() const { return hbm_of(placement_.core); }
 
-CollectiveOptions ReplicaContext::options(const GroupAssignment& groups) const {
+CollectiveOptions ReplicaContext::options(const GroupAssignment& groups, const Shape* shape) const {
   CollectiveOptions options;
   options.groups = groups;
+  options.shape = shape;
   options.timeout_ns = collective_timeout_ns_;
   return options;
 }
@@ -77,13 +78,13 @@ Result<Tensor> ReplicaContext::all_reduce(ReduceOp op, const Tensor& x, const Gr
   if (!in) return in;
   Result<Tensor> out = allocate(x.dtype, x.shape, "a cross_replica_sum output");
   if (!out) return out;
-  RT_RETURN_IF_ERROR(collectives_.all_reduce(op, x.dtype, in->data, out->data, x.num_elements(), options(groups)));
+  RT_RETURN_IF_ERROR(collectives_.all_reduce(op, x.dtype, in->data, out->data, x.num_elements(), options(groups, &x.shape)));
   return out;
 }
 
 Status ReplicaContext::all_reduce_in_place(ReduceOp op, const Tensor& x, const GroupAssignment& groups) {
   if (!x.is_contiguous()) return invalid_argument("all_reduce_in_place: a strided view has no buffer to reduce into");
-  return collectives_.all_reduce(op, x.dtype, x.data, x.data, x.num_elements(), options(groups));
+  return collectives_.all_reduce(op, x.dtype, x.data, x.data, x.num_elements(), options(groups, &x.shape));
 }
 
 Result<Tensor> ReplicaContext::all_gather(const Tensor& x, const GroupAssignment& groups) {
@@ -95,7 +96,7 @@ Result<Tensor> ReplicaContext::all_gather(const Tensor& x, const GroupAssignment
   for (unsigned d = 0; d < shape.rank; ++d) shape.real[d] = shape.dims[d];
   Result<Tensor> out = allocate(x.dtype, shape, "an all_gather output");
   if (!out) return out;
-  RT_RETURN_IF_ERROR(collectives_.all_gather(x.dtype, in->data, out->data, x.num_elements(), options(groups)));
+  RT_RETURN_IF_ERROR(collectives_.all_gather(x.dtype, in->data, out->data, x.num_elements(), options(groups, &x.shape)));
   return out;
 }
 
@@ -111,7 +112,7 @@ Result<Tensor> ReplicaContext::reduce_scatter(ReduceOp op, const Tensor& x, cons
   for (unsigned d = 0; d < shape.rank; ++d) shape.real[d] = shape.dims[d];
   Result<Tensor> out = allocate(x.dtype, shape, "a reduce_scatter output");
   if (!out) return out;
-  RT_RETURN_IF_ERROR(collectives_.reduce_scatter(op, x.dtype, in->data, out->data, x.num_elements(), options(groups)));
+  RT_RETURN_IF_ERROR(collectives_.reduce_scatter(op, x.dtype, in->data, out->data, x.num_elements(), options(groups, &x.shape)));
   return out;
 }
 
@@ -128,7 +129,7 @@ Result<Tensor> ReplicaContext::all_to_all(const Tensor& x, int64_t concat_dimens
     out = *allocated;
   }
   RT_RETURN_IF_ERROR(collectives_.all_to_all(x.dtype, in->data, out.data, x.shape.sizes(), concat_dimension,
-                                             split_dimension, split_count, options(groups)));
+                                             split_dimension, split_count, options(groups, &x.shape)));
   return out;
 }
 
@@ -138,7 +139,7 @@ Result<Tensor> ReplicaContext::collective_permute(const Tensor& x, Span<const in
   Result<Tensor> out = allocate(x.dtype, x.shape, "a collective_permute output");
   if (!out) return out;
   RT_RETURN_IF_ERROR(collectives_.collective_permute(x.dtype, in->data, out->data, x.num_elements(),
-                                                     source_target_pairs, options({})));
+                                                     source_target_pairs, options({}, &x.shape)));
   return out;
 }
 
@@ -146,7 +147,7 @@ Result<Tensor> ReplicaContext::broadcast(const Tensor& x, unsigned source_replic
   Result<Tensor> out = allocate(x.dtype, x.shape, "a broadcast output");
   if (!out) return out;
   RT_RETURN_IF_ERROR(copy(x, *out));
-  RT_RETURN_IF_ERROR(collectives_.broadcast(source_replica, x.dtype, out->data, x.num_elements(), options(groups)));
+  RT_RETURN_IF_ERROR(collectives_.broadcast(source_replica, x.dtype, out->data, x.num_elements(), options(groups, &x.shape)));
   return out;
 }
 

@@ -1,6 +1,7 @@
 // replicate's error texts (runtime/tpu/TF_BEHAVIOUR.md section 1 and the num_replicas rule of
 // section 5), each checked word for word, plus the runtime's own refusals (an infeed binding without a dequeue function); a
 // replica on two cores runs (model parallelism).
+#include "runtime/ops/arena_ops.hpp"
 #include "runtime/tensor/hbm.hpp"
 #include "runtime/tpu/replicate/pod_memory.hpp"
 #include "suite.hpp"
@@ -33,6 +34,13 @@ Status nests_replicate(ReplicaContext&, ReplicaArgs, ReplicaOutputs&) {
 // cross_replica_sum with groups [[0]] on 2+ replicas: every replica gets XLA's error.
 Status bad_groups(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs&) {
   return replica.cross_replica_sum(args[0], rt::group_assignment({{0}})).status();
+}
+
+// Replica 1 sums its [2] input as [1, 2]: as many elements as the others' [2], in another shape,
+// which XLA's one program per replica cannot express; here it is a collective mismatch.
+Status reshapes_on_replica_1(ReplicaContext& replica, ReplicaArgs args, ReplicaOutputs&) {
+  const Tensor x = replica.replica_id() == 1 ? RT_TRY(rt::reshape(replica.arena(), args[0], {1, 2})) : args[0];
+  return replica.cross_replica_sum(x).status();
 }
 
 const rt::StringView kOneName[] = {"x"};
@@ -159,8 +167,14 @@ Status errors_inside_computations(const Inputs& in, unsigned cores) {
   const rt::tpu::Computation groups{"bad_groups", bad_groups, {1}};
   rt::FixedString<96> expected;
   rt::format_to(expected, "In kCrossReplica mode, replica groups should contain {} replicas, but found 1: [[0]]", cores);
-  return expect_error(rt::tpu::replicate(groups, rt::Span<const ReplicaArgs>(inputs, cores), {}, result()),
-                      StatusCode::kInvalidArgument, expected.view(), "group assignment missing a replica");
+  RT_RETURN_IF_ERROR(expect_error(rt::tpu::replicate(groups, rt::Span<const ReplicaArgs>(inputs, cores), {}, result()),
+                                  StatusCode::kInvalidArgument, expected.view(), "group assignment missing a replica"));
+  const rt::tpu::Computation reshaped{"reshapes_on_replica_1", reshapes_on_replica_1, {1}};
+  return expect_error(rt::tpu::replicate(reshaped, rt::Span<const ReplicaArgs>(inputs, cores), {}, result()),
+                      StatusCode::kInvalidArgument,
+                      "core 0: collective mismatch with replica 1: all_reduce sum of 2 float32 shaped [2] here, the "
+                      "same number of elements in another shape there",
+                      "operands of one size in different shapes");
 }
 
 }  // namespace
