@@ -47,6 +47,7 @@ KILL_GRACE_S = 5.0
 _TELLING_LINES = [re.compile(p, re.MULTILINE) for p in (
     r"^.*\*\*\* (?:FAULT|PANIC) .*$",
     r"^.*BOOT FAIL.*$",
+    r"^\[c\d+ E\] FAIL .*$",  # a core's verdict before other error lines (a replica's expected errors)
     r"^\[c\d+ E\] .*$",
     r"^.*\berror\b.*$",
     r"^.*: \*\*\* .*$",  # make: "Makefile:21: *** unknown BOARD ..."

@@ -41,6 +41,8 @@ void leave_launch(const Status& error) {
   mailbox::notify_cores(board & ~(1u << me));  // a core asleep in a collective wakes to see it
 }
 
+void stopping_for(unsigned failed_core) { cores_launch[hal::core_id()].first_failed = failed_core; }
+
 bool left_launch(unsigned peer) {
   const uint64_t launch = cores_launch[hal::core_id()].launch;
   return launch != 0 && cores_launch[peer].left.load(MemoryOrder::kAcquire) / kCoreSlots == launch;

@@ -47,4 +47,9 @@ bool left_launch(unsigned peer);
 // The calling core remembers <first>, and names it in turn if it leaves the launch because of this.
 Status cancelled_waiting_for(unsigned peer, StringView what);
 
+// The calling core stops (CANCELLED) because `failed_core` failed, which it learned inside a
+// collective rather than from the core's leaving (a board leader whose trade across boards failed):
+// it names `failed_core` as the first failure if it leaves the launch because of this.
+void stopping_for(unsigned failed_core);
+
 }  // namespace rt

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "cancellation.hpp"
 #include "exchange.hpp"
 #include "hal/fault.hpp"
 #include "runtime/log/log.hpp"
@@ -171,12 +172,14 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& given
                            mine.count, dtype_name(mine.type), static_cast<int>(mine.algorithm), mine.group_size,
                            collective_kind_name(peer.kind), reduce_op_name(peer.op), peer.count, dtype_name(peer.type),
                            static_cast<int>(peer.algorithm), peer.group_size);
-    if (peer.shape != 0 && mine.shape != 0 && peer.shape != mine.shape)
+    if (peer.shape != 0 && mine.shape != 0 && peer.shape != mine.shape) {
+      const bool reduces = mine.kind == CollectiveKind::kAllReduce || mine.kind == CollectiveKind::kReduceScatter;
       return Status::error(StatusCode::kInvalidArgument,
-                           "core {}: collective mismatch with replica {}: {} {} of {} {} shaped {} here, the same number "
+                           "core {}: collective mismatch with replica {}: {}{}{} of {} {} shaped {} here, the same number "
                            "of elements in another shape there", hal::core_id(), group.members[j],
-                           collective_kind_name(mine.kind), reduce_op_name(mine.op), mine.count, dtype_name(mine.type),
-                           shape_text(*options.shape).view());
+                           collective_kind_name(mine.kind), reduces ? " " : "", reduces ? reduce_op_name(mine.op) : "",
+                           mine.count, dtype_name(mine.type), shape_text(*options.shape).view());
+    }
   }
   return Status::ok();
 }
@@ -347,8 +350,11 @@ Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffer
   if (local.position == 0) {
     traded = across_boards(leader_call(peers, local), group, members, options);
     // Read by the members after the signal round below (the round orders it): a trade that failed
-    // (another board never came, say) fails every member here with an error, not a panic; the host
-    // took its call back when it gave up (no reply is written into the leader's output after that).
+    // (another board never came, say) fails every member here with an error, not a panic. No reply
+    // is written into the leader's output after it gave up (its reply targets are disarmed before
+    // the round); tpu may still read the board's part for a while (its call to the other boards
+    // lasts longer than a collective's timeout), but the pod ends with this board's failure, so what
+    // a late board would compute from reused memory is never a result.
     leader_trade_failed[leader_core].store(!traded.is_ok(), MemoryOrder::kRelease);
   }
   // The others wait for the leader's trade a little longer than the leader waits for it, so that a
@@ -359,11 +365,11 @@ Status Collectives::fan_out_across_boards(const Group& group, const SharedBuffer
   if (local.position != 0 && !failed) memcpy(mine.out, peers[0].out, result_bytes);
   signal_after_sharing(mine.kind, local, options);
   if (!traded.is_ok()) return traded;
-  if (failed)
-    return Status::error(StatusCode::kCancelled, "core {} stopped waiting in {} #{} across boards: core {}, this "
-                         "board's leader in it, gave up on the other boards", hal::core_id(),
-                         collective_kind_name(mine.kind), sequence_, leader_core);
-  return Status::ok();
+  if (!failed) return Status::ok();
+  stopping_for(leader_core);  // the launch's first failure is the leader's
+  return Status::error(StatusCode::kCancelled, "core {} stopped waiting in {} #{} across boards: core {}, this "
+                       "board's leader in it, gave up on the other boards", hal::core_id(),
+                       collective_kind_name(mine.kind), sequence_, leader_core);
 }
 
 // A call by the members' own buffers (cross_board.hpp): every member here hands its input; the host

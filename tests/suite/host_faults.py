@@ -41,7 +41,7 @@ HOST_FAULT_BOARDS = ("host", "qemu-virt-a53")
 # Host functions that leave a process running (holding tpu's stdout): the run must end as usual, at
 # once (a crash named within a second, not at the call's deadline), and take the process with it.
 # The wait is said as it starts (after 2 s), then how it ended.
-ENDED_WITH_THE_WORKER = (r"tpu: waiting up to 3 s for the processes the app's host functions started \(the "
+ENDED_WITH_THE_WORKER = (r"tpu: waiting up to 1 s more for the processes the app's host functions started \(the "
                          r"host-function worker ends after them\)\n(.*\n)*?"
                          r"tpu: the host-function worker had not ended 3 s after the run \(it waits for the processes "
                          r"its functions started\); killed it and them")

@@ -79,7 +79,8 @@ def expected_pod_lines(boards: int, cores: int, task: int, across_hash: str) -> 
     # board has an even number of cores.
     lines.append(f"POD steps on dataset, 2 logical cores per replica: 4 steps in one launch, the last step's outputs of "
                  f"{n // 2} replicas checked" if cores % 2 == 0 else
-                 f"POD steps on dataset, 2 logical cores per replica: not run on boards of {cores} core")
+                 f"POD steps on dataset, 2 logical cores per replica: not run on boards of {cores} core"
+                 f"{'' if cores == 1 else 's'}")
     return lines
 
 

@@ -29,7 +29,10 @@ size_t ShmBoardChannel::exchange() {
 bool ShmBoardChannel::pump(std::chrono::milliseconds timeout, std::vector<uint8_t>& out) {
   using Clock = std::chrono::steady_clock;
   const auto give_up = Clock::now() + timeout;
-  auto sleep = spin_ || !board_rings_tpu_ ? kFirstSleep : kLongestSleep;  // see the header: who wakes tpu
+  // See the header: who wakes tpu. A caller that looks again sooner than kLongestSleep waits for
+  // something no ring announces (a pod's exchange over MPI): it polls from kFirstSleep as before.
+  const bool rung = !spin_ && board_rings_tpu_ && timeout >= kLongestSleep;
+  auto sleep = rung ? kLongestSleep : kFirstSleep;
   for (;;) {
     const uint32_t rings = link_->board_rings();  // before looking: a ring after it ends the sleep below
     const size_t moved = exchange();

@@ -8,11 +8,14 @@
 // all, every microsecond tpu spins is taken from a core (and its peers then wait for it in their
 // collectives), so there tpu only sleeps (set_spin(false)). There every wake-up of tpu also takes
 // a core's CPU (the scheduler preempts the core for it), so a board that can ring tpu (the host
-// board: a futex on the window) rings it for everything tpu should take soon, including each batch
-// of infeed credits, and tpu's sleeps start at kLongestSleep instead of polling from kFirstSleep:
-// a 2-core digits MLP on 2 CPUs woke tpu ~1,400 times in 0.25 s by its short polls, each one
-// preempting a core mid-step (and its peer then waiting in the step's all-reduce); ~440 with this.
-// A QEMU board cannot ring (its rings only move the count), so tpu keeps polling it from kFirstSleep.
+// board: a futex on the window) rings it when a core starts waiting for tpu and for each batch of
+// infeed credits, and tpu's sleeps start at kLongestSleep instead of polling from kFirstSleep; what
+// does not ring (a report sent without waiting, outfeed, console text, the board's end) is taken
+// within kLongestSleep. A 2-core digits MLP on 2 CPUs woke tpu ~1,400 times in 0.25 s by its short
+// polls, each one preempting a core mid-step (and its peer then waiting in the step's all-reduce);
+// ~440 with this. A caller that asks to look again sooner (a pod's exchange in flight, which no ring
+// announces) and a QEMU board, which cannot ring (its rings only move the count), keep the polls
+// from kFirstSleep.
 #pragma once
 #include <memory>
 

@@ -213,12 +213,16 @@ HostFunctionWorker::~HostFunctionWorker() {
   socket_ = -1;
   // Its end waits for what its functions started (train-digits' plot: end_worker): as long as a call
   // may take. Then whatever they left running goes.
-  // A wait longer than a moment is said when it starts, not only when it ends.
-  if (pid_ > 0 && default_deadline_ > kSayWaitingAfter && !reap(kSayWaitingAfter))
-    std::cerr << "tpu: waiting up to " << seconds_text(std::chrono::duration<double>(default_deadline_).count())
-              << " for the processes the app's host functions started (the host-function worker ends after them)"
-              << std::endl;
-  if (pid_ > 0 && !reap(default_deadline_)) {
+  // A wait longer than a moment is said when it starts, not only when it ends; the whole wait stays
+  // the default deadline.
+  auto left = default_deadline_;
+  if (pid_ > 0 && default_deadline_ > kSayWaitingAfter && !reap(kSayWaitingAfter)) {
+    left = default_deadline_ - kSayWaitingAfter;
+    std::cerr << "tpu: waiting up to " << seconds_text(std::chrono::duration<double>(left).count())
+              << " more for the processes the app's host functions started (the host-function worker ends after "
+              << "them)" << std::endl;
+  }
+  if (pid_ > 0 && !reap(left)) {
     std::cerr << "tpu: the host-function worker had not ended "
               << seconds_text(std::chrono::duration<double>(default_deadline_).count())
               << " after the run (it waits for the processes its functions started); killed it and them" << std::endl;

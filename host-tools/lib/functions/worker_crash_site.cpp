@@ -25,6 +25,7 @@ constexpr int kFaults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
 constexpr size_t kHandlerStackBytes = 64 * 1024;
 
 WorkerCrashSite::Record* recording = nullptr;  // the worker's: where its handler writes
+pid_t worker_pid = 0;  // the worker's own pid (a process it forks inherits the handler, not the right to record)
 
 uint64_t pc_of(const void* context) {
   const auto* user = static_cast<const ucontext_t*>(context);
@@ -38,9 +39,11 @@ uint64_t pc_of(const void* context) {
 #endif
 }
 
-// Records the pc, then dies of the signal (the handler was reset to the default on entry).
-void on_fault(int signal, siginfo_t*, void* context) {
-  if (recording != nullptr) {
+// Records the pc of a fault the kernel raised for an instruction of the worker's (si_code > 0: not
+// kill(), raise() or sigqueue()), then dies of the signal (the handler was reset to the default on
+// entry).
+void on_fault(int signal, siginfo_t* info, void* context) {
+  if (recording != nullptr && info != nullptr && info->si_code > 0 && getpid() == worker_pid) {
     recording->pc.store(pc_of(context));
     recording->signal.store(signal);
   }
@@ -72,6 +75,7 @@ WorkerCrashSite::~WorkerCrashSite() {
 void WorkerCrashSite::record_faults_in_worker() {
   if (record_ == nullptr) return;
   recording = record_;
+  worker_pid = getpid();
   stack_t handler_stack{};
   handler_stack.ss_sp = mmap(nullptr, kHandlerStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   handler_stack.ss_size = kHandlerStackBytes;

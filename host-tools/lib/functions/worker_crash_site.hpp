@@ -5,8 +5,9 @@
 //   tpu: host function 'misbehave' crashed with SIGSEGV (Segmentation fault) during call 1 to it, ...;
 //        it faulted in misbehave(...) at tests/faults/host-function-faults/host/faults.cpp:31
 // A crash by abort(), exit() or a signal sent from outside has no faulting instruction of the
-// function's own: nothing is added. The worker's handler runs on a stack of its own, so a function
-// that overflowed its stack is placed too.
+// function's own: nothing is added (the handler records only faults the kernel raised, in the worker
+// itself, not in a process it forked). The handler runs on a stack of its own, so a function that
+// overflowed the worker's stack is placed too (a thread a function starts has no such stack).
 #pragma once
 #include <cstdint>
 #include <string>

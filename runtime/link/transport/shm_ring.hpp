@@ -61,8 +61,9 @@
 // frame a core sends (detached reports, credits) cost the training step more than the host's polls,
 // measured on a 2-vCPU VM (host calls 2-3% of the step without, 6-20% with). One exception: where
 // the host board's cores take every CPU (hal::link_host_shares_cpus), tpu does not poll from 10 us
-// but sleeps until rung (each of its wake-ups preempts a core), so a batch of infeed credits (one
-// frame per 16 tuples) rings it too (LinkPort::host_has_work).
+// but sleeps until rung or 2 ms have passed (each of its wake-ups preempts a core), so a batch of
+// infeed credits (a frame per quarter of the queue's slots: 16 tuples of 64) rings it too
+// (LinkPort::host_has_work).
 // On the host board both sleeps are futexes on the shared page; a QEMU guest can neither be woken
 // from outside nor wake the host, so there both sides keep their timed polls and only the counts move.
 //

@@ -241,7 +241,8 @@ Status check_steps_on_dataset(TPUStrategy& strategy, StringView how = "") {
 // other core's are dropped), on every board. A board of an odd number of cores says it is not run.
 Status check_steps_on_dataset_model_parallel(const Topology& topology, int cores) {
   if (cores % 2 != 0) {
-    log_info("POD steps on dataset, 2 logical cores per replica: not run on boards of {} core", cores);
+    log_info("POD steps on dataset, 2 logical cores per replica: not run on boards of {} core{}", cores,
+             cores == 1 ? "" : "s");
     return Status::ok();
   }
   const int32_t pair[] = {1, 1, 1, 2};
