@@ -69,6 +69,11 @@ CLI_CASES = {
     "unknown-board": (["run", "--board", "pi5", "hello"], 2, [r"--board: unknown board 'pi5' \(boards: host, qemu-virt-a53, qemu-virt-rv64, raspi3b\)"]),
     # make's reason first, not "the host half of nosuchapp did not build"
     "unknown-app": (["run", "--board", "host", "nosuchapp"], 2, [r"\Atpu: unknown APP 'nosuchapp'.*valid apps: .*hello"]),
+    # A typo gets a "did you mean" (host-tools/lib/text/closest_name.hpp); nosuchapp and pi5 above get none.
+    "board-typo": (["run", "--board", "qemu-virt-a35", "hello"], 2, [r"unknown board 'qemu-virt-a35' \(boards: .*; did "
+                                                                    r"you mean 'qemu-virt-a53'\?\)"]),
+    "app-typo": (["run", "--board", "host", "trian-digits"], 2, [r"\Atpu: unknown APP 'trian-digits'.* \(did you mean "
+                                                                 r"'train-digits'\?\)$"]),
     "exec-bad-op": (["exec", "fly", "-o", "x.npy"], 2, [r"OP: fly not in \{matmul"]),
     "new-bad-name": (["new", "build/tpu-new/9lives"], 2, [r"'9lives' is not an app name"]),
     "new-existing-folder": (["new", "firmware/examples/hello"], 2, [r"already exists and is not an empty folder"]),

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "build_lock.hpp"
+#include "host-tools/lib/text/closest_name.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,7 +43,7 @@ std::string make_error_text(const std::string& output) {
   std::string reason = output.substr(stars + 4);
   reason = reason.substr(0, reason.find('\n'));
   if (const size_t stop = reason.rfind("  Stop."); stop != std::string::npos) reason.erase(stop);
-  return reason;
+  return with_name_suggestion(reason);  // an unknown APP or BOARD that is a typo of a valid one
 }
 
 std::string last_nonempty_line(const std::string& text) {

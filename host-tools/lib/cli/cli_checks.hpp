@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "host-tools/lib/board/make_driver.hpp"
+#include "host-tools/lib/text/closest_name.hpp"
 
 namespace tpu {
 
@@ -32,12 +33,19 @@ inline CLI::Validator non_empty() {
 // A board of the repository (boards/<name>/board.mk; make_driver.hpp's repository_boards). Outside
 // a repository nothing is checked here: make names the valid boards when it cannot find one.
 // One board, or (`tpu run` of a pod of different kinds) a comma-separated list of boards.
+// "unknown board 'qemu-virt-a35' (boards: ...; did you mean 'qemu-virt-a53'?)".
+inline std::string unknown_board(const std::string& board, const std::vector<std::string>& boards) {
+  const std::optional<std::string> meant = closest_name(board, boards);
+  return "unknown board '" + board + "' (boards: " + boards_text(boards) +
+         (meant ? "; did you mean '" + *meant + "'?" : std::string()) + ")";
+}
+
 inline CLI::Validator known_boards_list(std::vector<std::string> boards) {
   return CLI::Validator(
       [boards](std::string& text) -> std::string {
         for (const std::string& board : boards_of_list(text))
           if (!boards.empty() && std::find(boards.begin(), boards.end(), board) == boards.end())
-            return "unknown board '" + board + "' (boards: " + boards_text(boards) + ")";
+            return unknown_board(board, boards);
         return "";
       },
       "BOARD[,BOARD...]");
@@ -47,7 +55,7 @@ inline CLI::Validator known_board(std::vector<std::string> boards) {
   return CLI::Validator(
       [boards](std::string& text) -> std::string {
         if (boards.empty() || std::find(boards.begin(), boards.end(), text) != boards.end()) return "";
-        return "unknown board '" + text + "' (boards: " + boards_text(boards) + ")";
+        return unknown_board(text, boards);
       },
       "BOARD");
 }

@@ -1,0 +1,17 @@
+// The name a mistyped one was probably meant to be, for "did you mean" hints: the nearest of the
+// valid names by edit distance (insertions, deletions, substitutions and swaps of neighbours), if
+// it is near enough to be a typo (at most 2 edits, and fewer than a third of the name's length).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tpu {
+
+std::optional<std::string> closest_name(const std::string& given, const std::vector<std::string>& names);
+
+// make's "unknown APP 'X': ...; valid apps: a b c or ..." (or BOARD, boards) with " (did you mean
+// 'b'?)" added where one of the valid names is closest_name; other text unchanged.
+std::string with_name_suggestion(const std::string& make_error);
+
+}  // namespace tpu
