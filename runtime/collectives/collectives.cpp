@@ -135,15 +135,6 @@ uint64_t shape_digest(const Shape* shape) {
   return digest | 1;  // never 0
 }
 
-// "[2, 2]": the dimensions as TF prints a shape.
-FixedString<96> shape_text(const Shape& shape) {
-  FixedString<96> text;
-  text.append("[");
-  for (unsigned d = 0; d < shape.rank; ++d) format_to(text, "{}{}", d == 0 ? "" : ", ", shape.dims[d]);
-  text.append("]");
-  return text;
-}
-
 }  // namespace
 
 // Sends this member's {in, out} addresses to every other member and collects theirs.
@@ -178,7 +169,7 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& given
                            "core {}: collective mismatch with replica {}: {}{}{} of {} {} shaped {} here, the same number "
                            "of elements in another shape there", hal::core_id(), group.members[j],
                            collective_kind_name(mine.kind), reduces ? " " : "", reduces ? reduce_op_name(mine.op) : "",
-                           mine.count, dtype_name(mine.type), shape_text(*options.shape).view());
+                           mine.count, dtype_name(mine.type), options.shape->sizes());  // "[2, 2]"
     }
   }
   return Status::ok();

@@ -29,6 +29,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host_functions.hpp"
@@ -106,6 +107,10 @@ std::string app_host_function_clash(const HostFunctions& functions);
 
 // The registered names, "a, b" (for tpu's start-up note); "" if the program has none.
 std::string app_host_function_names();
+
+// TPU_HOST_FUNCTION(name, call) below defines the function tpu_host_function_<name>: what addr2line
+// calls it (worker_crash_site.cpp gives the app's own name instead).
+inline constexpr std::string_view kHostFunctionSymbolPrefix = "tpu_host_function_";
 
 }  // namespace tpu
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 
+#include "app_host.hpp"
 #include "host-tools/lib/triage/fault_symbols.hpp"
 
 namespace tpu {
@@ -94,9 +95,9 @@ std::string WorkerCrashSite::describe(int signal) const {
   if (error) return "";
   const uint64_t address = record_->pc.load() - executable_bias();
   std::string where = where_in_program("addr2line", executable, address, std::filesystem::current_path(error));
-  // TPU_HOST_FUNCTION(name, call) defines tpu_host_function_name: the name the app gave it.
-  const std::string generated = "tpu_host_function_";
-  for (size_t at; (at = where.find(generated)) != std::string::npos;) where.erase(at, generated.size());
+  // The name the app gave the function, not the one TPU_HOST_FUNCTION generated.
+  for (size_t at; (at = where.find(kHostFunctionSymbolPrefix)) != std::string::npos;)
+    where.erase(at, kHostFunctionSymbolPrefix.size());
   return where;
 }
 
