@@ -300,13 +300,19 @@ def check_pod_refused(case: str) -> Outcome:
     }
     command, pattern = commands[case]
     result = run_image(command, 120, env=mpirun_environment())
+    return judge_refusal(command, result, pattern, r"\[c\d+ I\]", "a board started although the pod was refused")
+
+
+def judge_refusal(command: list[str], result: RunResult, pattern: str, started: str, started_says: str) -> Outcome:
+    """A refused pod: exit 2, `pattern` in the output, and nothing `started` matches (what did start
+    is `started_says`)."""
     log = f"$ {shlex.join(command)}\n{result.output}"
     if result.timed_out or result.exit_code != 2:
         return Outcome(False, f"expected exit 2, got {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
     if not re.search(pattern, result.output):
         return Outcome(False, f"output lacks {pattern!r}", log)
-    if re.search(r"\[c\d+ I\]", result.output):
-        return Outcome(False, "a board started although the pod was refused", log)
+    if re.search(started, result.output):
+        return Outcome(False, started_says, log)
     return Outcome(True, "", log)
 
 
@@ -327,15 +333,9 @@ def check_pod_infeed_refused() -> Outcome:
         result = run_image(command, 60, env=mpirun_environment())
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    log = f"$ {shlex.join(command)}\n{result.output}"
-    if result.timed_out or result.exit_code != 2:
-        return Outcome(False, f"expected exit 2, got {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
     pattern = rf"(?m)^tpu: --infeed \(rank 1\): cannot read {re.escape(str(folder))}/x\.1\.npy"
-    if not re.search(pattern, result.output):
-        return Outcome(False, f"output lacks {pattern!r}", log)
-    if "one Open MPI rank each" in result.output or "[task " in result.output:
-        return Outcome(False, "mpirun started although the pod's infeed files were refused", log)
-    return Outcome(True, "", log)
+    return judge_refusal(command, result, pattern, r"one Open MPI rank each|\[task ",
+                         "mpirun started although the pod's infeed files were refused")
 
 
 def check_pod_fault() -> Outcome:
