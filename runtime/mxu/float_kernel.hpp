@@ -58,6 +58,11 @@ struct FloatKernel {
   // a[r * a_row_stride + k]. Reads nothing outside the block's rows (k = 0 .. k_rows - 1).
   void (*run_block_bf16)(const uint16_t* a, int64_t a_row_stride, BlockWeights w, unsigned k_rows, unsigned rows,
                          unsigned cols, float* c, int64_t c_row_stride, bool accumulate, float* pack_to) = nullptr;
+  // Optional: `run` for the panel's first `cols` columns (1 .. columns) only, so a narrow edge panel
+  // (a 10-class layer in a 16-column panel) costs fewer multiply-adds. c[r][j] for j < cols as `run`
+  // gives them; c[r][j] for cols <= j < columns unspecified afterwards; nothing past them written.
+  void (*run_narrow)(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, unsigned k_rows,
+                     unsigned cols, float* c, int64_t c_row_stride, bool accumulate) = nullptr;
 };
 
 // pack_to made by a plain copy (packed_panel.cpp): weight rows 0 .. k_rows - 1, columns 0 .. columns - 1

@@ -537,7 +537,10 @@ void Mxu::stream_float_block(const Tensor& activations, int64_t m0, unsigned blo
       for (unsigned r = 0; r < block; ++r)
         for (unsigned j = 0; j < width; ++j)
           edge[r * kernel.columns + j] = load_unaligned<float>(c + r * c_row_stride + j * c_column_stride);
-    kernel.run(a, a_row_stride, a_k_stride, panel, k_rows_, edge, kernel.columns, accumulate);
+    if (kernel.run_narrow != nullptr && width < kernel.columns)
+      kernel.run_narrow(a, a_row_stride, a_k_stride, panel, k_rows_, width, edge, kernel.columns, accumulate);
+    else
+      kernel.run(a, a_row_stride, a_k_stride, panel, k_rows_, edge, kernel.columns, accumulate);
     for (unsigned r = 0; r < block; ++r)
       for (unsigned j = 0; j < width; ++j) store_unaligned(c + r * c_row_stride + j * c_column_stride, edge[r * kernel.columns + j]);
   }

@@ -19,6 +19,10 @@
 //     (whose weight gradients go this way) ran 3-4% slower on qemu-virt-a53.
 //   anything else (neither stride 1): gathered k-major 32 k steps at a time into a stack buffer and
 //     run as above (the accumulators go through c between chunks, which is exact).
+// A narrow edge panel (run_narrow: fewer than 16 columns, e.g. a 10-class layer) runs passes only as
+// wide as its columns need, in whole vectors of 4 columns: 12 columns' fmla for 10, not 16 (the
+// digits MLP's step on qemu-virt-a53: 0.80-0.82 -> 0.83-0.84 of the emulated bound). The passes are
+// templates on their width; at 16 columns their instructions are exactly the full panel's.
 // The k loops are inline assembly: four post-incremented pointers, no address arithmetic, and no
 // risk of the compiler spilling one of the 32 vector registers the in-place pass uses.
 #if defined(__aarch64__)
@@ -32,9 +36,23 @@ constexpr unsigned kPackedStride = 8;  // floats per k step in the k-major layou
 // What the accumulators start from when not accumulating: +0.0f (the passes read it with stride 0).
 alignas(16) constexpr float kZeros[kColumns] = {};
 
-// c[0..7][0..15] (+)= a[0..7][k] * w[k][0..15], a read from row pointers with unit k stride, in two
-// passes of 4 rows. Registers: v16-v31 accumulators (pass row r, columns 4v..4v+3 in v16 + 4r + v),
+// An assembler macro for a list of the first `vectors` (1 .. 4) of four registers, the asm's
+// [vectors] operand: `mxu_vlist op, r0, r1, r2, r3, rest` is `op {r0.4s, ...}, rest`, the one ld1 or
+// st1 of a row's accumulators or a k step's weights (.if on the constant the compiler prints).
+#define MXU_VLIST_MACRO                                                        \
+  ".macro mxu_vlist op, r0, r1, r2, r3, rest:vararg\n"                         \
+  ".if %c[vectors] == 4\n  \\op {\\r0\\().4s - \\r3\\().4s}, \\rest\n"                 \
+  ".elseif %c[vectors] == 3\n  \\op {\\r0\\().4s - \\r2\\().4s}, \\rest\n"             \
+  ".elseif %c[vectors] == 2\n  \\op {\\r0\\().4s, \\r1\\().4s}, \\rest\n"              \
+  ".else\n  \\op {\\r0\\().4s}, \\rest\n"                                          \
+  ".endif\n"                                                                   \
+  ".endm\n"
+
+// c[0..7][0..4 * Vectors - 1] (+)= a[0..7][k] * w[k][0..4 * Vectors - 1], a read from row pointers
+// with unit k stride, in two passes of 4 rows; w is the 16-column panel (only its first 4 * Vectors
+// columns are read). Registers: v16-v31 accumulators (pass row r, columns 4v..4v+3 in v16 + 4r + v),
 // v12-v15 one k step of weights, v0, v3, v6, v9 activations (row r's current 4 k steps in v(3r)).
+template <unsigned Vectors>
 void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_rows, float* c, int64_t c_row_stride,
               bool accumulate) {
   const float* a0 = a;
@@ -43,25 +61,21 @@ void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_r
   const int64_t c_step = c_row_stride * int64_t{sizeof(float)};
   const float* start = accumulate ? c : kZeros;  // where the accumulators start from
   asm volatile(
-      // One k step: the weights, then 16 fmla taking each row's activation from lane \lane of its register.
+      MXU_VLIST_MACRO
+      // One row's fmla of one k step: its activation from lane \lane of \ra times each weight vector.
+      ".macro mxu_row r0, r1, r2, r3, ra, lane\n"
+      "  fmla \\r0\\().4s, v12.4s, \\ra\\().s[\\lane]\n"
+      "  .if %c[vectors] > 1\n  fmla \\r1\\().4s, v13.4s, \\ra\\().s[\\lane]\n  .endif\n"
+      "  .if %c[vectors] > 2\n  fmla \\r2\\().4s, v14.4s, \\ra\\().s[\\lane]\n  .endif\n"
+      "  .if %c[vectors] > 3\n  fmla \\r3\\().4s, v15.4s, \\ra\\().s[\\lane]\n  .endif\n"
+      ".endm\n"
+      // One k step: the weights, then 4 x Vectors fmla.
       ".macro mxu_rk ra, rb, rc, rd, lane\n"
-      "  ld1 {v12.4s - v15.4s}, [%[w_k]], %[w_step]\n"
-      "  fmla v16.4s, v12.4s, \\ra\\().s[\\lane]\n"
-      "  fmla v17.4s, v13.4s, \\ra\\().s[\\lane]\n"
-      "  fmla v18.4s, v14.4s, \\ra\\().s[\\lane]\n"
-      "  fmla v19.4s, v15.4s, \\ra\\().s[\\lane]\n"
-      "  fmla v20.4s, v12.4s, \\rb\\().s[\\lane]\n"
-      "  fmla v21.4s, v13.4s, \\rb\\().s[\\lane]\n"
-      "  fmla v22.4s, v14.4s, \\rb\\().s[\\lane]\n"
-      "  fmla v23.4s, v15.4s, \\rb\\().s[\\lane]\n"
-      "  fmla v24.4s, v12.4s, \\rc\\().s[\\lane]\n"
-      "  fmla v25.4s, v13.4s, \\rc\\().s[\\lane]\n"
-      "  fmla v26.4s, v14.4s, \\rc\\().s[\\lane]\n"
-      "  fmla v27.4s, v15.4s, \\rc\\().s[\\lane]\n"
-      "  fmla v28.4s, v12.4s, \\rd\\().s[\\lane]\n"
-      "  fmla v29.4s, v13.4s, \\rd\\().s[\\lane]\n"
-      "  fmla v30.4s, v14.4s, \\rd\\().s[\\lane]\n"
-      "  fmla v31.4s, v15.4s, \\rd\\().s[\\lane]\n"
+      "  mxu_vlist ld1, v12, v13, v14, v15, [%[w_k]], %[w_step]\n"
+      "  mxu_row v16, v17, v18, v19, \\ra, \\lane\n"
+      "  mxu_row v20, v21, v22, v23, \\rb, \\lane\n"
+      "  mxu_row v24, v25, v26, v27, \\rc, \\lane\n"
+      "  mxu_row v28, v29, v30, v31, \\rd, \\lane\n"
       ".endm\n"
       // Four k steps whose activations are lanes 0..3 of one register per row.
       ".macro mxu_rk4 ra, rb, rc, rd\n"
@@ -78,10 +92,10 @@ void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_r
       "  add %[next_rows], %[a3], %[a_step]\n"
       "  mov %[w_k], %[w]\n"
       "  mov %[k], %[k_rows]\n"
-      "  ld1 {v16.4s - v19.4s}, [%[start]], %[start_step]\n"  // c's rows, or zeros
-      "  ld1 {v20.4s - v23.4s}, [%[start]], %[start_step]\n"
-      "  ld1 {v24.4s - v27.4s}, [%[start]], %[start_step]\n"
-      "  ld1 {v28.4s - v31.4s}, [%[start]], %[start_step]\n"
+      "  mxu_vlist ld1, v16, v17, v18, v19, [%[start]], %[start_step]\n"  // c's rows, or zeros
+      "  mxu_vlist ld1, v20, v21, v22, v23, [%[start]], %[start_step]\n"
+      "  mxu_vlist ld1, v24, v25, v26, v27, [%[start]], %[start_step]\n"
+      "  mxu_vlist ld1, v28, v29, v30, v31, [%[start]], %[start_step]\n"
       "  subs %[k], %[k], #4\n"
       "  b.lo 7f\n"
       "3:\n"  // 4 k steps per iteration
@@ -104,55 +118,59 @@ void run_rows(const float* a, int64_t a_row_stride, const float* w, unsigned k_r
       "  subs %[k], %[k], #1\n"
       "  b.ne 8b\n"
       "9:\n"
-      "  st1 {v16.4s - v19.4s}, [%[c]], %[c_step]\n"
-      "  st1 {v20.4s - v23.4s}, [%[c]], %[c_step]\n"
-      "  st1 {v24.4s - v27.4s}, [%[c]], %[c_step]\n"
-      "  st1 {v28.4s - v31.4s}, [%[c]], %[c_step]\n"
+      "  mxu_vlist st1, v16, v17, v18, v19, [%[c]], %[c_step]\n"
+      "  mxu_vlist st1, v20, v21, v22, v23, [%[c]], %[c_step]\n"
+      "  mxu_vlist st1, v24, v25, v26, v27, [%[c]], %[c_step]\n"
+      "  mxu_vlist st1, v28, v29, v30, v31, [%[c]], %[c_step]\n"
       "  mov %[a0], %[next_rows]\n"
       "  subs %[passes], %[passes], #1\n"
       "  b.ne 0b\n"
       ".purgem mxu_rk4\n"
       ".purgem mxu_rk\n"
+      ".purgem mxu_row\n"
+      ".purgem mxu_vlist\n"
       : [a0] "+&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [next_rows] "=&r"(next_rows),
         [w_k] "=&r"(w_k), [k] "=&r"(k), [passes] "=&r"(passes), [c] "+&r"(c), [start] "+&r"(start)
       : [w] "r"(w), [k_rows] "r"(uint64_t{k_rows}), [a_step] "r"(a_row_stride * int64_t{sizeof(float)}),
-        [w_step] "r"(int64_t{kColumns * sizeof(float)}), [c_step] "r"(c_step), [start_step] "r"(accumulate ? c_step : 0)
+        [w_step] "r"(int64_t{kColumns * sizeof(float)}), [c_step] "r"(c_step), [start_step] "r"(accumulate ? c_step : 0),
+        [vectors] "i"(Vectors)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14",
         "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
         "v31");
 }
 
-// c[0..7][0..15] (+)= a[0..7][k] * w[k][0..15], a k-major (rows 0..7 of k step k at
-// a[k * a_k_stride .. + 7]), in two passes of 8 columns. Registers: v16-v31 accumulators (row r, the
-// pass's columns 4v..4v+3 in v16 + 2r + v), v0-v3 two k steps of activations (rows 0-3 and 4-7
-// each), v4-v5 one k step of the pass's weights.
-void run_kmajor(const float* a, int64_t a_k_stride, const float* w, unsigned k_rows, float* c, int64_t c_row_stride,
-                bool accumulate) {
-  const float *a_k, *w_k;
+// c[0..7][0..4 * Vectors - 1] (+)= a[0..7][k] * w[k][0..4 * Vectors - 1] for Vectors 1 or 2 (one
+// pass of 4 or 8 columns), a k-major (rows 0..7 of k step k at a[k * a_k_stride .. + 7]), w columns
+// of the 16-column panel. Registers: v16-v31 accumulators (row r, columns 4v..4v+3 in v16 + 2r + v),
+// v0-v3 two k steps of activations (rows 0-3 and 4-7 each), v4-v5 one k step of the pass's weights.
+template <unsigned Vectors>
+void run_kmajor_pass(const float* a, int64_t a_k_stride, const float* w, unsigned k_rows, float* c,
+                     int64_t c_row_stride, bool accumulate) {
+  static_assert(Vectors == 1 || Vectors == 2, "a k-major pass is 4 or 8 columns wide");
+  const float* a_k = a;
+  const float* w_k = w;
   float* c_rows;
-  uint64_t k, passes;
+  uint64_t k = k_rows;
   const int64_t c_step = c_row_stride * int64_t{sizeof(float)};
   const float* start = accumulate ? c : kZeros;
   asm volatile(
+      MXU_VLIST_MACRO
+      // One row's fmla of one k step: its activation from lane \lane of \ra times each weight vector.
+      ".macro mxu_kr r0, r1, ra, lane\n"
+      "  fmla \\r0\\().4s, v4.4s, \\ra\\().s[\\lane]\n"
+      "  .if %c[vectors] > 1\n  fmla \\r1\\().4s, v5.4s, \\ra\\().s[\\lane]\n  .endif\n"
+      ".endm\n"
       // One k step: rows 0-3 in lanes of \lo, rows 4-7 in lanes of \hi.
       ".macro mxu_kk lo, hi\n"
-      "  ldp q4, q5, [%[w_k]], %[w_step]\n"
-      "  fmla v16.4s, v4.4s, \\lo\\().s[0]\n"
-      "  fmla v17.4s, v5.4s, \\lo\\().s[0]\n"
-      "  fmla v18.4s, v4.4s, \\lo\\().s[1]\n"
-      "  fmla v19.4s, v5.4s, \\lo\\().s[1]\n"
-      "  fmla v20.4s, v4.4s, \\lo\\().s[2]\n"
-      "  fmla v21.4s, v5.4s, \\lo\\().s[2]\n"
-      "  fmla v22.4s, v4.4s, \\lo\\().s[3]\n"
-      "  fmla v23.4s, v5.4s, \\lo\\().s[3]\n"
-      "  fmla v24.4s, v4.4s, \\hi\\().s[0]\n"
-      "  fmla v25.4s, v5.4s, \\hi\\().s[0]\n"
-      "  fmla v26.4s, v4.4s, \\hi\\().s[1]\n"
-      "  fmla v27.4s, v5.4s, \\hi\\().s[1]\n"
-      "  fmla v28.4s, v4.4s, \\hi\\().s[2]\n"
-      "  fmla v29.4s, v5.4s, \\hi\\().s[2]\n"
-      "  fmla v30.4s, v4.4s, \\hi\\().s[3]\n"
-      "  fmla v31.4s, v5.4s, \\hi\\().s[3]\n"
+      "  .if %c[vectors] > 1\n  ldp q4, q5, [%[w_k]], %[w_step]\n  .else\n  ldr q4, [%[w_k]], %[w_step]\n  .endif\n"
+      "  mxu_kr v16, v17, \\lo, 0\n"
+      "  mxu_kr v18, v19, \\lo, 1\n"
+      "  mxu_kr v20, v21, \\lo, 2\n"
+      "  mxu_kr v22, v23, \\lo, 3\n"
+      "  mxu_kr v24, v25, \\hi, 0\n"
+      "  mxu_kr v26, v27, \\hi, 1\n"
+      "  mxu_kr v28, v29, \\hi, 2\n"
+      "  mxu_kr v30, v31, \\hi, 3\n"
       ".endm\n"
       // Two k steps (8 rows each).
       ".macro mxu_kk2\n"
@@ -161,20 +179,15 @@ void run_kmajor(const float* a, int64_t a_k_stride, const float* w, unsigned k_r
       "  mxu_kk v0, v1\n"
       "  mxu_kk v2, v3\n"
       ".endm\n"
-      "  mov %[passes], #2\n"
-      "  mov %[w_k], %[w]\n"
-      "0:\n"  // one pass: columns w_k .. w_k + 7 into c's columns at c
-      "  mov %[a_k], %[a]\n"
-      "  mov %[k], %[k_rows]\n"
       "  mov %[c_rows], %[start]\n"
-      "  ld1 {v16.4s, v17.4s}, [%[c_rows]], %[start_step]\n"  // c's rows, or zeros
-      "  ld1 {v18.4s, v19.4s}, [%[c_rows]], %[start_step]\n"
-      "  ld1 {v20.4s, v21.4s}, [%[c_rows]], %[start_step]\n"
-      "  ld1 {v22.4s, v23.4s}, [%[c_rows]], %[start_step]\n"
-      "  ld1 {v24.4s, v25.4s}, [%[c_rows]], %[start_step]\n"
-      "  ld1 {v26.4s, v27.4s}, [%[c_rows]], %[start_step]\n"
-      "  ld1 {v28.4s, v29.4s}, [%[c_rows]], %[start_step]\n"
-      "  ld1 {v30.4s, v31.4s}, [%[c_rows]]\n"
+      "  mxu_vlist ld1, v16, v17, v16, v17, [%[c_rows]], %[start_step]\n"  // c's rows, or zeros
+      "  mxu_vlist ld1, v18, v19, v18, v19, [%[c_rows]], %[start_step]\n"
+      "  mxu_vlist ld1, v20, v21, v20, v21, [%[c_rows]], %[start_step]\n"
+      "  mxu_vlist ld1, v22, v23, v22, v23, [%[c_rows]], %[start_step]\n"
+      "  mxu_vlist ld1, v24, v25, v24, v25, [%[c_rows]], %[start_step]\n"
+      "  mxu_vlist ld1, v26, v27, v26, v27, [%[c_rows]], %[start_step]\n"
+      "  mxu_vlist ld1, v28, v29, v28, v29, [%[c_rows]], %[start_step]\n"
+      "  mxu_vlist ld1, v30, v31, v30, v31, [%[c_rows]]\n"
       "  subs %[k], %[k], #4\n"
       "  b.lo 2f\n"
       "1:\n"  // 4 k steps per iteration
@@ -192,34 +205,42 @@ void run_kmajor(const float* a, int64_t a_k_stride, const float* w, unsigned k_r
       "  mxu_kk v0, v1\n"
       "5:\n"
       "  mov %[c_rows], %[c]\n"
-      "  st1 {v16.4s, v17.4s}, [%[c_rows]], %[c_step]\n"
-      "  st1 {v18.4s, v19.4s}, [%[c_rows]], %[c_step]\n"
-      "  st1 {v20.4s, v21.4s}, [%[c_rows]], %[c_step]\n"
-      "  st1 {v22.4s, v23.4s}, [%[c_rows]], %[c_step]\n"
-      "  st1 {v24.4s, v25.4s}, [%[c_rows]], %[c_step]\n"
-      "  st1 {v26.4s, v27.4s}, [%[c_rows]], %[c_step]\n"
-      "  st1 {v28.4s, v29.4s}, [%[c_rows]], %[c_step]\n"
-      "  st1 {v30.4s, v31.4s}, [%[c_rows]]\n"
-      "  add %[w_k], %[w], #32\n"  // the next 8 columns of weights, c and (when accumulating) c
-      "  add %[c], %[c], #32\n"
-      "  add %[start], %[start], %[start_next]\n"
-      "  subs %[passes], %[passes], #1\n"
-      "  b.ne 0b\n"
+      "  mxu_vlist st1, v16, v17, v16, v17, [%[c_rows]], %[c_step]\n"
+      "  mxu_vlist st1, v18, v19, v18, v19, [%[c_rows]], %[c_step]\n"
+      "  mxu_vlist st1, v20, v21, v20, v21, [%[c_rows]], %[c_step]\n"
+      "  mxu_vlist st1, v22, v23, v22, v23, [%[c_rows]], %[c_step]\n"
+      "  mxu_vlist st1, v24, v25, v24, v25, [%[c_rows]], %[c_step]\n"
+      "  mxu_vlist st1, v26, v27, v26, v27, [%[c_rows]], %[c_step]\n"
+      "  mxu_vlist st1, v28, v29, v28, v29, [%[c_rows]], %[c_step]\n"
+      "  mxu_vlist st1, v30, v31, v30, v31, [%[c_rows]]\n"
       ".purgem mxu_kk2\n"
       ".purgem mxu_kk\n"
-      : [a_k] "=&r"(a_k), [w_k] "=&r"(w_k), [k] "=&r"(k), [passes] "=&r"(passes), [c] "+&r"(c), [c_rows] "=&r"(c_rows),
-        [start] "+&r"(start)
-      : [a] "r"(a), [a_step] "r"(a_k_stride * int64_t{sizeof(float)}), [w] "r"(w), [k_rows] "r"(uint64_t{k_rows}),
-        [w_step] "i"(kColumns * sizeof(float)),
-        [c_step] "r"(c_step), [start_step] "r"(accumulate ? c_step : 0), [start_next] "r"(accumulate ? 32 : 0)
+      ".purgem mxu_kr\n"
+      ".purgem mxu_vlist\n"
+      : [a_k] "+&r"(a_k), [w_k] "+&r"(w_k), [k] "+&r"(k), [c_rows] "=&r"(c_rows)
+      : [a_step] "r"(a_k_stride * int64_t{sizeof(float)}), [w_step] "i"(kColumns * sizeof(float)), [c] "r"(c),
+        [start] "r"(start), [c_step] "r"(c_step), [start_step] "r"(accumulate ? c_step : 0), [vectors] "i"(Vectors)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
         "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+}
+
+// c[0..7][0..cols - 1] (+)= a[0..7][k] * w[k][0..cols - 1] (cols 1 .. 16), a k-major: passes of 8
+// columns, the last one 4 wide where 4 are enough; a pass may write c up to its own width.
+void run_kmajor(const float* a, int64_t a_k_stride, const float* w, unsigned k_rows, unsigned cols, float* c,
+                int64_t c_row_stride, bool accumulate) {
+  for (unsigned col = 0; col < cols; col += 8) {
+    if (cols - col > 4)
+      run_kmajor_pass<2>(a, a_k_stride, w + col, k_rows, c + col, c_row_stride, accumulate);
+    else
+      run_kmajor_pass<1>(a, a_k_stride, w + col, k_rows, c + col, c_row_stride, accumulate);
+  }
 }
 
 // Any other activation layout (neither stride 1): gathered k-major on the stack, kChunk k steps
 // at a time; after the first chunk each adds onto c (which holds the float accumulators exactly).
 __attribute__((noinline)) void run_gathered(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w,
-                                            unsigned k_rows, float* c, int64_t c_row_stride, bool accumulate) {
+                                            unsigned k_rows, unsigned cols, float* c, int64_t c_row_stride,
+                                            bool accumulate) {
   constexpr unsigned kChunk = 32;
   alignas(16) float packed[kChunk * kPackedStride];
   unsigned k0 = 0;
@@ -228,19 +249,33 @@ __attribute__((noinline)) void run_gathered(const float* a, int64_t a_row_stride
     for (unsigned k = 0; k < steps; ++k)
       for (unsigned r = 0; r < kRows; ++r)
         packed[k * kPackedStride + r] = a[r * a_row_stride + static_cast<int64_t>(k0 + k) * a_k_stride];
-    run_kmajor(packed, kPackedStride, w + k0 * kColumns, steps, c, c_row_stride, k0 == 0 ? accumulate : true);
+    run_kmajor(packed, kPackedStride, w + k0 * kColumns, steps, cols, c, c_row_stride, k0 == 0 ? accumulate : true);
     k0 += steps;
   } while (k0 < k_rows);
 }
 
-void run_neon(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, unsigned k_rows, float* c,
-              int64_t c_row_stride, bool accumulate) {
-  if (a_k_stride == 1) return run_rows(a, a_row_stride, w, k_rows, c, c_row_stride, accumulate);
-  if (a_row_stride == 1) return run_kmajor(a, a_k_stride, w, k_rows, c, c_row_stride, accumulate);
-  return run_gathered(a, a_row_stride, a_k_stride, w, k_rows, c, c_row_stride, accumulate);
+// The panel's first `cols` columns (1 .. 16): passes only as wide as they need, in whole vectors of
+// 4 columns (a 10-column layer costs 12 columns' fmla, not 16).
+void run_neon_columns(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, unsigned k_rows,
+                      unsigned cols, float* c, int64_t c_row_stride, bool accumulate) {
+  if (a_k_stride == 1) {
+    switch ((cols + 3) / 4) {
+      case 1: return run_rows<1>(a, a_row_stride, w, k_rows, c, c_row_stride, accumulate);
+      case 2: return run_rows<2>(a, a_row_stride, w, k_rows, c, c_row_stride, accumulate);
+      case 3: return run_rows<3>(a, a_row_stride, w, k_rows, c, c_row_stride, accumulate);
+      default: return run_rows<4>(a, a_row_stride, w, k_rows, c, c_row_stride, accumulate);
+    }
+  }
+  if (a_row_stride == 1) return run_kmajor(a, a_k_stride, w, k_rows, cols, c, c_row_stride, accumulate);
+  return run_gathered(a, a_row_stride, a_k_stride, w, k_rows, cols, c, c_row_stride, accumulate);
 }
 
-constexpr FloatKernel kNeon = {"neon-8x16", kRows, kColumns, 0, run_neon};
+void run_neon(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, unsigned k_rows, float* c,
+              int64_t c_row_stride, bool accumulate) {
+  run_neon_columns(a, a_row_stride, a_k_stride, w, k_rows, kColumns, c, c_row_stride, accumulate);
+}
+
+constexpr FloatKernel kNeon = {"neon-8x16", kRows, kColumns, 0, run_neon, nullptr, nullptr, run_neon_columns};
 
 }  // namespace
 

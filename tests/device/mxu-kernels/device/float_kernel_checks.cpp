@@ -1,5 +1,6 @@
 // The float32 micro-kernels at their own interface (float_kernel.hpp): one call per case, every
-// c element (padding included) against a naive loop of __builtin_fmaf in k order.
+// c element (padding included) against a naive loop of __builtin_fmaf in k order; `run_narrow`
+// (where a kernel has it) for every width below the panel's, its columns past the width free.
 #include "runtime/tensor/arena.hpp"
 #include "suite.hpp"
 
@@ -44,8 +45,9 @@ Strides strides_of(Layout layout, const rt::FloatKernel& kernel, unsigned k_rows
   return {1, 1};
 }
 
+// One call of kernel.run, or of kernel.run_narrow for `cols` below the panel's width.
 rt::Status check_call(const rt::FloatKernel& kernel, unsigned k_rows, Layout layout, bool accumulate, FloatFill fill,
-                      unsigned c_padding, Random& random) {
+                      unsigned c_padding, Random& random, unsigned cols = 0) {
   rt::ArenaScope scope(rt::hbm());
   const unsigned rows = kernel.rows, columns = kernel.columns;
   const Strides strides = strides_of(layout, kernel, k_rows);
@@ -72,14 +74,22 @@ rt::Status check_call(const rt::FloatKernel& kernel, unsigned k_rows, Layout lay
       for (unsigned k = 0; k < k_rows; ++k) acc = __builtin_fmaf(a[r * strides.row + k * strides.k], w[k * columns + j], acc);
       want[r * c_row_stride + j] = bits_of(acc);
     }
-  kernel.run(a, strides.row, strides.k, w, k_rows, c, c_row_stride, accumulate);
+  const bool narrow = cols != 0 && cols < columns;
+  if (narrow)
+    kernel.run_narrow(a, strides.row, strides.k, w, k_rows, cols, c, c_row_stride, accumulate);
+  else
+    kernel.run(a, strides.row, strides.k, w, k_rows, c, c_row_stride, accumulate);
+  const int64_t width = narrow ? cols : columns;
   for (size_t i = 0; i < c_size; ++i) {
     const uint32_t got = bits_of(c[i]);
-    const bool result = i < static_cast<size_t>(rows * c_row_stride) && static_cast<int64_t>(i) % c_row_stride < columns;
+    const int64_t column = static_cast<int64_t>(i) % c_row_stride;
+    const bool in_rows = i < static_cast<size_t>(rows * c_row_stride);
+    if (in_rows && column >= width && column < columns) continue;  // run_narrow: unspecified there
+    const bool result = in_rows && column < width;
     if (result ? same_result(got, want[i]) : got == want[i]) continue;
-    return rt::internal_error("float kernel {}: K {}, {} a (strides {}, {}), c row stride {}, {}, {} fill: c[{}][{}]{} "
+    return rt::internal_error("float kernel {}{}: K {}, {} a (strides {}, {}), c row stride {}, {}, {} fill: c[{}][{}]{} "
                               "is 0x{:08x}, expected 0x{:08x}",
-                              kernel.name, k_rows, layout_name(layout), strides.row, strides.k, c_row_stride,
+                              kernel.name, narrow ? " (narrow)" : "", k_rows, layout_name(layout), strides.row, strides.k, c_row_stride,
                               accumulate ? "accumulate" : "overwrite", fill_name(fill), static_cast<int64_t>(i) / c_row_stride,
                               static_cast<int64_t>(i) % c_row_stride, result ? "" : " (padding)", got, want[i]);
   }
@@ -114,6 +124,16 @@ rt::Status check_float_kernel(const rt::FloatKernel& kernel, Random& random, uns
       ++cases;
     }
   }
+  if (kernel.run_narrow == nullptr) return rt::Status::ok();
+  // Every narrower width, on the Ks around the kernels' k unrolling and a tile's worth.
+  for (unsigned k_rows : {0u, 1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 31u, 32u, 33u, 128u})
+    for (unsigned cols = 1; cols < kernel.columns; ++cols)
+      for (Layout layout : layouts)
+        for (bool accumulate : {false, true}) {
+          const FloatFill fill = (k_rows + cols) % 3 == 0 ? FloatFill::kSpecials : FloatFill::kNormal;
+          RT_RETURN_IF_ERROR(check_call(kernel, k_rows, layout, accumulate, fill, cols % 2 ? 5 : 0, random, cols));
+          ++cases;
+        }
   return rt::Status::ok();
 }
 
