@@ -32,6 +32,11 @@ Per run:
   vs_fma_bound (a53)    samples/s against what the emulated bound allows on that many cores (bound x
                         cores / the matmul FLOPs per sample); the bound is measured right before and
                         right after each qemu-virt-a53 run, and the better of the two counts
+  vs_every_core_bound   (a53, 2 .. CPUs cores) the same against what that many cores reach running the
+                        fmla mix all at once (bench-fma-bound on every core, before and after, the
+                        better), with its own line fma_bound/qemu-virt-a53/every-core-at-once/<n>cores
+                        (ratio: that rate over one core's, the ceiling of a speed-up on this machine,
+                        where QEMU's vCPU threads share the CPUs with QEMU's own threads and tpu)
 Once per run: fma-peak/ymm/every-cpu-at-once, the vfmadd231ps ymm rate with fma_peak pinned to every
 CPU at once (summed), against one CPU's: the ceiling of a speed-up from more cores on FMA-bound work.
 Boards with more cores than this machine has share its CPUs (QEMU's vCPUs are threads), so scaling
@@ -191,19 +196,22 @@ def fma_peak_every_cpu_at_once(cpus: int) -> float:
 FMA_BOUND_RUNS = 3  # a bound is the best the core reaches: the best of a few 1-second measurements
 
 
-def emulated_fma_bound() -> float:
-    """qemu-virt-a53's floating-point bound in GFLOP/s: one core running the MXU kernel's own fmla mix
-    (tests/bench/bench-fma-bound), the best of FMA_BOUND_RUNS runs in this run (one second each moved
-    between 0.126 and 0.166 GFLOP/s over a day on this VM)."""
-    command = [str(TPU), "run", "--board", "qemu-virt-a53", "--cores", "1", "--timeout", "300",
+def emulated_fma_bound(cores: int = 1) -> float:
+    """qemu-virt-a53's floating-point bound in GFLOP/s: `cores` cores each running the MXU kernel's own
+    fmla mix at the same time (tests/bench/bench-fma-bound), their rates summed, the best of
+    FMA_BOUND_RUNS runs in this run (one core's second moved between 0.126 and 0.166 GFLOP/s over a
+    day on this VM)."""
+    command = [str(TPU), "run", "--board", "qemu-virt-a53", "--cores", str(cores), "--timeout", "300",
                str(ROOT / "tests" / "bench" / "bench-fma-bound")]
+    name = "1core" if cores == 1 else f"{cores}cores/core[0-9]+"
     rates = []
     for _ in range(FMA_BOUND_RUNS):
         ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=600)
-        found = re.search(r'BENCH (\{"bench":"fma_bound/qemu-virt-a53/1core".*\})$', ran.stdout + ran.stderr, re.M)
-        if ran.returncode != 0 or not found:
-            raise RuntimeError(f"training benchmark: {' '.join(command)} exited {ran.returncode} without its BENCH line")
-        rates.append(float(json.loads(found.group(1))["value"]))
+        found = re.findall(rf'BENCH (\{{"bench":"fma_bound/qemu-virt-a53/{name}".*\}})$', ran.stdout + ran.stderr, re.M)
+        if ran.returncode != 0 or len(found) != cores:
+            raise RuntimeError(f"training benchmark: {' '.join(command)} exited {ran.returncode} with "
+                               f"{len(found)} of its {cores} BENCH lines")
+        rates.append(sum(float(json.loads(entry)["value"]) for entry in found))
     return max(rates)
 
 
@@ -245,17 +253,22 @@ def training_results(record: Callable[[dict], None] = print_line, mxu_gemm: floa
             for cores in core_counts:
                 # A QEMU board's bound measured right before and right after its run (this VM's speed
                 # moves within minutes): the better of the two, so the ratio never flatters the run.
+                # With several cores that each have a CPU, also what they reach computing all at once.
+                every = board == "qemu-virt-a53" and 1 < cores <= cpus
                 bound = emulated_fma_bound() if board == "qemu-virt-a53" else peak
+                all_cores = emulated_fma_bound(cores) if every else None
                 rate, shares, seconds = train(board, cores, data)
                 if board == "qemu-virt-a53":
                     bound = max(bound, emulated_fma_bound())
+                if every:
+                    all_cores = max(all_cores, emulated_fma_bound(cores))
                 one_core = one_core or rate
-                runs.append((board, cores, rate, shares, seconds, one_core, bound))
+                runs.append((board, cores, rate, shares, seconds, one_core, bound, all_cores))
         after = baseline_rates(host_data)
         base = {name: max(before[name], after[name]) for name in before}
         emit([line(f"train-digits/{model}/{name}/1thread/{cpus}cpus", "samples_per_s", rate, "samples/s", None)
               for name, rate in base.items()])
-        for board, cores, rate, shares, seconds, one_core, bound in runs:
+        for board, cores, rate, shares, seconds, one_core, bound, all_cores in runs:
             bench = f"train-digits/{model}/{board}/{cores}cores/{cpus}cpus"
             lines = [line(bench, "samples_per_s", rate, "samples/s", one_core),
                      line(bench, "vs_pytorch", rate, "samples/s", base["pytorch"]),
@@ -271,6 +284,10 @@ def training_results(record: Callable[[dict], None] = print_line, mxu_gemm: floa
             if board == "qemu-virt-a53":  # samples/s against what the emulated bound allows on `cores` cores
                 per_sample = matmul_flops_per_replica_step(model, 1) / BATCH[model]
                 lines.append(line(bench, "vs_fma_bound", rate, "samples/s", bound * 1e9 * cores / per_sample))
+            if all_cores:  # the cores' measured rate computing at once (ratio: the speed-up's ceiling here)
+                lines.append(line(f"fma_bound/{board}/every-core-at-once/{cores}cores/{cpus}cpus", "gflops", all_cores,
+                                  "GFLOP/s", bound))
+                lines.append(line(bench, "vs_every_core_bound", rate, "samples/s", all_cores * 1e9 / per_sample))
             emit(lines)
     return results
 
