@@ -13,6 +13,7 @@
 #include "host-tools/lib/cli/app_commands.hpp"
 #include "host-tools/lib/cli/cli_checks.hpp"
 #include "host-tools/lib/board/make_driver.hpp"
+#include "host-tools/lib/text/closest_name.hpp"
 #include "new_app.hpp"
 #include "run.hpp"
 
@@ -35,6 +36,27 @@ constexpr DelegatedCommand kDelegatedCommands[] = {
 // The repository's boards (boards/<name>/board.mk), for --board's check and help.
 std::string board_help(const std::vector<std::string>& boards) {
   return "the board (boards/: " + boards_text(boards) + "); default qemu-virt-a53 for apps; for an IMAGE, from its ELF";
+}
+
+// For arguments CLI11 did not expect: `tpu run --core 2 hello` gets "The following arguments were not
+// expected: hello --core", the symptom; the cause is the unknown option, named here with the
+// command's nearest option: "tpu run: unknown option '--core' (did you mean '--cores'?)". Empty when
+// none of the extras is a long option (CLI11's text then stands).
+std::string unknown_option_text(const CLI::App& tpu) {
+  const CLI::App* command = &tpu;
+  for (const CLI::App* parsed : tpu.get_subcommands()) command = parsed;
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command->get_options())
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  const std::string prefix = command == &tpu ? "tpu" : "tpu " + command->get_name();
+  for (const std::string& extra : command->remaining()) {
+    if (extra.rfind("--", 0) != 0 || extra.size() == 2) continue;
+    const std::string given = extra.substr(0, extra.find('='));
+    const std::optional<std::string> meant = closest_name(given, names);
+    return prefix + ": unknown option '" + given + "'" +
+           (meant ? " (did you mean '" + *meant + "'?)" : " (" + prefix + " --help lists the options)");
+  }
+  return "";
 }
 
 std::optional<std::filesystem::path> repository_root(const char* command) {
@@ -260,6 +282,11 @@ int run_command_line(int argc, char** argv, const CommandActions& actions) {
     return tpu.exit(help);
   } catch (const CLI::CallForAllHelp& help) {
     return tpu.exit(help);
+  } catch (const CLI::ExtrasError& error) {
+    const std::string unknown = unknown_option_text(tpu);
+    std::cerr << (unknown.empty() ? "tpu: " + std::string(error.what()) + "\n(tpu --help, tpu <command> --help)" : unknown)
+              << std::endl;
+    return kExitUsage;
   } catch (const CLI::ParseError& error) {
     std::cerr << "tpu: " << error.what() << "\n(tpu --help, tpu <command> --help)" << std::endl;
     return kExitUsage;
