@@ -43,18 +43,20 @@ std::string board_help(const std::vector<std::string>& boards) {
 // command's nearest option: "tpu run: unknown option '--core' (did you mean '--cores'?)". Empty when
 // none of the extras is a long option (CLI11's text then stands).
 std::string unknown_option_text(const CLI::App& tpu) {
-  const CLI::App* command = &tpu;
-  for (const CLI::App* parsed : tpu.get_subcommands()) command = parsed;
-  std::vector<std::string> names;
-  for (const CLI::Option* option : command->get_options())
-    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
-  const std::string prefix = command == &tpu ? "tpu" : "tpu " + command->get_name();
-  for (const std::string& extra : command->remaining()) {
-    if (extra.rfind("--", 0) != 0 || extra.size() == 2) continue;
-    const std::string given = extra.substr(0, extra.find('='));
-    const std::optional<std::string> meant = closest_name(given, names);
-    return prefix + ": unknown option '" + given + "'" +
-           (meant ? " (did you mean '" + *meant + "'?)" : " (" + prefix + " --help lists the options)");
+  std::vector<const CLI::App*> commands = {&tpu};  // tpu's own extras, then the command's
+  for (const CLI::App* parsed : tpu.get_subcommands()) commands.push_back(parsed);
+  for (const CLI::App* command : commands) {
+    std::vector<std::string> names;
+    for (const CLI::Option* option : command->get_options())
+      for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    const std::string prefix = command == &tpu ? "tpu" : "tpu " + command->get_name();
+    for (const std::string& extra : command->remaining()) {
+      if (extra.rfind("--", 0) != 0 || extra.size() == 2) continue;
+      const std::string given = extra.substr(0, extra.find('='));
+      const std::optional<std::string> meant = closest_name(given, names);
+      return prefix + ": unknown option '" + given + "'" +
+             (meant ? " (did you mean '" + *meant + "'?)" : " (" + prefix + " --help lists the options)");
+    }
   }
   return "";
 }

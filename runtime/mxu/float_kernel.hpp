@@ -59,8 +59,10 @@ struct FloatKernel {
   void (*run_block_bf16)(const uint16_t* a, int64_t a_row_stride, BlockWeights w, unsigned k_rows, unsigned rows,
                          unsigned cols, float* c, int64_t c_row_stride, bool accumulate, float* pack_to) = nullptr;
   // Optional: `run` for the panel's first `cols` columns (1 .. columns) only, so a narrow edge panel
-  // (a 10-class layer in a 16-column panel) costs fewer multiply-adds. c[r][j] for j < cols as `run`
-  // gives them; c[r][j] for cols <= j < columns unspecified afterwards; nothing past them written.
+  // (a 10-class layer in a 16-column panel) costs fewer multiply-adds. The same operands as `run`: w
+  // the whole panel (row stride `columns`), c rows at least `columns` wide. c[r][j] for j < cols as
+  // `run` gives them; c[r][j] for cols <= j < columns may be read (accumulating) and written, and hold
+  // unspecified values afterwards; nothing past column `columns` is read or written.
   void (*run_narrow)(const float* a, int64_t a_row_stride, int64_t a_k_stride, const float* w, unsigned k_rows,
                      unsigned cols, float* c, int64_t c_row_stride, bool accumulate) = nullptr;
 };

@@ -504,8 +504,8 @@ Status Mxu::stream(const Tensor& activations, const Tensor& accumulators, MxuMod
 
 // One block of activation rows through every weight panel. Full blocks of a float32 accumulator
 // with unit column stride are updated in place; edges go through a small buffer: the kernel
-// overwrites it (or, accumulating, adds to the block's values copied in; the lanes past the block
-// and width hold zeros and are never copied back).
+// overwrites it (or, accumulating, adds to the block's values copied in); the lanes past the block
+// and width hold whatever an earlier panel or run_narrow left there and are never copied back.
 void Mxu::stream_float_block(const Tensor& activations, int64_t m0, unsigned block, const Tensor& accumulators,
                              MxuMode mode) {
   const FloatKernel& kernel = *kernel_;

@@ -25,8 +25,8 @@ Per run:
                         and step x steps / the core's compute time, against the core's measured
                         vfmadd231ps ymm peak on the host board (tests/bench/baselines/fma_peak.cpp, the
                         AVX2 FMA the host board's MXU kernels use) and against the emulated bound on
-                        qemu-virt-a53 (tests/bench/bench-fma-bound: one core running the AArch64
-                        kernel's own fmla mix), both in this run
+                        qemu-virt-a53 (tests/bench/bench-fma-bound on one core: the AArch64 kernel's
+                        own fmla mix), both in this run
   vs_mxu_gemm (host)    the same rate against the MXU's own float32 GEMM at 512^3 on one thread, in this
                         run (benchmarks.py passes it: issue 24's "measured GEMM rate" of the MXU)
   vs_fma_bound (a53)    samples/s against what the emulated bound allows on that many cores (bound x
@@ -34,7 +34,8 @@ Per run:
                         right after each qemu-virt-a53 run, and the better of the two counts
   vs_every_core_bound   (a53, 2 .. CPUs cores) the same against what that many cores reach running the
                         fmla mix all at once (bench-fma-bound on every core, before and after, the
-                        better), with its own line fma_bound/qemu-virt-a53/every-core-at-once/<n>cores
+                        better), with its own line
+                        fma_bound/qemu-virt-a53/every-core-at-once/<n>cores/<cpus>cpus
                         (ratio: that rate over one core's, the ceiling of a speed-up on this machine,
                         where QEMU's vCPU threads share the CPUs with QEMU's own threads and tpu)
 Once per run: fma-peak/ymm/every-cpu-at-once, the vfmadd231ps ymm rate with fma_peak pinned to every
@@ -281,10 +282,10 @@ def training_results(record: Callable[[dict], None] = print_line, mxu_gemm: floa
                 lines.append(line(bench, "mxu_gflops", flops / seconds["compute"] / 1e9, "GFLOP/s", bound))
                 if board == "host" and mxu_gemm:  # against the MXU's own large-GEMM rate, same run
                     lines.append(line(bench, "vs_mxu_gemm", flops / seconds["compute"] / 1e9, "GFLOP/s", mxu_gemm))
+            per_sample = matmul_flops_per_replica_step(model, 1) / BATCH[model]
             if board == "qemu-virt-a53":  # samples/s against what the emulated bound allows on `cores` cores
-                per_sample = matmul_flops_per_replica_step(model, 1) / BATCH[model]
                 lines.append(line(bench, "vs_fma_bound", rate, "samples/s", bound * 1e9 * cores / per_sample))
-            if all_cores:  # the cores' measured rate computing at once (ratio: the speed-up's ceiling here)
+            if all_cores is not None:  # the cores' measured rate computing at once (ratio: the speed-up's ceiling here)
                 lines.append(line(f"fma_bound/{board}/every-core-at-once/{cores}cores/{cpus}cpus", "gflops", all_cores,
                                   "GFLOP/s", bound))
                 lines.append(line(bench, "vs_every_core_bound", rate, "samples/s", all_cores * 1e9 / per_sample))

@@ -1,4 +1,4 @@
-// bench-fma-bound: the floating-point rate one core reaches with the MXU float32 kernel's own
+// bench-fma-bound: the floating-point rate a core reaches with the MXU float32 kernel's own
 // instruction mix and nothing else: the bound a training step's matmuls are measured against on
 // qemu-virt-a53 (issue 24: under QEMU, the emulated floating-point bound). The loop is the k step of
 // the AArch64 kernel's passes (runtime/mxu/kernels/aarch64.cpp): one `ld1` of four weight registers,
@@ -8,7 +8,8 @@
 // On N cores every core runs the loop at the same time and reports its own rate,
 //   BENCH {"bench":"fma_bound/qemu-virt-a53/Ncores/core<c>",...}
 // whose sum is the most N cores of this board reach on this machine at once (QEMU's vCPUs are host
-// threads: they share the host's CPUs with each other and with everything else running there).
+// threads: they share the host's CPUs with each other and with everything else running there). Each
+// core times its own second; the cores start together, within a boot's skew of each other.
 // Weights and activations are 1.0, so every accumulator lane ends at the number of steps (exact below
 // 2^24 per call): checked, so a loop that did not run cannot report a rate. The FPSR's inexact flag
 // is raised first, as any real step raises it (see raise_inexact). AArch64 boards only: the

@@ -126,7 +126,7 @@ rt::Status check_float_kernel(const rt::FloatKernel& kernel, Random& random, uns
   }
   if (kernel.run_narrow == nullptr) return rt::Status::ok();
   // Every narrower width, on the Ks around the kernels' k unrolling and a tile's worth.
-  for (unsigned k_rows : {0u, 1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 31u, 32u, 33u, 128u})
+  for (unsigned k_rows : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 31u, 32u, 33u, 128u})
     for (unsigned cols = 1; cols < kernel.columns; ++cols)
       for (Layout layout : layouts)
         for (bool accumulate : {false, true}) {
