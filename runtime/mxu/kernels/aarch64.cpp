@@ -22,8 +22,8 @@
 // A narrow edge panel (run_narrow: fewer than 16 columns, e.g. a 10-class layer) runs passes only as
 // wide as its columns need, in whole vectors of 4 columns: 12 columns' fmla for 10, not 16 (the
 // digits MLP's step on qemu-virt-a53: 0.80-0.82 -> 0.83-0.84 of the emulated bound). The passes are
-// templates on their width: at 16 columns the rows pass is the same instructions as before they were,
-// and the k-major passes are the same per pass, now two calls (one per 8 columns) from run_kmajor.
+// templates on their width: at 16 columns the rows pass issues exactly the instructions it did as a
+// plain function, and each k-major pass those of one pass before (two calls now, one per 8 columns).
 // The k loops are inline assembly: four post-incremented pointers, no address arithmetic, and no
 // risk of the compiler spilling one of the 32 vector registers the in-place pass uses.
 #if defined(__aarch64__)
