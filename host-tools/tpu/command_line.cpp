@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -38,25 +39,33 @@ std::string board_help(const std::vector<std::string>& boards) {
   return "the board (boards/: " + boards_text(boards) + "); default qemu-virt-a53 for apps; for an IMAGE, from its ELF";
 }
 
-// For arguments CLI11 did not expect: `tpu run --core 2 hello` gets "The following arguments were not
-// expected: hello --core", the symptom; the cause is the unknown option, named here with the
-// command's nearest option: "tpu run: unknown option '--core' (did you mean '--cores'?)". Empty when
-// none of the extras is a long option (CLI11's text then stands).
-std::string unknown_option_text(const CLI::App& tpu) {
-  std::vector<const CLI::App*> commands = {&tpu};  // tpu's own extras, then the command's
-  for (const CLI::App* parsed : tpu.get_subcommands()) commands.push_back(parsed);
-  for (const CLI::App* command : commands) {
+// An unknown long option, named with its command's nearest one, found before CLI11 parses: CLI11
+// would take the option's value for a positional and report that instead (`tpu run --core 2 hello`:
+// "arguments were not expected: hello --core"; `tpu exec --replica 2 matmul ...`: "OP: 2 not in
+// {...}"). Gives "tpu run: unknown option '--core' (did you mean '--cores'?)", or empty when every
+// long option is known. Commands that hand their arguments on (delegated ones) are left to the tool
+// that takes them; nothing after a bare `--` is an option.
+std::string unknown_option_text(const CLI::App& tpu, int argc, char** argv) {
+  const CLI::App* command = &tpu;
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    if (argument == "--") break;
+    if (command == &tpu && !argument.empty() && argument[0] != '-') {  // the command's name
+      for (const CLI::App* sub : tpu.get_subcommands({}))
+        if (sub->get_name() == argument) command = sub;
+      if (command == &tpu || command->get_prefix_command()) return "";
+      continue;
+    }
+    if (argument.rfind("--", 0) != 0) continue;
+    const std::string given = argument.substr(0, argument.find('='));
     std::vector<std::string> names;
     for (const CLI::Option* option : command->get_options())
       for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    if (std::find(names.begin(), names.end(), given) != names.end()) continue;
     const std::string prefix = command == &tpu ? "tpu" : "tpu " + command->get_name();
-    for (const std::string& extra : command->remaining()) {
-      if (extra.rfind("--", 0) != 0 || extra.size() == 2) continue;
-      const std::string given = extra.substr(0, extra.find('='));
-      const std::optional<std::string> meant = closest_name(given, names);
-      return prefix + ": unknown option '" + given + "'" +
-             (meant ? " (did you mean '" + *meant + "'?)" : " (" + prefix + " --help lists the options)");
-    }
+    const std::optional<std::string> meant = closest_name(given, names);
+    return prefix + ": unknown option '" + given + "'" +
+           (meant ? " (did you mean '" + *meant + "'?)" : " (" + prefix + " --help lists the options)");
   }
   return "";
 }
@@ -278,17 +287,16 @@ int run_command_line(int argc, char** argv, const CommandActions& actions) {
     std::cerr << "tpu: unknown command '" << argv[1] << "' (commands: " << names << "; tpu --help)" << std::endl;
     return kExitUsage;
   }
+  if (const std::string unknown = unknown_option_text(tpu, argc, argv); !unknown.empty()) {
+    std::cerr << unknown << std::endl;
+    return kExitUsage;
+  }
   try {
     tpu.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
     return tpu.exit(help);
   } catch (const CLI::CallForAllHelp& help) {
     return tpu.exit(help);
-  } catch (const CLI::ExtrasError& error) {
-    const std::string unknown = unknown_option_text(tpu);
-    std::cerr << (unknown.empty() ? "tpu: " + std::string(error.what()) + "\n(tpu --help, tpu <command> --help)" : unknown)
-              << std::endl;
-    return kExitUsage;
   } catch (const CLI::ParseError& error) {
     std::cerr << "tpu: " << error.what() << "\n(tpu --help, tpu <command> --help)" << std::endl;
     return kExitUsage;

@@ -74,12 +74,15 @@ CLI_CASES = {
                                                                     r"you mean 'qemu-virt-a53'\?\)"]),
     "app-typo": (["run", "--board", "host", "trian-digits"], 2, [r"\Atpu: unknown APP 'trian-digits'.* \(did you mean "
                                                                  r"'train-digits'\?\)$"]),
-    # An unknown option is named with the command's nearest one, not as CLI11's "arguments were not
-    # expected: hello --core" (its value 2 taken for the APP and the APP left over).
+    # An unknown option is named with the command's nearest one (checked before CLI11 parses), not as
+    # CLI11's "arguments were not expected: hello --core" (its value 2 taken for the APP, the APP left over).
     "option-typo": (["run", "--board", "host", "--core", "2", "hello"], 2,
                     [r"\Atpu run: unknown option '--core' \(did you mean '--cores'\?\)$"]),
     "unknown-option": (["run", "--board", "host", "--frobnicate", "hello"], 2,
                        [r"\Atpu run: unknown option '--frobnicate' \(tpu run --help lists the options\)$"]),
+    # The same before CLI11 validates: exec's OP would otherwise be the option's value ("OP: 2 not in").
+    "exec-option-typo": (["exec", "--replica", "2", "matmul", "a.npy", "b.npy", "-o", "c.npy"], 2,
+                         [r"\Atpu exec: unknown option '--replica' \(did you mean '--replicas'\?\)$"]),
     "exec-bad-op": (["exec", "fly", "-o", "x.npy"], 2, [r"OP: fly not in \{matmul"]),
     "new-bad-name": (["new", "build/tpu-new/9lives"], 2, [r"'9lives' is not an app name"]),
     "new-existing-folder": (["new", "firmware/examples/hello"], 2, [r"already exists and is not an empty folder"]),
