@@ -39,12 +39,24 @@ std::string board_help(const std::vector<std::string>& boards) {
   return "the board (boards/: " + boards_text(boards) + "); default qemu-virt-a53 for apps; for an IMAGE, from its ELF";
 }
 
+// The long options `app` takes into `names`, its option groups' included (CLI11 keeps a group as a
+// sub-App); false if it has commands of its own (their options are theirs: not checked here).
+bool collect_long_options(const CLI::App& app, std::vector<std::string>& names) {
+  for (const CLI::Option* option : app.get_options())
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (dynamic_cast<const CLI::Option_group*>(sub) == nullptr) return false;
+    if (!collect_long_options(*sub, names)) return false;
+  }
+  return true;
+}
+
 // An unknown long option, named with its command's nearest one, found before CLI11 parses: CLI11
 // would take the option's value for a positional and report that instead (`tpu run --core 2 hello`:
 // "arguments were not expected: hello --core"; `tpu exec --replica 2 matmul ...`: "OP: 2 not in
 // {...}"). Gives "tpu run: unknown option '--core' (did you mean '--cores'?)", or empty when every
 // long option is known. Commands that hand their arguments on (delegated ones) are left to the tool
-// that takes them; nothing after a bare `--` is an option.
+// that takes them, commands with commands of their own to CLI11; nothing after a bare `--` is an option.
 std::string unknown_option_text(const CLI::App& tpu, int argc, char** argv) {
   const CLI::App* command = &tpu;
   for (int i = 1; i < argc; ++i) {
@@ -59,8 +71,10 @@ std::string unknown_option_text(const CLI::App& tpu, int argc, char** argv) {
     if (argument.rfind("--", 0) != 0) continue;
     const std::string given = argument.substr(0, argument.find('='));
     std::vector<std::string> names;
-    for (const CLI::Option* option : command->get_options())
-      for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    if (command != &tpu && !collect_long_options(*command, names)) return "";
+    if (command == &tpu)
+      for (const CLI::Option* option : tpu.get_options())
+        for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
     if (std::find(names.begin(), names.end(), given) != names.end()) continue;
     const std::string prefix = command == &tpu ? "tpu" : "tpu " + command->get_name();
     const std::optional<std::string> meant = closest_name(given, names);
