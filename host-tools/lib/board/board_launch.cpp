@@ -92,10 +92,10 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
   std::optional<std::vector<std::string>> command =
       run_command(root, target.board, target.cores, target.app, target.image, error, variables);
   if (!command) return nullptr;
+  const bool under_qemu = command->front().starts_with("qemu-system-");
   // QEMU's monitor, for the hang triage to say where a running core is (only where the triage can
   // read the board's memory: the shared-memory link).
-  std::optional<QemuMonitor> monitor =
-      shm && command->front().starts_with("qemu-system-") ? QemuMonitor::create(error) : std::nullopt;
+  std::optional<QemuMonitor> monitor = shm && under_qemu ? QemuMonitor::create(error) : std::nullopt;
   if (!error.empty()) return nullptr;
   if (monitor) {
     for (const std::string& argument : QemuMonitor::arguments()) command->push_back(argument);
@@ -114,8 +114,8 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
   }
   std::unique_ptr<BoardChannel> channel = launched_board(std::move(*process), command->front(), std::move(monitor));
   if (!shm) return channel;
-  const bool board_rings_tpu = !command->front().starts_with("qemu-system-");  // a process: a futex on the window
-  return std::make_unique<ShmBoardChannel>(std::move(channel), std::move(shm), board_rings_tpu);
+  // A host-board process rings tpu (a futex on the window); a QEMU guest cannot.
+  return std::make_unique<ShmBoardChannel>(std::move(channel), std::move(shm), /*board_rings_tpu=*/!under_qemu);
 }
 
 void connect_frames(BoardChannel& channel, LinkSession& session) {
