@@ -64,28 +64,14 @@ std::unique_ptr<HostFunctionWorker> start_worker(const RunOptions& options, Host
 
 // The --infeed datasets, read and checked before the board starts.
 // In a pod (TPU per-host input) each board gets its own rows: a file whose name holds "{rank}" is
-// this rank's own (x.{rank}.npy -> x.1.npy on rank 1), any other is split along every element's first
-// dimension, rows [t B / K, (t + 1) B / K) for task t.
-InfeedFiles spec_of_rank(InfeedFiles spec, const PodPlace& place) {
-  for (std::filesystem::path& file : spec.files) {
-    std::string name = file.string();
-    for (size_t at; (at = name.find("{rank}")) != std::string::npos;) name.replace(at, 6, std::to_string(place.task));
-    file = name;
-  }
-  return spec;
-}
-
-bool names_rank(const InfeedFiles& spec) {
-  for (const std::filesystem::path& file : spec.files)
-    if (file.string().find("{rank}") != std::string::npos) return true;
-  return false;
-}
+// this rank's own (infeed_files_of_rank), any other is split along every element's first dimension,
+// rows [t B / K, (t + 1) B / K) for task t.
 
 std::optional<std::vector<InfeedDataset>> load_infeed(const RunOptions& options, const PodPlace& place) {
   std::vector<InfeedDataset> datasets;
   for (const InfeedFiles& given : options.infeed) {
     std::string error;
-    const InfeedFiles spec = place.num_tasks > 1 ? spec_of_rank(given, place) : given;
+    const InfeedFiles spec = place.num_tasks > 1 ? infeed_files_of_rank(given, place.task) : given;
     std::optional<InfeedDataset> dataset = InfeedDataset::load(spec, error);
     if (!dataset) {
       std::cerr << "tpu: --infeed: " << error << std::endl;

@@ -92,15 +92,14 @@ std::string this_tpu() {
 }
 
 // Why the --infeed files cannot feed a pod of `boards` ranks on this machine, or "": every rank's
-// files (x.{rank}.npy named for each rank) read and checked as each rank will, before mpirun starts,
-// as one board refuses them before it boots.
+// files (x.{rank}.npy named for each rank; one file the pod splits, once) read and checked as each
+// rank will, before mpirun starts, as one board refuses them before it boots.
 std::string infeed_refusal(const RunOptions& options, unsigned boards) {
   for (const InfeedFiles& given : options.infeed)
-    for (unsigned rank = 0; rank < boards; ++rank) {
-      InfeedFiles spec = given;
-      for (std::filesystem::path& file : spec.files) file = replace_all(file.string(), "{rank}", std::to_string(rank));
+    for (unsigned rank = 0; rank < (names_rank(given) ? boards : 1); ++rank) {
       std::string error;
-      if (!InfeedDataset::load(spec, error)) return "--infeed (rank " + std::to_string(rank) + "): " + error;
+      if (!InfeedDataset::load(infeed_files_of_rank(given, rank), error))
+        return "--infeed (rank " + std::to_string(rank) + "): " + error;
     }
   return "";
 }

@@ -26,6 +26,21 @@ std::string shape_text(const rt::Shape& shape) {
 
 }  // namespace
 
+InfeedFiles infeed_files_of_rank(InfeedFiles spec, unsigned rank) {
+  for (std::filesystem::path& file : spec.files) {
+    std::string name = file.string();
+    for (size_t at; (at = name.find("{rank}")) != std::string::npos;) name.replace(at, 6, std::to_string(rank));
+    file = name;
+  }
+  return spec;
+}
+
+bool names_rank(const InfeedFiles& spec) {
+  for (const std::filesystem::path& file : spec.files)
+    if (file.string().find("{rank}") != std::string::npos) return true;
+  return false;
+}
+
 std::optional<InfeedFiles> parse_infeed_files(const std::string& value, std::string& error) {
   const size_t equals = value.find('=');
   InfeedFiles spec;

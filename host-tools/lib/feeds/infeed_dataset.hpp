@@ -29,6 +29,12 @@ struct InfeedFiles {
 // "0=x.npy,y.npy" -> {0, [x.npy, y.npy]}; on a bad value, nothing and `error` says why.
 std::optional<InfeedFiles> parse_infeed_files(const std::string& value, std::string& error);
 
+// In a pod (TPU per-host input) a file whose name holds "{rank}" is one rank's own: `spec` as rank
+// `rank` reads it, "{rank}" in every file name replaced (x.{rank}.npy -> x.1.npy on rank 1).
+InfeedFiles infeed_files_of_rank(InfeedFiles spec, unsigned rank);
+// Whether some file's name holds "{rank}" (files of each rank's own; else one file the pod splits).
+bool names_rank(const InfeedFiles& spec);
+
 struct InfeedElement {
   std::filesystem::path file;
   rt::DType dtype = rt::DType::kF32;
