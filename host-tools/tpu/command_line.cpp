@@ -39,16 +39,22 @@ std::string board_help(const std::vector<std::string>& boards) {
   return "the board (boards/: " + boards_text(boards) + "); default qemu-virt-a53 for apps; for an IMAGE, from its ELF";
 }
 
-// The long options `app` takes into `names`, its option groups' included (CLI11 keeps a group as a
-// sub-App); false if it has commands of its own (their options are theirs: not checked here).
-bool collect_long_options(const CLI::App& app, std::vector<std::string>& names) {
+// The long options `app` itself takes, its option groups' included (CLI11 keeps a group as a
+// sub-App; its commands' options are theirs).
+std::vector<std::string> long_options(const CLI::App& app) {
+  std::vector<std::string> names;
   for (const CLI::Option* option : app.get_options())
     for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    if (dynamic_cast<const CLI::Option_group*>(sub) == nullptr) return false;
-    if (!collect_long_options(*sub, names)) return false;
-  }
-  return true;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (const auto* group = dynamic_cast<const CLI::Option_group*>(sub))
+      for (std::string& name : long_options(*group)) names.push_back(std::move(name));
+  return names;
+}
+
+bool has_commands(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (dynamic_cast<const CLI::Option_group*>(sub) == nullptr) return true;
+  return false;
 }
 
 // An unknown long option, named with its command's nearest one, found before CLI11 parses: CLI11
@@ -65,16 +71,12 @@ std::string unknown_option_text(const CLI::App& tpu, int argc, char** argv) {
     if (command == &tpu && !argument.empty() && argument[0] != '-') {  // the command's name
       for (const CLI::App* sub : tpu.get_subcommands({}))
         if (sub->get_name() == argument) command = sub;
-      if (command == &tpu || command->get_prefix_command()) return "";
+      if (command == &tpu || command->get_prefix_command() || has_commands(*command)) return "";
       continue;
     }
     if (argument.rfind("--", 0) != 0) continue;
     const std::string given = argument.substr(0, argument.find('='));
-    std::vector<std::string> names;
-    if (command != &tpu && !collect_long_options(*command, names)) return "";
-    if (command == &tpu)
-      for (const CLI::Option* option : tpu.get_options())
-        for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    const std::vector<std::string> names = long_options(*command);
     if (std::find(names.begin(), names.end(), given) != names.end()) continue;
     const std::string prefix = command == &tpu ? "tpu" : "tpu " + command->get_name();
     const std::optional<std::string> meant = closest_name(given, names);
