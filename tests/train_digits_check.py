@@ -43,8 +43,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "firmware" / "examples" / "train-digits"
 sys.path.insert(0, str(APP))
-# The app's forward pass, final weights and test accuracy (firmware/examples/train-digits/evaluate.py).
-from evaluate import final_weights, forward, model_of, patches, test_accuracy  # noqa: E402
+import evaluate  # noqa: E402  the app's forward pass and final weights (firmware/examples/train-digits/evaluate.py)
+from evaluate import final_weights, forward, model_of, patches  # noqa: E402
 
 LEARNING_RATES = {"mlp": np.float32(0.5), "cnn": np.float32(0.2), "mlp-wide": np.float32(0.2)}  # device/loss.cpp model_spec
 
@@ -296,7 +296,7 @@ def check_bad_input(tpu: Path, board: str, kind: str) -> int:
 
 
 def test_accuracy(folder: Path) -> float:
-    correct, images = test_accuracy(folder)
+    correct, images = evaluate.test_accuracy(folder)
     return correct / images
 
 
