@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <climits>
 #include <csignal>
 #include <cstddef>
@@ -337,7 +338,7 @@ TEST_CASE("shm link: create() makes a private RAM file whose window holds the pl
   const ShmControl control = read_control(file);
   CHECK(check_shm_control(control, kLayout.window_bytes).is_ok());
   CHECK(control.magic == 0x31304d4853555054ull);  // "TPUSHM01"
-  CHECK(control.version == 3);
+  CHECK(control.version == 4);
   CHECK(control.window_bytes == kLayout.window_bytes);
   CHECK(control.to_board.offset == kToBoardOffset);
   CHECK(control.to_board.capacity == kToBoardCapacity);
@@ -575,6 +576,64 @@ TEST_CASE("shm link: every frame rings the board's doorbell, waking a core aslee
       [&] { transport.sleep_until_host_rings(seen, 60ull * 1000000000ull); },
       [&] { REQUIRE(link->send(message_header(MessageKind::kHostCallReply, 1, 2), view(payload))); });
   CHECK(transport.host_rings() == 2);
+}
+
+// A board core's pause while the to-host ring is full: a sleep on the board's doorbell of up to 20 s,
+// as the host board's port takes it (firmware/hal_link_port.cpp).
+class DoorbellClock final : public ShmClock {
+ public:
+  ShmTransport* transport = nullptr;
+  uint64_t now_ns() override { return 0; }
+  void idle() override {
+    const uint32_t seen = transport->host_rings();
+    transport->sleep_until_host_rings(seen, 20ull * 1000000000ull);
+  }
+  unsigned core() override { return 0; }
+  void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) override { futex_clock_.sleep(word, seen, deadline_ns); }
+  void wake(const uint32_t* word) override { futex_clock_.wake(word); }
+
+ private:
+  FutexClock futex_clock_;
+};
+
+TEST_CASE("shm link: taking frames rings the board's doorbell only for a core that waits for room", "[shm_link]") {
+  std::unique_ptr<tpu::ShmLink> link = make_link();
+  Board board(*link);
+  DoorbellClock clock;
+  ShmTransport transport(board.window, clock, kMessageKinds);
+  clock.transport = &transport;
+  size_t taken = 0;
+  const tpu::ShmLink::Receiver count = [&taken](std::span<const uint8_t>) { ++taken; };
+  // A host call's request taken while its sender sleeps for the reply: nobody to ring for.
+  const Bytes request = pattern(100, 5);
+  REQUIRE(transport.send(message_header(MessageKind::kHostCallRequest, 0, 1), view(request)).is_ok());
+  const uint32_t rings_before = transport.host_rings();
+  CHECK(link->receive(count) == 1);
+  CHECK(transport.host_rings() == rings_before);
+  // Two rings' worth of the largest frames: the sender fills the ring, counts itself and sleeps on the
+  // doorbell (for up to 20 s) until the host takes frames and rings it (unrung, this takes 40 s).
+  const Bytes full = pattern(kMaxPayload, 6);
+  const size_t frames = 2 * board.control->to_host.capacity / full.size();
+  const auto started = std::chrono::steady_clock::now();
+  std::atomic<size_t> sent{0};
+  std::thread sender([&] {
+    for (size_t i = 0; i < frames; ++i, ++sent)
+      if (!transport.send(message_header(MessageKind::kOutfeedData, 0, static_cast<uint32_t>(i + 2)), view(full)).is_ok()) break;
+  });
+  bool saw_waiter = false;  // frames are taken only while the sender sleeps, or once it sent them all
+  while (taken < frames + 1 && std::chrono::steady_clock::now() - started < std::chrono::seconds(120)) {
+    if (__atomic_load_n(&board.control->board_bell.sleepers, __ATOMIC_SEQ_CST) != 0 || sent == frames) {
+      saw_waiter = saw_waiter || __atomic_load_n(&board.control->cores_waiting_for_room, __ATOMIC_SEQ_CST) != 0;
+      link->receive(count);
+    }
+    std::this_thread::yield();
+  }
+  sender.join();
+  CHECK(sent == frames);
+  CHECK(saw_waiter);
+  CHECK(taken == frames + 1);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(15));  // each sleep ended by a ring
+  CHECK(__atomic_load_n(&board.control->cores_waiting_for_room, __ATOMIC_SEQ_CST) == 0);
 }
 
 TEST_CASE("shm link: a board core's ring ends tpu's sleep on its doorbell at once", "[shm_link]") {

@@ -418,7 +418,9 @@ size_t ShmLink::receive(const Receiver& receiver, size_t max_frames) {
     receiver(std::span<const uint8_t>(record_copy_.data(), record_copy_.size()));
     ++frames;
   }
-  if (frames != 0) ring_board();  // room in the ring for a core that waits to send
+  // Room in the ring, for a core that waits to send (only then: the sender of a host call's request
+  // sleeps waiting for its reply, not for this).
+  if (frames != 0 && control_ != nullptr && rt::link::cores_wait_for_room(*control_)) ring_board();
   return frames;
 }
 

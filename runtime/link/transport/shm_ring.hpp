@@ -57,7 +57,11 @@
 // rings it, so a core's sleep on it ends when its wait does. The host's bell (host_bell) is rung by a
 // board core once per wait, when it first sleeps waiting for the host (a host-call reply, infeed,
 // room in the ring): the host is then the one with work to do, and a host asleep between polls takes
-// the request at once instead of at its next poll. Not on every frame: a wake-up syscall for each
+// the request at once instead of at its next poll. The host rings the board's bell after taking
+// records only while a core counts itself as waiting for room (cores_waiting_for_room): a host
+// call's request frames, taken while their sender sleeps waiting for the reply, would otherwise wake
+// it once for nothing (a cross-board 4-byte sum woke its core twice per call, measured on the host
+// board). Not on every frame: a wake-up syscall for each
 // frame a core sends (detached reports, credits) cost the training step more than the host's polls,
 // measured on a 2-vCPU VM (host calls 2-3% of the step without, 6-20% with). One exception: where
 // the host board's cores take every CPU (hal::link_host_shares_cpus), tpu does not poll from 10 us
@@ -79,7 +83,7 @@
 namespace rt::link {
 
 inline constexpr uint64_t kShmMagic = 0x31304d4853555054ull;  // "TPUSHM01"
-inline constexpr uint32_t kShmVersion = 3;  // 2: the board's doorbell; 3: the host's
+inline constexpr uint32_t kShmVersion = 4;  // 2: the board's doorbell; 3: the host's; 4: room waiters
 inline constexpr uint32_t kShmControlBytes = 4096;
 inline constexpr uint32_t kPadLength = 0xFFFFFFFFu;
 inline constexpr uint32_t kRecordKey = 0x5EC0AD5Eu;
@@ -174,6 +178,7 @@ struct ShmControl {
   uint64_t core_status_bytes;
   ShmDoorbell board_bell;  // rung when something a board core may wait for happened (see "Waking")
   ShmDoorbell host_bell;   // rung by a board core when it starts waiting for the host
+  alignas(64) uint32_t cores_waiting_for_room;  // in the to-host ring: the host rings board_bell for them
 };
 static_assert(sizeof(ShmControl) <= kShmControlBytes, "the control block fits its page");
 
@@ -207,6 +212,18 @@ inline bool move_shm_target_state(ShmReplyTarget& target, ShmTargetState from, S
 inline bool ring_shm_doorbell(ShmDoorbell& bell) {
   __atomic_add_fetch(&bell.rings, 1u, __ATOMIC_SEQ_CST);
   return __atomic_load_n(&bell.sleepers, __ATOMIC_SEQ_CST) != 0;
+}
+// A core that found the to-host ring full counts itself before it looks again (and then may sleep on
+// board_bell); the host, having taken records, rings board_bell only if some core is counted. The
+// two sides' store-then-load steps are fenced, so either the core sees the room or the host sees it.
+inline void begin_room_wait(ShmControl& control) {
+  __atomic_add_fetch(&control.cores_waiting_for_room, 1u, __ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+inline void end_room_wait(ShmControl& control) { __atomic_sub_fetch(&control.cores_waiting_for_room, 1u, __ATOMIC_SEQ_CST); }
+inline bool cores_wait_for_room(const ShmControl& control) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return __atomic_load_n(&control.cores_waiting_for_room, __ATOMIC_SEQ_CST) != 0;
 }
 inline uint32_t shm_doorbell_rings(const ShmDoorbell& bell) { return __atomic_load_n(&bell.rings, __ATOMIC_SEQ_CST); }
 // Sleeps with `sleep(&bell.rings, seen)` (which returns once the word differs from `seen`, when

@@ -37,22 +37,44 @@ Status ShmTransport::send(const FrameHeader& header, Span<const uint8_t> payload
   uint8_t tail[kFrameCrcBytes];
   RT_RETURN_IF_ERROR(frame_body_parts(header, payload, head, tail, kMaxPayload, kinds_));
   const uint64_t body = kFrameHeaderBytes + payload.size() + kFrameCrcBytes;
+  RT_RETURN_IF_ERROR(wait_for_room(body));
+  to_host_.write(head, payload, tail);
+  return Status::ok();
+}
+
+// Counted as a room waiter from the first full look on (shm_ring.hpp, "Waking"): the host rings the
+// board's bell after taking records only for counted cores.
+Status ShmTransport::wait_for_room(uint64_t body) {
   const uint64_t start = clock_.now_ns();
+  bool counted = false;
+  Status outcome = Status::ok();
   for (;;) {
     Result<bool> room = to_host_.has_room(body);
     if (!room) {
       fail(room.status());
-      return failure();
+      outcome = failure();
+      break;
     }
     if (*room) break;
-    if (failed()) return failure();
-    if (clock_.now_ns() - start >= kShmRoomTimeoutNs)
-      return deadline_exceeded("core {} waited {} ms for room in the shared-memory link to the host (is tpu still reading?)",
-                               clock_.core(), kShmRoomTimeoutNs / 1000000);
+    if (!counted) {  // counted before the next look, so a release after it rings
+      begin_room_wait(*control_);
+      counted = true;
+      continue;
+    }
+    if (failed()) {
+      outcome = failure();
+      break;
+    }
+    if (clock_.now_ns() - start >= kShmRoomTimeoutNs) {
+      outcome = deadline_exceeded(
+          "core {} waited {} ms for room in the shared-memory link to the host (is tpu still reading?)", clock_.core(),
+          kShmRoomTimeoutNs / 1000000);
+      break;
+    }
     clock_.idle();
   }
-  to_host_.write(head, payload, tail);
-  return Status::ok();
+  if (counted) end_room_wait(*control_);
+  return outcome;
 }
 
 void ShmTransport::sleep_until_host_rings(uint32_t seen, uint64_t deadline_ns) {

@@ -73,6 +73,7 @@ class ShmTransport final : public FrameTransport {
 
  private:
   void fail(const Status& reason);
+  Status wait_for_room(uint64_t body);  // until the to-host ring takes a body of `body` bytes
 
   ShmControl* control_;
   ShmClock& clock_;
