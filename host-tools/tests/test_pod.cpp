@@ -159,8 +159,9 @@ class FakeExchange final : public tpu::RowExchange {
  public:
   explicit FakeExchange(unsigned rank = 1) : rank_(rank) {}
   unsigned my_rank() const override { return rank_; }
-  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
-                     std::vector<std::span<uint8_t>> into) override {
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, const std::string& signature,
+                     std::vector<std::span<const uint8_t>> out, std::vector<std::span<uint8_t>> into) override {
+    signatures.push_back(signature);
     std::vector<size_t> sizes;  // what arrives from each rank (this one: what it sends the first other)
     size_t other = 0;
     while (other < ranks.size() && ranks[other] == my_rank()) ++other;
@@ -184,6 +185,12 @@ class FakeExchange final : public tpu::RowExchange {
       }
     return true;
   }
+  // The test's word that a rank's signature arrived, different from this one's.
+  std::optional<Disagreement> disagreement(int id) override {
+    const auto found = disagreeing.find(id);
+    if (found == disagreeing.end()) return std::nullopt;
+    return found->second;
+  }
   void end_exchange(int id) override { ended.push_back(id); }
   void cancel_exchange(int id) override { cancelled.push_back(id); }
   struct Started {
@@ -198,6 +205,8 @@ class FakeExchange final : public tpu::RowExchange {
   std::vector<int> ended, cancelled;
   std::vector<Started> started;
   std::map<int, std::vector<std::vector<uint8_t>>> arrived;
+  std::vector<std::string> signatures;     // each exchange's, in order
+  std::map<int, Disagreement> disagreeing;  // exchanges another rank signed differently
 
  private:
   unsigned rank_;
@@ -545,6 +554,74 @@ TEST_CASE("a call whose MPI exchange fails is answered UNAVAILABLE, and the rows
   const FakeExchange::Started& failed = exchange.started[0];
   for (size_t i = 0; i < failed.sends.size(); ++i)  // (under ASan, a freed row is a report here)
     CHECK(std::vector<uint8_t>(failed.sends[i].begin(), failed.sends[i].end()) == failed.outs[i]);
+}
+
+TEST_CASE("boards that send different calls for one collective are told so, as one board tells its replicas", "[pod]") {
+  FakeExchange exchange;  // task 1 of 0, 1
+  tpu::PodCollectives collectives(exchange);
+  PodCaller pod(collectives);
+  const std::string square = "all_reduce op=sum type=float32 count=4 members=0,1 source=0 seq=5 first=0 shape=[2,2]";
+  pod.call(square, {1, 2, 3, 4});
+  REQUIRE(exchange.started.size() == 1);
+  CHECK(exchange.signatures[0] == square);  // the call's text goes ahead of the row
+  // Task 0 called it with the same elements in another shape; its row arrived as well.
+  exchange.disagreeing[0] = {0, "all_reduce op=sum type=float32 count=4 members=0,1 source=0 seq=5 first=0 shape=[4]"};
+  exchange.arrived[0] = {bytes_of({5, 6, 7, 8}), {}};
+  collectives.pump();
+  REQUIRE(pod.answer.has_value());
+  CHECK(pod.answer->code == rt::StatusCode::kInvalidArgument);
+  CHECK(pod.answer->message == "collective mismatch with task 0: all_reduce sum of 4 float32 shaped [2, 2] here, "
+                               "all_reduce sum of 4 float32 shaped [4] there");
+  CHECK(exchange.cancelled == std::vector<int>{0});  // nothing of it goes on
+  CHECK(exchange.ended.empty());
+  CHECK(!collectives.busy());
+  const FakeExchange::Started& refused = exchange.started[0];
+  for (size_t i = 0; i < refused.sends.size(); ++i)  // let go, but kept alive (under ASan, a freed row is a report)
+    CHECK(std::vector<uint8_t>(refused.sends[i].begin(), refused.sends[i].end()) == refused.outs[i]);
+  // Another count and type: said the same way, while the rows are still waited for.
+  pod.answer.reset();
+  pod.call("all_reduce op=sum type=float32 count=2 members=0,1 source=0 seq=6 first=0", {1, 2});
+  exchange.disagreeing[1] = {0, "all_reduce op=sum type=int32 count=4 members=0,1 source=0 seq=6 first=0"};
+  collectives.pump();
+  REQUIRE(pod.answer.has_value());
+  CHECK(pod.answer->message == "collective mismatch with task 0: all_reduce sum of 2 float32 here, all_reduce sum of 4 "
+                               "int32 there");
+  // Calls alike but for their groups: the texts themselves.
+  pod.answer.reset();
+  const std::string mine = "all_reduce op=sum type=float32 count=2 members=0,1 source=0 seq=7 first=0";
+  const std::string theirs = "all_reduce op=sum type=float32 count=2 members=0,1,1 source=0 seq=7 first=0";
+  pod.call(mine, {1, 2});
+  exchange.disagreeing[2] = {0, theirs};
+  collectives.pump();
+  REQUIRE(pod.answer.has_value());
+  CHECK(pod.answer->message == "collective mismatch with task 0: '" + mine + "' here, '" + theirs + "' there");
+  // Signatures that agree change nothing.
+  pod.answer.reset();
+  pod.call("all_reduce op=sum type=float32 count=2 members=0,1 source=0 seq=8 first=0 shape=[2]", {1, 2});
+  exchange.arrived[3] = {bytes_of({10, 20}), {}};
+  collectives.pump();
+  REQUIRE(pod.answer.has_value());
+  REQUIRE(pod.answer->code == rt::StatusCode::kOk);
+  CHECK(pod.answer->results[0].values<float>() == std::vector<float>{11, 22});
+}
+
+TEST_CASE("a split all_reduce signs the exchange of its pieces, not the all-gather after it", "[pod]") {
+  FakeExchange exchange;  // task 1 of 0, 1
+  tpu::PodCollectives collectives(exchange);
+  std::vector<float> board_output(4, -1.0f);
+  collectives.write_results_in_place([&](unsigned, uint32_t, size_t) { return reinterpret_cast<uint8_t*>(board_output.data()); },
+                                     [](unsigned, uint32_t) {}, 16);
+  PodCaller pod(collectives);
+  const std::string text = "all_reduce op=sum type=float32 count=4 members=0,1 source=0 seq=2 first=0 shape=[4]";
+  pod.call(text, {1, 2, 3, 4});
+  exchange.arrived[0] = {bytes_of({10, 20}), {}};
+  collectives.pump();
+  exchange.arrived[1] = {bytes_of({11, 22}), {}};
+  collectives.pump();
+  REQUIRE(pod.answer.has_value());
+  REQUIRE(pod.answer->code == rt::StatusCode::kOk);
+  CHECK(board_output == std::vector<float>{11, 22, 13, 24});
+  CHECK(exchange.signatures == std::vector<std::string>{text, ""});
 }
 
 TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]") {

@@ -322,6 +322,7 @@ Status Collectives::across_boards(CrossBoardCall call, const Group& group, const
   call.logical_core = replicas_.logical_core;
   call.sequence = sequence_;
   call.timeout_ns = options.timeout_ns;
+  call.shape = options.shape;
   return replicas_.cross_board(call);
 }
 

@@ -26,6 +26,8 @@
 
 namespace rt {
 
+struct Shape;
+
 enum class CrossBoardKind : uint8_t { kAllReduce, kAllGather, kBroadcast, kBarrier, kReduceScatter, kAllToAll,
                                       kCollectivePermute };
 const char* cross_board_kind_name(CrossBoardKind kind);
@@ -54,6 +56,7 @@ struct CrossBoardCall {
   uint32_t first_member = 0;     // the group's first replica: tells concurrent groups apart
   uint32_t logical_core = 0;     // the members' logical core: tells apart a group's calls from each
   uint64_t timeout_ns = 0;
+  const Shape* shape = nullptr;  // the operand's, where the caller has a tensor: boards must agree on it
   // by_members: the members on this board in group order, each one's input (count elements) and
   // output (out_elements each; all_reduce: only the leader's, outputs_here = 1).
   bool by_members = false;

@@ -5,7 +5,9 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <condition_variable>
 #include <cstdio>
 #include <iostream>
@@ -58,14 +60,23 @@ class Watchdog {
 
 struct MpiPod::Exchanges {
   struct Exchange {
-    std::vector<MPI_Request> requests;  // the receives first, then the sends
+    // The rows' receives (`receives`), the signatures' receives (one per entry of receive_ranks, when
+    // signed), then every send. MPI_Testsome over all the receives sets each that arrived to
+    // MPI_REQUEST_NULL, so arrivals are known without another MPI call.
+    std::vector<MPI_Request> requests;
     size_t receives = 0;
     std::vector<unsigned> receive_ranks;  // whose part each receive is
     std::vector<int> arrived;             // MPI_Testsome's output, sized once (exchange_done is polled)
+    std::vector<char> signature;          // this rank's, padded to kMaxSignature (empty: none)
+    std::vector<std::vector<char>> signatures;  // the other ranks' (receive_ranks order)
+    std::vector<bool> agreed;                   // which of them arrived and were found equal to this one's
+    size_t all_receives() const { return receives + signatures.size(); }
   };
   // The ranks whose parts have not arrived yet, over every exchange in flight (ascending, once each).
   std::set<unsigned> ranks_not_heard_from();
   std::map<int, Exchange> in_flight;
+  // The signatures of exchanges given up: a send let go may still be read by MPI.
+  std::vector<std::vector<char>> signatures_let_go;
   int next_id = 0;
 };
 
@@ -110,12 +121,27 @@ std::optional<std::pair<unsigned, int>> MpiPod::failure_of_another() {
   return std::make_pair(*failed_rank_, control_->announced[1]);
 }
 
-int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
-                           std::vector<std::span<uint8_t>> into) {
+int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, const std::string& signature,
+                           std::vector<std::span<const uint8_t>> out, std::vector<std::span<uint8_t>> into) {
   const int id = exchanges_->next_id++;
   Exchanges::Exchange& exchange = exchanges_->in_flight[id];
+  const bool signed_rows = !signature.empty();
+  const size_t signature_bytes = std::min(signature.size(), kMaxSignature);  // what is sent: the text alone
+  if (signed_rows) {
+    exchange.signature.assign(kMaxSignature, '\0');  // compared with what arrived in zeroed buffers
+    std::copy_n(signature.begin(), signature_bytes, exchange.signature.begin());
+  }
+  // Each rank's signature receive is posted before its row's: MPI matches them in order.
+  std::vector<MPI_Request> signature_receives;
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i] == rank_.rank) continue;
+    if (signed_rows) {
+      exchange.signatures.emplace_back(kMaxSignature, '\0');
+      MPI_Request receive = MPI_REQUEST_NULL;
+      MPI_Irecv(exchange.signatures.back().data(), static_cast<int>(kMaxSignature), MPI_CHAR, static_cast<int>(ranks[i]),
+                tag, MPI_COMM_WORLD, &receive);
+      signature_receives.push_back(receive);
+    }
     MPI_Request receive = MPI_REQUEST_NULL;
     MPI_Irecv(into[i].data(), static_cast<int>(into[i].size()), MPI_BYTE, static_cast<int>(ranks[i]), tag,
               MPI_COMM_WORLD, &receive);
@@ -123,9 +149,17 @@ int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, std::vec
     exchange.receive_ranks.push_back(ranks[i]);
   }
   exchange.receives = exchange.requests.size();
-  exchange.arrived.resize(exchange.receives);
+  exchange.requests.insert(exchange.requests.end(), signature_receives.begin(), signature_receives.end());
+  exchange.agreed.assign(exchange.signatures.size(), false);
+  exchange.arrived.resize(exchange.all_receives());
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i] == rank_.rank) continue;
+    if (signed_rows) {
+      MPI_Request send = MPI_REQUEST_NULL;
+      MPI_Isend(exchange.signature.data(), static_cast<int>(signature_bytes), MPI_CHAR, static_cast<int>(ranks[i]), tag,
+                MPI_COMM_WORLD, &send);
+      exchange.requests.push_back(send);
+    }
     MPI_Request send = MPI_REQUEST_NULL;
     MPI_Isend(out[i].data(), static_cast<int>(out[i].size()), MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD,
               &send);
@@ -145,9 +179,9 @@ std::optional<bool> MpiPod::exchange_done(int id, std::string& error) {
   // The receives that arrived first (MPI_Testsome sets them to MPI_REQUEST_NULL): what
   // ranks_not_heard_from reads if the exchange never finishes. Then the whole exchange.
   int arrived = 0;
-  int code = exchange.receives == 0 ? MPI_SUCCESS
-                                    : MPI_Testsome(static_cast<int>(exchange.receives), requests.data(), &arrived,
-                                                   exchange.arrived.data(), MPI_STATUSES_IGNORE);
+  int code = exchange.all_receives() == 0 ? MPI_SUCCESS
+                                          : MPI_Testsome(static_cast<int>(exchange.all_receives()), requests.data(),
+                                                         &arrived, exchange.arrived.data(), MPI_STATUSES_IGNORE);
   int done = 0;
   if (code == MPI_SUCCESS)
     code = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
@@ -156,6 +190,21 @@ std::optional<bool> MpiPod::exchange_done(int id, std::string& error) {
     return std::nullopt;
   }
   return done != 0;
+}
+
+// From what exchange_done last saw: an arrived signature's receive is MPI_REQUEST_NULL.
+std::optional<RowExchange::Disagreement> MpiPod::disagreement(int id) {
+  const auto found = exchanges_->in_flight.find(id);
+  if (found == exchanges_->in_flight.end()) return std::nullopt;
+  Exchanges::Exchange& exchange = found->second;
+  for (size_t i = 0; i < exchange.signatures.size(); ++i) {
+    if (exchange.agreed[i] || exchange.requests[exchange.receives + i] != MPI_REQUEST_NULL) continue;
+    const std::vector<char>& theirs = exchange.signatures[i];
+    exchange.agreed[i] = theirs == exchange.signature;
+    if (!exchange.agreed[i])
+      return Disagreement{exchange.receive_ranks[i], std::string(theirs.data(), strnlen(theirs.data(), theirs.size()))};
+  }
+  return std::nullopt;
 }
 
 void MpiPod::end_exchange(int id) { exchanges_->in_flight.erase(id); }
@@ -167,13 +216,14 @@ void MpiPod::cancel_exchange(int id) {
   for (size_t i = 0; i < exchange.requests.size(); ++i) {
     MPI_Request& request = exchange.requests[i];
     if (request == MPI_REQUEST_NULL) continue;
-    if (i < exchange.receives) {  // a cancelled receive completes at once, having written nothing
+    if (i < exchange.all_receives()) {  // a cancelled receive completes at once, having written nothing
       MPI_Cancel(&request);
       MPI_Wait(&request, MPI_STATUS_IGNORE);
     } else {
       MPI_Request_free(&request);  // a send may wait for a receiver that never comes: let it go
     }
   }
+  if (!exchange.signature.empty()) exchanges_->signatures_let_go.push_back(std::move(exchange.signature));
   exchanges_->in_flight.erase(found);
 }
 

@@ -43,9 +43,13 @@ class MpiPod final : public RowExchange {
   // RowExchange over MPI_COMM_WORLD: MPI_Isend of this rank's row for every other rank, MPI_Irecv of
   // theirs, tested without blocking.
   unsigned my_rank() const override { return rank_.rank; }
-  int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
-                     std::vector<std::span<uint8_t>> into) override;
+  // A signature is a message of its own (the text's bytes; received into kMaxSignature zeroed bytes),
+  // sent and received before the row under the same tag: MPI keeps the order of two messages between
+  // the same ranks under one tag, so each signature meets its signature's receive.
+  int start_exchange(const std::vector<unsigned>& ranks, int tag, const std::string& signature,
+                     std::vector<std::span<const uint8_t>> out, std::vector<std::span<uint8_t>> into) override;
   std::optional<bool> exchange_done(int id, std::string& error) override;
+  std::optional<Disagreement> disagreement(int id) override;
   void end_exchange(int id) override;
   void cancel_exchange(int id) override;
 

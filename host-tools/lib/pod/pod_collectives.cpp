@@ -206,7 +206,9 @@ std::optional<PodRequest> parse_pod_request(const std::string& text, std::string
     }
     fields[word.substr(0, equals)] = word.substr(equals + 1);
   }
+  request.text = text;
   request.op = fields["op"];
+  request.shape = fields["shape"];
   const std::optional<rt::DType> type = dtype_named(fields["type"]);
   const std::optional<unsigned long> count = number(fields["count"]), sequence = number(fields["seq"]),
                                      first = number(fields["first"]), source = number(fields["source"]),
@@ -287,6 +289,26 @@ std::vector<uint8_t> combine_rows(const PodRequest& request, const std::vector<s
   std::vector<uint8_t> out(request.result_bytes());
   combine_rows_into(request, views, out);
   return out;
+}
+
+std::string describe_pod_request(const PodRequest& request) {
+  const bool reduces = request.kind == "all_reduce" || request.kind == "reduce_scatter";
+  std::string text = request.kind + (reduces ? " " + request.op : "");
+  if (request.kind == "barrier") return text;
+  text += " of " + std::to_string(request.count) + " " + rt::dtype_name(request.type);
+  if (request.shape.empty()) return text;
+  std::string shape;  // "[2,2]" -> "[2, 2]", as the board writes a shape
+  for (const char c : request.shape) shape += c == ',' ? std::string(", ") : std::string(1, c);
+  return text + " shaped " + shape;
+}
+
+std::string pod_mismatch(const PodRequest& mine, unsigned task, const std::string& their_text) {
+  std::string ignored;
+  const std::optional<PodRequest> theirs = parse_pod_request(their_text, ignored);
+  const std::string here = describe_pod_request(mine), there = theirs ? describe_pod_request(*theirs) : "";
+  const std::string start = "collective mismatch with task " + std::to_string(task) + ": ";
+  if (theirs && here != there) return start + here + " here, " + there + " there";
+  return start + "'" + mine.text + "' here, '" + their_text + "' there";
 }
 
 int pod_tag(const PodRequest& request) {
@@ -402,7 +424,8 @@ void PodCollectives::start(HostCallRequest call, HostFunctions::Reply reply) {
     pending.rows.push_back(own ? mine : std::span<const uint8_t>(into.back()));
     if (!own) pending.received.push_back(into.back());
   }
-  const int id = exchange_.start_exchange(tasks, pod_tag(pending.request), std::move(out), std::move(into));
+  const int id = exchange_.start_exchange(tasks, pod_tag(pending.request), pending.request.text, std::move(out),
+                                          std::move(into));
   pending_.emplace(id, std::move(pending));
 }
 
@@ -442,7 +465,8 @@ void PodCollectives::start_piece_gather(Pending call, std::span<const uint8_t> m
     call.rows.push_back(i == pieces.me ? my_piece : std::span<const uint8_t>(into.back()));
     if (i != pieces.me) call.received.push_back(into.back());
   }
-  const int id = exchange_.start_exchange(pieces.tasks, pod_tag(call.request), std::move(out), std::move(into));
+  const int id = exchange_.start_exchange(pieces.tasks, pod_tag(call.request), call.request.text, std::move(out),
+                                          std::move(into));
   pending_.emplace(id, std::move(call));
 }
 
@@ -463,8 +487,8 @@ void PodCollectives::exchange_folded_pieces(Pending call) {
   call.rows.clear();
   out.assign(k, folded);
   for (size_t i = 0; i < k; ++i) into.push_back(i == pieces.me ? std::span<uint8_t>() : pieces.of(output, i));
-  call.pieces_folded = true;
-  const int id = exchange_.start_exchange(pieces.tasks, pod_tag(call.request), std::move(out), std::move(into));
+  call.pieces_folded = true;  // the signatures agreed as the pieces came
+  const int id = exchange_.start_exchange(pieces.tasks, pod_tag(call.request), "", std::move(out), std::move(into));
   pending_.emplace(id, std::move(call));
 }
 
@@ -532,14 +556,25 @@ void PodCollectives::pump() {
   for (auto it = pending_.begin(); it != pending_.end();) {
     std::string error;
     const std::optional<bool> done = exchange_.exchange_done(it->first, error);
+    // Whatever the rows did: a board that sent a different call fails it (rows of another size may
+    // also have failed the transfer, which would hide why; rows that came are never folded).
+    const std::optional<RowExchange::Disagreement> differs = exchange_.disagreement(it->first);
     Pending& call = it->second;
     const auto now = std::chrono::steady_clock::now();
-    if (done && !*done && !overdue(call, now)) {
+    if (!differs && done && !*done && !overdue(call, now)) {
       ++it;
       continue;
     }
-    if (!done || !*done) abandon(it->first, call);  // a failed pod: the board may give the call up at once
-    if (!done) {
+    if (differs) {  // nothing of its exchange goes on: its receives cancelled, its sends let go
+      exchange_.cancel_exchange(it->first);
+      release_output(call);
+    } else if (!done || !*done) {
+      abandon(it->first, call);  // a failed pod: the board may give the call up at once
+    }
+    if (differs) {
+      call.reply(HostCallOutcome::error(rt::StatusCode::kInvalidArgument,
+                                        pod_mismatch(call.request, differs->rank, differs->signature)));
+    } else if (!done) {
       call.reply(HostCallOutcome::error(rt::StatusCode::kUnavailable, "the pod's MPI exchange failed: " + error));
     } else if (!*done) {
       std::string tasks;
@@ -560,7 +595,7 @@ void PodCollectives::pump() {
       answer(call);
       release(call);
     }
-    if (!done || !*done) abandoned_.push_back(std::move(call));  // its sends may still read its rows
+    if (differs || !done || !*done) abandoned_.push_back(std::move(call));  // its sends may still read its rows
     it = pending_.erase(it);
   }
 }

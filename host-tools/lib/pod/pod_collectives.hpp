@@ -15,7 +15,10 @@
 // collective_permute) bring every member's input and get every member's output, computed as one
 // board computes it (pod_members.hpp).
 // Calls are deferred: several groups may be in flight at once (boards may see them in different
-// orders), and the run loop calls pump() to progress them.
+// orders), and the run loop calls pump() to progress them. Every board's call text goes ahead of its
+// part (the exchange's signature, row_exchange.hpp): boards whose calls differ (another shape, count,
+// dtype, op or group) fail the call INVALID_ARGUMENT naming the other task and both calls
+// (pod_mismatch), before anything is folded.
 // Without copies where the link maps board memory (shared memory): the board's part is sent to the
 // other boards straight from where the board keeps it (HostCallRequest::in_board), the other boards'
 // parts arrive in buffers kept from call to call (no page is faulted in twice), and the result is
@@ -49,6 +52,7 @@
 namespace tpu {
 
 struct PodRequest {
+  std::string text;  // as the board sent it: every board of the group sends the same (the exchange's signature)
   std::string kind;  // all_reduce, all_gather, broadcast, barrier, reduce_scatter, all_to_all, collective_permute, rows
   std::string op;    // all_reduce: sum, max, min (by members also mean); reduce_scatter: the same four
   rt::DType type = rt::DType::kF32;
@@ -62,6 +66,7 @@ struct PodRequest {
   bool by_members = false;              // every member's own input and output (pod_members.hpp)
   rt::BlockGeometry blocks;             // all_to_all
   std::vector<std::pair<unsigned, unsigned>> pairs;  // collective_permute: (source, target) replicas
+  std::string shape;                    // shape=, the operand's dimensions where the board knows them ("[2,2]")
 
   // The group's tasks in order of first appearance (the order of the rows and of the fold).
   std::vector<unsigned> tasks() const;
@@ -75,8 +80,15 @@ struct PodRequest {
 };
 
 // Parses the call's text ("all_reduce op=sum type=float32 count=4 members=0,0,1,1 source=0 seq=3
-// first=0 lc=0"); nullopt with `error` naming what is wrong.
+// first=0 lc=0 shape=[2,2]"); nullopt with `error` naming what is wrong.
 std::optional<PodRequest> parse_pod_request(const std::string& text, std::string& error);
+
+// What a board's call is, for a person: "all_reduce sum of 4 float32 shaped [2, 2]".
+std::string describe_pod_request(const PodRequest& request);
+// The error of a call whose group's boards disagree: task `task` sent `their_text` for it (a single
+// board's words: "collective mismatch with task 1: all_reduce sum of 4 float32 shaped [2, 2] here,
+// all_reduce sum of 4 float32 shaped [4] there"; the texts where the descriptions are alike).
+std::string pod_mismatch(const PodRequest& mine, unsigned task, const std::string& their_text);
 
 // The group's result from the rows (one per task, in tasks() order), written into `out`
 // (result_bytes() long; it may be one of the rows, exactly, as cross_replica_sum's output is its input).

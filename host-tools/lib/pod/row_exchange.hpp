@@ -19,12 +19,22 @@ class RowExchange {
   // Starts an exchange among `ranks` (this rank among them) under `tag`: out[i] goes to rank
   // ranks[i], and rank ranks[i]'s row for this one arrives in into[i] (of that row's size); this
   // rank's own entries are not used. The caller leaves every buffer alone until the exchange is done
-  // or ended; returns its id.
-  virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, std::vector<std::span<const uint8_t>> out,
-                             std::vector<std::span<uint8_t>> into) = 0;
+  // or ended; returns its id. A `signature` (at most kMaxSignature bytes; "" for none) goes to every
+  // other rank ahead of the row: what this rank takes the exchange to be (a collective's text), so
+  // that ranks that disagree find out (disagreement) instead of trading rows of different meaning.
+  static constexpr size_t kMaxSignature = 1024;
+  virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, const std::string& signature,
+                             std::vector<std::span<const uint8_t>> out, std::vector<std::span<uint8_t>> into) = 0;
   // true once every row arrived (and this rank's went out); false while pending; nullopt and `error`
   // if the transport failed.
   virtual std::optional<bool> exchange_done(int id, std::string& error) = 0;
+  // A rank whose signature arrived (as exchange_done last saw) and differs from this one's, and its
+  // signature; nothing while every signature that arrived agrees (or the exchange has none).
+  struct Disagreement {
+    unsigned rank;
+    std::string signature;
+  };
+  virtual std::optional<Disagreement> disagreement(int id) = 0;
   // Forgets a finished exchange.
   virtual void end_exchange(int id) = 0;
   // Gives up an unfinished exchange: once this returns, none of its rows arrives in `into` any more

@@ -25,6 +25,11 @@ void describe(const CrossBoardCall& call, CallText& text) {
   for (unsigned j = 0; j < call.group_size; ++j) format_to(text, "{}{}", j == 0 ? "" : ",", call.member_tasks[j]);
   format_to(text, " source={} seq={} first={} lc={}", call.source_position, call.sequence, call.first_member,
             call.logical_core);
+  if (call.shape != nullptr) {  // "shape=[2,2]": tpu compares every board's text before trading rows
+    text.append(" shape=[");
+    for (unsigned d = 0; d < call.shape->rank; ++d) format_to(text, "{}{}", d == 0 ? "" : ",", call.shape->dims[d]);
+    text.append("]");
+  }
   if (!call.by_members) return;
   text.append(" by=members");
   if (call.kind == CrossBoardKind::kAllToAll)
