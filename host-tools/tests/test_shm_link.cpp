@@ -578,21 +578,27 @@ TEST_CASE("shm link: every frame rings the board's doorbell, waking a core aslee
   CHECK(transport.host_rings() == 2);
 }
 
-// A board core's pause while the to-host ring is full: a sleep on the board's doorbell of up to 20 s,
-// as the host board's port takes it (firmware/hal_link_port.cpp).
+// A board core's pause while the to-host ring is full: a sleep of up to 20 s on the board's doorbell
+// unless it rang since the last pause (the rings counted then, before the core's last look at the
+// ring), as firmware/hal_link_port.cpp's ShmLinkPort sleeps.
 class DoorbellClock final : public ShmClock {
  public:
-  ShmTransport* transport = nullptr;
+  void attach(ShmTransport& transport) {
+    transport_ = &transport;
+    seen_ = transport.host_rings();
+  }
   uint64_t now_ns() override { return 0; }
   void idle() override {
-    const uint32_t seen = transport->host_rings();
-    transport->sleep_until_host_rings(seen, 20ull * 1000000000ull);
+    if (transport_->host_rings() == seen_) transport_->sleep_until_host_rings(seen_, 20ull * 1000000000ull);
+    seen_ = transport_->host_rings();
   }
   unsigned core() override { return 0; }
   void sleep(const uint32_t* word, uint32_t seen, uint64_t deadline_ns) override { futex_clock_.sleep(word, seen, deadline_ns); }
   void wake(const uint32_t* word) override { futex_clock_.wake(word); }
 
  private:
+  ShmTransport* transport_ = nullptr;
+  uint32_t seen_ = 0;
   FutexClock futex_clock_;
 };
 
@@ -601,7 +607,7 @@ TEST_CASE("shm link: taking frames rings the board's doorbell only for a core th
   Board board(*link);
   DoorbellClock clock;
   ShmTransport transport(board.window, clock, kMessageKinds);
-  clock.transport = &transport;
+  clock.attach(transport);
   size_t taken = 0;
   const tpu::ShmLink::Receiver count = [&taken](std::span<const uint8_t>) { ++taken; };
   // A host call's request taken while its sender sleeps for the reply: nobody to ring for.

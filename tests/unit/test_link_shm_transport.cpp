@@ -256,6 +256,45 @@ TEST_CASE("shm transport: a host that stops reading is a timeout naming the core
   CHECK(transport.send(message_header(MessageKind::kOutfeedData, 0, 99), view).is_ok());
 }
 
+TEST_CASE("shm transport: a core counts itself as waiting for room only while it waits, whichever way the wait ends") {
+  Window window;
+  FakeClock clock;
+  ShmTransport transport(window.base, clock, kMessageKinds);
+  const Bytes payload = pattern(4000, 7);
+  const rt::Span<const uint8_t> view(payload.data(), payload.size());
+  auto counted = [&window] { return __atomic_load_n(&window.control->cores_waiting_for_room, __ATOMIC_SEQ_CST); };
+  std::vector<uint32_t> while_waiting;  // the count at each pause
+  clock.on_idle = [&] { while_waiting.push_back(counted()); };
+  uint32_t sequence = 0;
+  auto fill = [&] {
+    while (transport.send(message_header(MessageKind::kOutfeedData, 0, sequence++), view).is_ok()) {}
+  };
+  fill();  // until the host (who never reads) is a timeout
+  CHECK(counted() == 0);
+  REQUIRE(!while_waiting.empty());
+  CHECK(while_waiting.front() == 1);
+  CHECK(while_waiting.back() == 1);
+  // The host takes a record during the wait: room, and the count gone with it.
+  while_waiting.clear();
+  clock.on_idle = [&] {
+    while_waiting.push_back(counted());
+    if (while_waiting.size() == 3 && window.to_host.peek().is_ok()) window.to_host.release();
+  };
+  CHECK(transport.send(message_header(MessageKind::kOutfeedData, 0, sequence++), view).is_ok());
+  CHECK(while_waiting == std::vector<uint32_t>{1, 1, 1});
+  CHECK(counted() == 0);
+  // The host closes the window during the wait: the link's failure, and the count gone too.
+  while_waiting.clear();
+  clock.on_idle = [&] {
+    while_waiting.push_back(counted());
+    set_shm_host_state(*window.control, ShmHostState::kClosed);
+  };
+  CHECK(transport.send(message_header(MessageKind::kOutfeedData, 0, sequence++), view).code() ==
+        rt::StatusCode::kUnavailable);
+  CHECK(while_waiting == std::vector<uint32_t>{1});
+  CHECK(counted() == 0);
+}
+
 TEST_CASE("shm transport: an infeed queue is withdrawn only once the host stopped writing into its slots",
           "[link][shm]") {
   Window window;

@@ -71,6 +71,19 @@ struct MpiPod::Exchanges {
     std::vector<std::vector<char>> signatures;  // the other ranks' (receive_ranks order)
     std::vector<bool> agreed;                   // which of them arrived and were found equal to this one's
     size_t all_receives() const { return receives + signatures.size(); }
+    // A signature's receive from `rank` (into a zeroed buffer of its own) and this rank's to `rank`.
+    MPI_Request receive_signature(unsigned rank, int tag) {
+      signatures.emplace_back(kMaxSignature, '\0');
+      MPI_Request receive = MPI_REQUEST_NULL;
+      MPI_Irecv(signatures.back().data(), static_cast<int>(kMaxSignature), MPI_CHAR, static_cast<int>(rank), tag,
+                MPI_COMM_WORLD, &receive);
+      return receive;
+    }
+    MPI_Request send_signature(unsigned rank, int tag, size_t bytes) {
+      MPI_Request send = MPI_REQUEST_NULL;
+      MPI_Isend(signature.data(), static_cast<int>(bytes), MPI_CHAR, static_cast<int>(rank), tag, MPI_COMM_WORLD, &send);
+      return send;
+    }
   };
   // The ranks whose parts have not arrived yet, over every exchange in flight (ascending, once each).
   std::set<unsigned> ranks_not_heard_from();
@@ -135,13 +148,7 @@ int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, const st
   std::vector<MPI_Request> signature_receives;
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i] == rank_.rank) continue;
-    if (signed_rows) {
-      exchange.signatures.emplace_back(kMaxSignature, '\0');
-      MPI_Request receive = MPI_REQUEST_NULL;
-      MPI_Irecv(exchange.signatures.back().data(), static_cast<int>(kMaxSignature), MPI_CHAR, static_cast<int>(ranks[i]),
-                tag, MPI_COMM_WORLD, &receive);
-      signature_receives.push_back(receive);
-    }
+    if (signed_rows) signature_receives.push_back(exchange.receive_signature(ranks[i], tag));
     MPI_Request receive = MPI_REQUEST_NULL;
     MPI_Irecv(into[i].data(), static_cast<int>(into[i].size()), MPI_BYTE, static_cast<int>(ranks[i]), tag,
               MPI_COMM_WORLD, &receive);
@@ -154,12 +161,7 @@ int MpiPod::start_exchange(const std::vector<unsigned>& ranks, int tag, const st
   exchange.arrived.resize(exchange.all_receives());
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i] == rank_.rank) continue;
-    if (signed_rows) {
-      MPI_Request send = MPI_REQUEST_NULL;
-      MPI_Isend(exchange.signature.data(), static_cast<int>(signature_bytes), MPI_CHAR, static_cast<int>(ranks[i]), tag,
-                MPI_COMM_WORLD, &send);
-      exchange.requests.push_back(send);
-    }
+    if (signed_rows) exchange.requests.push_back(exchange.send_signature(ranks[i], tag, signature_bytes));
     MPI_Request send = MPI_REQUEST_NULL;
     MPI_Isend(out[i].data(), static_cast<int>(out[i].size()), MPI_BYTE, static_cast<int>(ranks[i]), tag, MPI_COMM_WORLD,
               &send);

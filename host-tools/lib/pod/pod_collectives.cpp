@@ -552,29 +552,52 @@ std::chrono::milliseconds PodCollectives::poll_interval() const {
   return std::chrono::milliseconds(1);
 }
 
+void PodCollectives::refuse_mismatched(int id, Pending call, const RowExchange::Disagreement& differs, bool done) {
+  call.reply(HostCallOutcome::error(rt::StatusCode::kInvalidArgument,
+                                    pod_mismatch(call.request, differs.rank, differs.signature)));
+  if (done) {
+    exchange_.end_exchange(id);
+    return release(call);
+  }
+  abandon(id, call);  // (a signed exchange never writes a claimed output: the claim comes after it)
+  if (!call.output_claimed) draining_.push_back(id);
+  abandoned_.push_back(std::move(call));
+}
+
+void PodCollectives::drain() {
+  for (auto it = draining_.begin(); it != draining_.end();) {
+    std::string error;
+    const std::optional<bool> done = exchange_.exchange_done(*it, error);
+    if (done == false) {
+      ++it;
+      continue;
+    }
+    if (done) exchange_.end_exchange(*it);
+    else exchange_.cancel_exchange(*it);  // a row of another size fails its receive: the others end
+    it = draining_.erase(it);
+  }
+}
+
 void PodCollectives::pump() {
+  drain();
   for (auto it = pending_.begin(); it != pending_.end();) {
     std::string error;
     const std::optional<bool> done = exchange_.exchange_done(it->first, error);
     // Whatever the rows did: a board that sent a different call fails it (rows of another size may
     // also have failed the transfer, which would hide why; rows that came are never folded).
-    const std::optional<RowExchange::Disagreement> differs = exchange_.disagreement(it->first);
+    if (const std::optional<RowExchange::Disagreement> differs = exchange_.disagreement(it->first)) {
+      refuse_mismatched(it->first, std::move(it->second), *differs, done == true);
+      it = pending_.erase(it);
+      continue;
+    }
     Pending& call = it->second;
     const auto now = std::chrono::steady_clock::now();
-    if (!differs && done && !*done && !overdue(call, now)) {
+    if (done && !*done && !overdue(call, now)) {
       ++it;
       continue;
     }
-    if (differs) {  // nothing of its exchange goes on: its receives cancelled, its sends let go
-      exchange_.cancel_exchange(it->first);
-      release_output(call);
-    } else if (!done || !*done) {
-      abandon(it->first, call);  // a failed pod: the board may give the call up at once
-    }
-    if (differs) {
-      call.reply(HostCallOutcome::error(rt::StatusCode::kInvalidArgument,
-                                        pod_mismatch(call.request, differs->rank, differs->signature)));
-    } else if (!done) {
+    if (!done || !*done) abandon(it->first, call);  // a failed pod: the board may give the call up at once
+    if (!done) {
       call.reply(HostCallOutcome::error(rt::StatusCode::kUnavailable, "the pod's MPI exchange failed: " + error));
     } else if (!*done) {
       std::string tasks;
@@ -595,7 +618,7 @@ void PodCollectives::pump() {
       answer(call);
       release(call);
     }
-    if (differs || !done || !*done) abandoned_.push_back(std::move(call));  // its sends may still read its rows
+    if (!done || !*done) abandoned_.push_back(std::move(call));  // its sends may still read its rows
     it = pending_.erase(it);
   }
 }

@@ -16,9 +16,10 @@
 // board computes it (pod_members.hpp).
 // Calls are deferred: several groups may be in flight at once (boards may see them in different
 // orders), and the run loop calls pump() to progress them. Every board's call text goes ahead of its
-// part (the exchange's signature, row_exchange.hpp): boards whose calls differ (another shape, count,
-// dtype, op or group) fail the call INVALID_ARGUMENT naming the other task and both calls
-// (pod_mismatch), before anything is folded.
+// part (the exchange's signature, row_exchange.hpp): boards whose calls of one tag differ (another
+// shape, count, dtype, op, member list; one with a shape against one without) fail the call
+// INVALID_ARGUMENT, each naming the other task and both calls (pod_mismatch), before anything is
+// folded. Calls of different tags (another sequence or first member) never meet: they time out.
 // Without copies where the link maps board memory (shared memory): the board's part is sent to the
 // other boards straight from where the board keeps it (HostCallRequest::in_board), the other boards'
 // parts arrive in buffers kept from call to call (no page is faulted in twice), and the result is
@@ -170,6 +171,12 @@ class PodCollectives {
   bool overdue(const Pending& call, std::chrono::steady_clock::time_point now) const;
   // A call that failed: its claimed output's receives cancelled (exchange `id`), the output handed back.
   void abandon(int id, Pending& call);
+  // A call whose boards disagree (`differs`): answered INVALID_ARGUMENT at once. Its exchange, unless
+  // `done`, is left to finish into buffers of ours (draining_): a row cancelled before it came would
+  // stay in MPI under the call's tag, where a later call on that tag would take it for its own.
+  void refuse_mismatched(int id, Pending call, const RowExchange::Disagreement& differs, bool done);
+  // Ends the exchanges of refused calls that finished (or failed: the rest cancelled).
+  void drain();
   // A split all_reduce: every task's piece of this task's part in, this task's pieces out.
   void start_piece_gather(Pending call, std::span<const uint8_t> mine);
   // This task's piece folded into the board's output, then sent to every task as theirs arrive.
@@ -191,6 +198,7 @@ class PodCollectives {
   std::chrono::milliseconds claim_hold_ = kClaimHold;
   std::map<int, Pending> pending_;  // by exchange id
   std::vector<Pending> abandoned_;  // failed calls: MPI may still read their rows or write their buffers
+  std::vector<int> draining_;       // the exchanges of refused calls, left to finish
   Buffers buffers_;
 };
 

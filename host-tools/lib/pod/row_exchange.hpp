@@ -16,13 +16,13 @@ class RowExchange {
  public:
   virtual ~RowExchange() = default;
   virtual unsigned my_rank() const = 0;
+  static constexpr size_t kMaxSignature = 1024;  // the longest signature kept (a board's call text fits)
   // Starts an exchange among `ranks` (this rank among them) under `tag`: out[i] goes to rank
   // ranks[i], and rank ranks[i]'s row for this one arrives in into[i] (of that row's size); this
   // rank's own entries are not used. The caller leaves every buffer alone until the exchange is done
   // or ended; returns its id. A `signature` (at most kMaxSignature bytes; "" for none) goes to every
   // other rank ahead of the row: what this rank takes the exchange to be (a collective's text), so
   // that ranks that disagree find out (disagreement) instead of trading rows of different meaning.
-  static constexpr size_t kMaxSignature = 1024;
   virtual int start_exchange(const std::vector<unsigned>& ranks, int tag, const std::string& signature,
                              std::vector<std::span<const uint8_t>> out, std::vector<std::span<uint8_t>> into) = 0;
   // true once every row arrived (and this rank's went out); false while pending; nullopt and `error`

@@ -57,17 +57,16 @@
 // rings it, so a core's sleep on it ends when its wait does. The host's bell (host_bell) is rung by a
 // board core once per wait, when it first sleeps waiting for the host (a host-call reply, infeed,
 // room in the ring): the host is then the one with work to do, and a host asleep between polls takes
-// the request at once instead of at its next poll. The host rings the board's bell after taking
-// records only while a core counts itself as waiting for room (cores_waiting_for_room): a host
-// call's request frames, taken while their sender sleeps waiting for the reply, would otherwise wake
-// it once for nothing (a cross-board 4-byte sum woke its core twice per call, measured on the host
-// board). Not on every frame: a wake-up syscall for each
+// the request at once instead of at its next poll. Not on every frame: a wake-up syscall for each
 // frame a core sends (detached reports, credits) cost the training step more than the host's polls,
 // measured on a 2-vCPU VM (host calls 2-3% of the step without, 6-20% with). One exception: where
 // the host board's cores take every CPU (hal::link_host_shares_cpus), tpu does not poll from 10 us
 // but sleeps until rung or 2 ms have passed (each of its wake-ups preempts a core), so a batch of
 // infeed credits (a frame per quarter of the queue's slots: 16 tuples of 64) rings it too
-// (LinkPort::host_has_work).
+// (LinkPort::host_has_work). The host, having taken records, rings the board's bell only while a
+// core counts itself as waiting for room (cores_waiting_for_room): a host call's request, taken
+// while its sender sleeps for the reply, would otherwise wake it once for nothing (a cross-board
+// 4-byte sum woke its core twice per call on the host board; 43 -> 27 us a call without).
 // On the host board both sleeps are futexes on the shared page; a QEMU guest can neither be woken
 // from outside nor wake the host, so there both sides keep their timed polls and only the counts move.
 //
@@ -215,7 +214,10 @@ inline bool ring_shm_doorbell(ShmDoorbell& bell) {
 }
 // A core that found the to-host ring full counts itself before it looks again (and then may sleep on
 // board_bell); the host, having taken records, rings board_bell only if some core is counted. The
-// two sides' store-then-load steps are fenced, so either the core sees the room or the host sees it.
+// two sides' store-then-load steps are fenced, so either the core sees the room or the host sees it
+// and rings. The core's sleep must compare the bell with its rings as counted before that look (the
+// firmware's port keeps them from its last sleep), so that a ring between the look and the sleep
+// ends it.
 inline void begin_room_wait(ShmControl& control) {
   __atomic_add_fetch(&control.cores_waiting_for_room, 1u, __ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
