@@ -79,9 +79,8 @@ std::string unknown_option_text(const CLI::App& tpu, int argc, char** argv) {
     const std::vector<std::string> names = long_options(*command);
     if (std::find(names.begin(), names.end(), given) != names.end()) continue;
     const std::string prefix = command == &tpu ? "tpu" : "tpu " + command->get_name();
-    const std::optional<std::string> meant = closest_name(given, names);
-    return prefix + ": unknown option '" + given + "'" +
-           (meant ? " (did you mean '" + *meant + "'?)" : " (" + prefix + " --help lists the options)");
+    const std::string hint = did_you_mean(given, names);
+    return prefix + ": unknown option '" + given + "' (" + (hint.empty() ? prefix + " --help lists the options" : hint) + ")";
   }
   return "";
 }

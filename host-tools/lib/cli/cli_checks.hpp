@@ -35,9 +35,8 @@ inline CLI::Validator non_empty() {
 // One board, or (`tpu run` of a pod of different kinds) a comma-separated list of boards.
 // "unknown board 'qemu-virt-a35' (boards: ...; did you mean 'qemu-virt-a53'?)".
 inline std::string unknown_board(const std::string& board, const std::vector<std::string>& boards) {
-  const std::optional<std::string> meant = closest_name(board, boards);
-  return "unknown board '" + board + "' (boards: " + boards_text(boards) +
-         (meant ? "; did you mean '" + *meant + "'?" : std::string()) + ")";
+  const std::string hint = did_you_mean(board, boards);
+  return "unknown board '" + board + "' (boards: " + boards_text(boards) + (hint.empty() ? "" : "; " + hint) + ")";
 }
 
 inline CLI::Validator known_boards_list(std::vector<std::string> boards) {

@@ -35,6 +35,11 @@ std::optional<std::string> closest_name(const std::string& given, const std::vec
   return best;
 }
 
+std::string did_you_mean(const std::string& given, const std::vector<std::string>& names) {
+  const std::optional<std::string> meant = closest_name(given, names);
+  return meant ? "did you mean '" + *meant + "'?" : "";
+}
+
 std::string with_name_suggestion(const std::string& make_error) {
   static const std::regex unknown(R"(^unknown (APP|BOARD) '([^']*)')");
   static const std::regex valid(R"(valid (?:apps|boards): ([^;]*?)(?: or a path.*)?$)");
@@ -43,8 +48,8 @@ std::string with_name_suggestion(const std::string& make_error) {
   std::istringstream words(list[1].str());
   std::vector<std::string> names;
   for (std::string word; words >> word;) names.push_back(word);
-  const std::optional<std::string> meant = closest_name(what[2].str(), names);
-  return meant ? make_error + " (did you mean '" + *meant + "'?)" : make_error;
+  const std::string hint = did_you_mean(what[2].str(), names);
+  return hint.empty() ? make_error : make_error + " (" + hint + ")";
 }
 
 }  // namespace tpu

@@ -10,6 +10,10 @@ namespace tpu {
 
 std::optional<std::string> closest_name(const std::string& given, const std::vector<std::string>& names);
 
+// The hint every "unknown ..." message of tpu ends with where a name is near: "did you mean 'x'?",
+// or "" when none of `names` is (closest_name).
+std::string did_you_mean(const std::string& given, const std::vector<std::string>& names);
+
 // make's "unknown APP 'X': ...; valid apps: a b c or ..." (or BOARD, boards) with " (did you mean
 // 'b'?)" added where one of the valid names is closest_name; other text unchanged.
 std::string with_name_suggestion(const std::string& make_error);
