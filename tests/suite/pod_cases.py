@@ -419,29 +419,43 @@ def check_pod_replica_error() -> Outcome:
         r"status 1$"])
 
 
-def check_pod_mismatch(board: str, cores: int) -> Outcome:
+def check_pod_mismatch(board: str, boards: int, cores: int) -> Outcome:
     """The boards of a pod call one cross_replica_sum with operands that disagree
-    (tests/faults/pod-mismatch): task 0 a float32 [2, 2], task 1 a float32 [4] on boards of 1 core
-    (the same elements in another shape), a float32 [6] on boards of 2 (another count, whose rows
-    differ in size too). Every board fails the call with a single board's words for it, naming the
-    other task and both operands, instead of summing what came."""
+    (tests/faults/pod-mismatch): task 0 a float32 [2, 2], the others a float32 [4] on boards of 1
+    core (the same elements in another shape), a float32 [6] on boards of 2 (another count, whose rows
+    differ in size too). A board fails the call with a single board's words for it, naming a task
+    that disagrees and both operands, instead of summing what came. The first board to fail ends the
+    pod, so every other board either says the same of its own call or was stopped by the pod (the
+    pod-replica-error case's line); with 3 boards, tasks 1 and 2 agree with each other, and task 0 may
+    name either."""
     missing = tpu_not_built()
     if missing:
         return missing
-    command = [TPU_BINARY, "run", "--boards", "2", "--board", board, "--cores", str(cores), "--timeout", "60",
+    command = [TPU_BINARY, "run", "--boards", str(boards), "--board", board, "--cores", str(cores), "--timeout", "60",
                str(Path("tests/faults/pod-mismatch"))]
     result = run_image(command, 90)
     log = f"$ {shlex.join(command)}\n{result.output}"
+    verdict = judge_exit_and_output(result, log, 1, [])
+    if not verdict.ok:
+        return verdict
     theirs = "shaped \\[4\\]" if cores == 1 else "shaped \\[6\\]"
     count = 4 if cores == 1 else 6
-    members = 2 * cores
-    return judge_exit_and_output(result, log, 1, [
-        rf"^\[task 0\] \[c0 E\] FAIL pod-mismatch: INVALID_ARGUMENT: all_reduce #1 across boards \(sum of 4 float32; "
-        rf"{members} members on tasks 0-1\): collective mismatch with task 1: all_reduce sum of 4 float32 shaped \[2, 2\] "
-        rf"here, all_reduce sum of {count} float32 {theirs} there$",
-        rf"^\[task 1\] \[c0 E\] FAIL pod-mismatch: INVALID_ARGUMENT: all_reduce #1 across boards \(sum of {count} float32; "
-        rf"{members} members on tasks 0-1\): collective mismatch with task 0: all_reduce sum of {count} float32 {theirs} "
-        rf"here, all_reduce sum of 4 float32 shaped \[2, 2\] there$"])
+    group = rf"{boards * cores} members on tasks 0-{boards - 1}"
+    said = {0: rf"^\[task 0\] \[c0 E\] FAIL pod-mismatch: INVALID_ARGUMENT: all_reduce #1 across boards \(sum of 4 "
+               rf"float32; {group}\): collective mismatch with task [1-{boards - 1}]: all_reduce sum of 4 float32 shaped "
+               rf"\[2, 2\] here, all_reduce sum of {count} float32 {theirs} there$"}
+    for task in range(1, boards):
+        said[task] = (rf"^\[task {task}\] \[c0 E\] FAIL pod-mismatch: INVALID_ARGUMENT: all_reduce #1 across boards "
+                      rf"\(sum of {count} float32; {group}\): collective mismatch with task 0: all_reduce sum of {count} "
+                      rf"float32 {theirs} here, all_reduce sum of 4 float32 shaped \[2, 2\] there$")
+    reported = [task for task, pattern in said.items() if re.search(pattern, result.output, re.MULTILINE)]
+    if not reported:
+        return Outcome(False, "no board reported the collective mismatch", log)
+    for task in range(boards):
+        stopped = rf"^\[task {task}\] tpu: stopped \S+: the pod is ending, rank \d+ \(host [^,]+, board {board}\) failed"
+        if task not in reported and not re.search(stopped, result.output, re.MULTILINE):
+            return Outcome(False, f"task {task} neither reported the mismatch nor was stopped by the pod", log)
+    return Outcome(True, "", log)
 
 
 def rank_processes(mpirun_pid: int) -> list[int]:
@@ -601,9 +615,9 @@ def pod_cases() -> list[Case]:
                                             ("host,qemu-virt-a53", 2, 2), ("raspi3b", 2, 4))),
              Case("tpu-pod/replica-error/host/2x2", check_pod_replica_error,
                   images=(("host", "tests/faults/pod-replica-error"),), estimate_s=5),
-             *(Case(f"tpu-pod/mismatch/{board}/2x{cores}", partial(check_pod_mismatch, board, cores),
+             *(Case(f"tpu-pod/mismatch/{board}/{boards}x{cores}", partial(check_pod_mismatch, board, boards, cores),
                     images=((board, "tests/faults/pod-mismatch"),), estimate_s=5 if board == "host" else 8)
-               for board, cores in (("host", 1), ("host", 2), ("qemu-virt-a53", 1))),
+               for board, boards, cores in (("host", 2, 1), ("host", 2, 2), ("host", 3, 1), ("qemu-virt-a53", 2, 1))),
              *(Case(f"tpu-pod/collective-hang/host/2x{cores}", partial(check_pod_hang, cores),
                     images=(("host", "tests/faults/pod-hang"),), estimate_s=6) for cores in (1, 2)),
              Case("tpu-pod/rank-killed/qemu-virt-a53", partial(on_shell_pod, kill_a_rank), images=(("qemu-virt-a53", "shell"),),

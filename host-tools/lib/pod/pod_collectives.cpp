@@ -564,6 +564,10 @@ void PodCollectives::refuse_mismatched(int id, Pending call, const RowExchange::
   abandoned_.push_back(std::move(call));
 }
 
+PodCollectives::~PodCollectives() {
+  for (const int id : draining_) exchange_.cancel_exchange(id);
+}
+
 void PodCollectives::drain() {
   for (auto it = draining_.begin(); it != draining_.end();) {
     std::string error;

@@ -103,6 +103,11 @@ int pod_tag(const PodRequest& request);
 class PodCollectives {
  public:
   explicit PodCollectives(RowExchange& exchange) : exchange_(exchange) {}
+  // The board's run is over: refused calls' exchanges still draining (a board that never sent its
+  // part, say) are cancelled, so that MPI can end the pod normally with the calls' own errors.
+  ~PodCollectives();
+  PodCollectives(const PodCollectives&) = delete;
+  PodCollectives& operator=(const PodCollectives&) = delete;
   // Registers ".pod" in `functions`.
   void serve(HostFunctions& functions);
   // How a call's result is claimed before the reply (BoardChannel::claim_result: its board memory, or
