@@ -420,6 +420,11 @@ TEST_CASE("core triage: the report, and what it says on a link without board mem
           "tpu: hang triage: core 0 waits in all_reduce #1 for core 1, which is running (not waiting for anything)\n"
           "tpu:   core 0: waits in all_reduce #1 for core 1; no trace events\n"
           "tpu:   core 1: is running (not waiting for anything); no trace events\n");
+  // One core: its line alone (a summary would say it twice).
+  const FakeRam one_core = ram_with({running_activity()});
+  std::ostringstream alone;
+  tpu::print_core_triage(tpu::read_board_statuses(FakeChannel(&one_core, "shm"), 0), alone);
+  REQUIRE(alone.str() == "tpu: hang triage: core 0: is running (not waiting for anything); no trace events\n");
   REQUIRE_THAT(tpu::read_board_statuses(FakeChannel(nullptr, "uart"), 4).problem,
                Catch::StartsWith("not possible on the uart link: tpu cannot read the board's memory there"));
   REQUIRE_THAT(tpu::read_board_statuses(FakeChannel(nullptr, "shm"), 4).problem,

@@ -62,6 +62,10 @@ void print_core_triage(const CoreStatusRead& read, std::ostream& out) {
     out << "tpu: hang triage: " << read.problem << std::endl;
     return;
   }
+  if (read.cores.size() == 1) {  // the summary would only say the core's line again
+    out << "tpu: hang triage: " << describe_core(read.cores[0], 1) << std::endl;
+    return;
+  }
   out << "tpu: hang triage: " << diagnose(read.cores) << std::endl;
   for (const CoreSnapshot& core : read.cores)
     out << "tpu:   " << describe_core(core, static_cast<unsigned>(read.cores.size())) << std::endl;

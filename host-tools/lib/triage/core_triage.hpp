@@ -3,7 +3,7 @@
 // with plain stores: runtime/trace/core_status.hpp) through the shared-memory link, which maps the
 // board's RAM on every QEMU board (and, on the host board, from the board process's own memory,
 // read before it is stopped). One diagnosis line that follows the wait chain, then one line
-// per core (core_diagnosis.hpp):
+// per core (core_diagnosis.hpp; a board of one core gets its line alone):
 //
 //   tpu: hang triage: cores 0, 1, 2 wait in all_reduce #1 for core 3, which is running (not waiting for anything)
 //   tpu:   core 0: waits in all_reduce #1 for core 3; last events: app 2.10 ms
