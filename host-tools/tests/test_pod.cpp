@@ -647,7 +647,8 @@ TEST_CASE("TF_CONFIG names the cluster's workers and this rank's task", "[pod]")
   CHECK(config->task_index == 1);
   CHECK(tpu::check_tf_config(*config, 1, 2).empty());
   CHECK(tpu::check_tf_config(*config, 0, 2) ==
-        "TF_CONFIG says task 1, but this is rank 0 of the pod (each rank's TF_CONFIG names its own rank)");
+        "TF_CONFIG says task 1, but this is rank 0 of the pod (each rank's TF_CONFIG names its own rank; under tpu "
+        "run --boards, whose ranks share one TF_CONFIG, write \"index\": {rank})");
   CHECK(tpu::check_tf_config(*config, 1, 3) == "TF_CONFIG lists 2 workers, but the pod has 3 ranks");
   tpu::TfConfig chief = *config;
   chief.task_type = "chief";

@@ -128,7 +128,8 @@ void add_run_options(CLI::App& run, RunOptions& options, bool pod = false) {
      "(the serial line; the host board's stdio)")
       ->check(CLI::IsMember({"auto", "shm", "uart"}));
   run.add_option("--outfeed-dir", options.outfeed_dir,
-                 "save outfeed tuples as DIR/c<core>_q<queue>_t<tuple>_e<element>.npy and summary_csv rows in DIR/summary.csv")
+                 "save outfeed tuples as DIR/c<core>_q<queue>_t<tuple>_e<element>.npy and summary_csv rows in DIR/summary.csv "
+                 "(in a pod, each task's in DIR/task-<t>/)")
       ->check(non_empty());
   run.add_option_function<std::vector<std::string>>("--infeed", [&options](const std::vector<std::string>& values) {
     for (const std::string& value : values)

@@ -30,13 +30,21 @@ constexpr double kExchangeTimeoutS = 60;
 constexpr double kEndGraceS = 60;  // past --timeout, for the slowest rank to end its board
 constexpr unsigned kTpuWorkerPort = 8470;  // TF's TPU worker port
 
-// This rank's address in the cluster spec: TF_CONFIG's where it is set (checked against the rank),
-// else this machine's name and the TPU worker port plus the local rank. nullopt after saying why not.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// This rank's address in the cluster spec: TF_CONFIG's where it is set (checked against the rank;
+// "{rank}" in it is this rank, so that `tpu run --boards`, whose ranks share one environment, can say
+// "index": {rank}), else this machine's name and the TPU worker port plus the local rank. nullopt
+// after saying why not.
 std::optional<std::string> worker_address(const PodRank& rank) {
   const char* json = std::getenv("TF_CONFIG");
   if (json == nullptr || *json == '\0') return rank.host + ":" + std::to_string(kTpuWorkerPort + rank.local_rank);
   std::string error;
-  const std::optional<TfConfig> config = parse_tf_config(json, error);
+  const std::optional<TfConfig> config = parse_tf_config(replace_all(json, "{rank}", std::to_string(rank.rank)), error);
   if (config) error = check_tf_config(*config, rank.rank, rank.size);
   if (!error.empty()) {
     std::cerr << "tpu: rank " << rank.rank << " (host " << rank.host << "): " << error << std::endl;
@@ -75,12 +83,6 @@ std::string pod_refusal(const RunOptions& options, unsigned boards, unsigned boa
            " boards of the pod on this machine would all attach to it; put {rank} or {local_rank} in the path "
            "(e.g. /dev/ttyUSB{local_rank}), which each rank replaces with its own";
   return pod_size_refusal(boards, options.cores);
-}
-
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
 }
 
 std::string link_name(LinkChoice link) { return link == LinkChoice::kShm ? "shm" : link == LinkChoice::kUart ? "uart" : "auto"; }

@@ -232,22 +232,28 @@ def check_readme_examples_on_pod(board: str, boards: int, cores: int) -> Outcome
     return Outcome(True, "", log)
 
 
-def tf_config(index: int) -> str:
+def tf_config(index: int | str) -> str:
     return ('{"cluster": {"worker": ["board-a.example:2222", "board-b.example:2222"]}, '
             f'"task": {{"type": "worker", "index": {index}}}}}')
 
 
-def check_pod_tf_config() -> Outcome:
-    """Each rank's own TF_CONFIG (mpirun's MPMD form, as two machines would set it): its workers
-    become every board's cluster_spec()."""
+def check_pod_tf_config(form: str) -> Outcome:
+    """Each rank's own TF_CONFIG (mpirun's MPMD form, as two machines would set it), or one TF_CONFIG
+    for `tpu run --boards 2` whose task index is "{rank}": its workers become every board's
+    cluster_spec()."""
     missing = tpu_not_built()
     if missing:
         return missing
     tpu = ["run", "--board", "host", "--cores", "1", "pod"]
-    command = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "plm", "isolated", "--mca", "btl", "self,vader",
-               "--allow-run-as-root", "-n", "1", "-x", f"TF_CONFIG={tf_config(0)}", TPU_BINARY, *tpu, ":",
-               "-n", "1", "-x", f"TF_CONFIG={tf_config(1)}", TPU_BINARY, *tpu]
-    result = run_image(command, 120, env=mpirun_environment())
+    env = mpirun_environment()
+    if form == "mpmd":
+        command = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "plm", "isolated", "--mca", "btl",
+                   "self,vader", "--allow-run-as-root", "-n", "1", "-x", f"TF_CONFIG={tf_config(0)}", TPU_BINARY, *tpu,
+                   ":", "-n", "1", "-x", f"TF_CONFIG={tf_config(1)}", TPU_BINARY, *tpu]
+    else:
+        command = [TPU_BINARY, "run", "--boards", "2", *tpu[1:]]
+        env["TF_CONFIG"] = tf_config("{rank}")
+    result = run_image(command, 120, env=env)
     log = f"$ {shlex.join(command)}\n{result.output}"
     if result.timed_out or result.exit_code != 0:
         return Outcome(False, f"the pod exited {result.exit_code}{' (timed out)' if result.timed_out else ''}", log)
@@ -388,7 +394,7 @@ def check_pod_hang(cores: int) -> Outcome:
                     rf"float32; {2 * cores} members on "
                     r"tasks 0-1\): core 0 timed out after 3000 ms waiting for the host's reply to host call \d+ "
                     r"'\.pod' \(another board's part never came; tpu says which\)$",
-                    r"^\[task 0\] tpu: 1 exchanges with other boards can never finish; no part came from task 1;",
+                    r"^\[task 0\] tpu: 1 exchange with other boards can never finish; no part came from task 1;",
                     r"^\[task 1\] tpu: stopped \S+: the pod is ending, rank 0 \(host [^,]+, board host\) failed with "
                     r"exit status \d+"):
         if not re.search(pattern, result.output, re.M):
@@ -607,7 +613,8 @@ def pod_cases() -> list[Case]:
              Case("tpu-pod/host+raspi3b/2x4", partial(check_pod_knowledge, "host,raspi3b", 2, 4),
                   images=(("host", "pod"), ("raspi3b", "pod")), estimate_s=15),
              Case("tpu-pod/fault/host/2x2", check_pod_fault, images=(("host", "pod-fault"),), estimate_s=8),
-             Case("tpu-pod/tf-config/host/2x1", check_pod_tf_config, images=host_pod, estimate_s=5),
+             *(Case(f"tpu-pod/tf-config/{form}/host/2x1", partial(check_pod_tf_config, form), images=host_pod,
+                    estimate_s=5) for form in ("mpmd", "rank-placeholder")),
              Case("tpu-pod/trace-and-binding/host/2x1", check_pod_trace_and_binding, images=host_pod, estimate_s=5),
              *(Case(f"tpu-pod/sum-order/{board.replace(',', '+')}/{boards}x{cores}", partial(check_sum_order, board, boards, cores),
                     images=tuple((kind, "tests/device/pod-sum-order") for kind in board.split(",")), estimate_s=6)

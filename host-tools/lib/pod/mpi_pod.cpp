@@ -266,7 +266,8 @@ void MpiPod::finish(int status_if_stuck) {
     std::string waiting;  // "task 1", "tasks 1, 3"
     const std::set<unsigned> silent = exchanges_->ranks_not_heard_from();
     for (const unsigned rank : silent) waiting += (waiting.empty() ? "" : ", ") + std::to_string(rank);
-    std::cerr << "tpu: " << exchanges_->in_flight.size() << " exchanges with other boards can never finish"
+    const size_t stuck = exchanges_->in_flight.size();
+    std::cerr << "tpu: " << stuck << (stuck == 1 ? " exchange" : " exchanges") << " with other boards can never finish"
               << (failed_rank_ ? " (task " + std::to_string(*failed_rank_) + " failed)" : std::string())
               << (silent.empty() ? "" : (silent.size() == 1 ? "; no part came from task " : "; no part came from tasks ") + waiting)
               << "; task " << rank_.rank << " ends the pod with MPI_Abort, which Open MPI reports as rank "

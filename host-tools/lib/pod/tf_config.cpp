@@ -167,7 +167,8 @@ std::string check_tf_config(const TfConfig& config, unsigned rank, unsigned size
     return "TF_CONFIG's task is a '" + config.task_type + "'; a pod's boards are TPU workers (type \"worker\")";
   if (config.task_index != rank)
     return "TF_CONFIG says task " + std::to_string(config.task_index) + ", but this is rank " + std::to_string(rank) +
-           " of the pod (each rank's TF_CONFIG names its own rank)";
+           " of the pod (each rank's TF_CONFIG names its own rank; under tpu run --boards, whose ranks share one "
+           "TF_CONFIG, write \"index\": {rank})";
   if (config.workers.size() != size)
     return "TF_CONFIG lists " + std::to_string(config.workers.size()) + " workers, but the pod has " +
            std::to_string(size) + " ranks";

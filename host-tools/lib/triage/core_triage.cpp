@@ -19,7 +19,8 @@ CoreStatusRead read_board_statuses(const BoardChannel& channel, unsigned cores_h
   }
   const std::optional<CoreStatusPlace> place = channel.core_status_place();
   if (!place) {
-    read.problem = "the board has announced no status table (it has not attached to the shared-memory link)";
+    read.problem = "the board has announced no status table: it had not attached to the shared-memory link yet "
+                   "(still starting, or stopped before it could)";
     return read;
   }
   const BoardRamReader reader = [&channel](uint64_t address, uint64_t bytes) {

@@ -93,8 +93,8 @@ uint64_t InfeedBuffer::min_released() const {
 
 Status InfeedBuffer::check_element_count(unsigned count) const {
   if (count == element_count_) return Status::ok();
-  return invalid_argument("infeed queue '{}' (link queue {}): the host sent a tuple of {} elements, the queue has {}",
-                          name_, queue_, count, element_count_);
+  return invalid_argument("infeed queue '{}' (link queue {}): the host sent a tuple of {} element{}, the queue has {}",
+                          name_, queue_, count, count == 1 ? "" : "s", element_count_);
 }
 
 Status InfeedBuffer::check_element_type(unsigned element, DType dtype, const Shape& shape) const {
