@@ -13,6 +13,7 @@
 #include <set>
 #include <random>
 #include <thread>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -191,6 +192,14 @@ class FakeExchange final : public tpu::RowExchange {
     if (found == disagreeing.end()) return std::nullopt;
     return found->second;
   }
+  // Every other rank until the test says the rows arrived.
+  std::vector<unsigned> silent_ranks(int id) const override {
+    std::vector<unsigned> silent;
+    if (arrived.count(id) == 0)
+      for (const unsigned rank : started[id].ranks)
+        if (rank != my_rank()) silent.push_back(rank);
+    return silent;
+  }
   void end_exchange(int id) override { ended.push_back(id); }
   void cancel_exchange(int id) override { cancelled.push_back(id); }
   struct Started {
@@ -306,6 +315,10 @@ TEST_CASE("a .pod call is answered once every board's part arrived", "[pod]") {
   collectives.pump();
   CHECK(!answer.has_value());
   CHECK(collectives.busy());
+  std::ostringstream open_calls;  // what tpu says if the board ended now: whose part never came
+  collectives.report_unfinished(open_calls);
+  CHECK(open_calls.str() == "tpu: the board ended in all_reduce #4 across boards; no part came from task 0 (all_reduce sum "
+                            "of 2 float32)\n");
   exchange.arrived[0] = {{}, bytes_of({1.5f, 2.5f})};  // task 0's row; this board (task 1) comes first
   collectives.pump();
   REQUIRE(answer.has_value());
@@ -533,7 +546,8 @@ TEST_CASE("a claimed output is held only so long: the late all-gather is cancell
   collectives.pump();  // task 0's folded piece never comes
   REQUIRE(answer.has_value());
   CHECK(answer->code == rt::StatusCode::kDeadlineExceeded);
-  CHECK(answer->message == "the boards of tasks 0, 1 did not all send their folded pieces within 0 ms (its output claimed)");
+  CHECK(answer->message ==
+        "the boards of tasks 0, 1 did not all send their folded pieces within 0 ms (its output claimed) (nothing from task 0)");
   CHECK(exchange.cancelled == std::vector<int>{1});
   CHECK(events == std::vector<std::string>{"claim", "release 2/9 after 1 cancelled"});
   CHECK(!collectives.busy());

@@ -409,6 +409,7 @@ int BoardSession::pod_ending(const std::pair<std::string, int>& why) {
   std::cerr << "tpu: stopped " << program_ << ": the pod is ending, " << why.first << std::endl;
   print_core_triage(triage, std::cerr);
   if (!running.empty()) std::cerr << "tpu: the " << running << std::endl;
+  if (pod_collectives_) pod_collectives_->report_unfinished(std::cerr);
   return why.second;
 }
 
@@ -434,6 +435,7 @@ int BoardSession::end() {
     std::cerr << "tpu: the board ended while the " << worker_->describe_running() << "; stopped it" << std::endl;
     worker_->stop();
   }
+  if (pod_collectives_) pod_collectives_->report_unfinished(std::cerr);  // whose part a collective waited for
   if (const std::string summary = process_->transport_summary(); !summary.empty())
     std::cerr << "tpu: link: " << summary << std::endl;
   trace_.report(trace_file_of(options_.trace_file, place_),

@@ -372,7 +372,8 @@ def check_pod_hang(cores: int) -> Outcome:
     """The last board's replicas skip a collective the others wait in (tests/faults/pod-hang, collective
     timeout 3 s): the waiting board gives up naming the collective across boards (its leader does, not
     a member waiting for the leader, whatever the cores per board; the members then stop with an error,
-    no panic, and the leader's error is the board's verdict), tpu names the task no part came from, the
+    no panic, and the leader's error is the board's verdict), tpu names the task no part came from (as
+    the board ends, and again as it ends the pod), the
     other ranks stop their boards at once, and the pod exits non-zero well within tpu's --timeout."""
     missing = tpu_not_built()
     if missing:
@@ -394,6 +395,8 @@ def check_pod_hang(cores: int) -> Outcome:
                     rf"float32; {2 * cores} members on "
                     r"tasks 0-1\): core 0 timed out after 3000 ms waiting for the host's reply to host call \d+ "
                     r"'\.pod' \(another board's part never came; tpu says which\)$",
+                    r"^\[task 0\] tpu: the board ended in all_reduce #1 across boards; no part came from task 1 "
+                    r"\(all_reduce sum of 1 float32 shaped \[\]\)$",
                     r"^\[task 0\] tpu: 1 exchange with other boards can never finish; no part came from task 1;",
                     r"^\[task 1\] tpu: stopped \S+: the pod is ending, rank 0 \(host [^,]+, board host\) failed with "
                     r"exit status \d+"):

@@ -71,6 +71,11 @@ struct MpiPod::Exchanges {
     std::vector<std::vector<char>> signatures;  // the other ranks' (receive_ranks order)
     std::vector<bool> agreed;                   // which of them arrived and were found equal to this one's
     size_t all_receives() const { return receives + signatures.size(); }
+    // The ranks whose rows have not arrived, from what exchange_done last saw (no MPI call).
+    void add_silent_ranks(std::set<unsigned>& silent) const {
+      for (size_t i = 0; i < receives; ++i)
+        if (requests[i] != MPI_REQUEST_NULL) silent.insert(receive_ranks[i]);
+    }
     // A signature's receive from `rank` (into a zeroed buffer of its own) and this rank's to `rank`.
     MPI_Request receive_signature(unsigned rank, int tag) {
       signatures.emplace_back(kMaxSignature, '\0');
@@ -105,9 +110,7 @@ struct MpiPod::Control {
 // may be gone, and MPI must not complete a receive into them now).
 std::set<unsigned> MpiPod::Exchanges::ranks_not_heard_from() {
   std::set<unsigned> silent;
-  for (auto& [id, exchange] : in_flight)
-    for (size_t i = 0; i < exchange.receives; ++i)
-      if (exchange.requests[i] != MPI_REQUEST_NULL) silent.insert(exchange.receive_ranks[i]);
+  for (const auto& [id, exchange] : in_flight) exchange.add_silent_ranks(silent);
   return silent;
 }
 
@@ -207,6 +210,14 @@ std::optional<RowExchange::Disagreement> MpiPod::disagreement(int id) {
       return Disagreement{exchange.receive_ranks[i], std::string(theirs.data(), strnlen(theirs.data(), theirs.size()))};
   }
   return std::nullopt;
+}
+
+std::vector<unsigned> MpiPod::silent_ranks(int id) const {
+  const auto found = exchanges_->in_flight.find(id);
+  if (found == exchanges_->in_flight.end()) return {};
+  std::set<unsigned> silent;
+  found->second.add_silent_ranks(silent);
+  return std::vector<unsigned>(silent.begin(), silent.end());
 }
 
 void MpiPod::end_exchange(int id) { exchanges_->in_flight.erase(id); }

@@ -50,6 +50,7 @@ class MpiPod final : public RowExchange {
                      std::vector<std::span<const uint8_t>> out, std::vector<std::span<uint8_t>> into) override;
   std::optional<bool> exchange_done(int id, std::string& error) override;
   std::optional<Disagreement> disagreement(int id) override;
+  std::vector<unsigned> silent_ranks(int id) const override;
   void end_exchange(int id) override;
   void cancel_exchange(int id) override;
 

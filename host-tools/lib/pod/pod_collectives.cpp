@@ -564,6 +564,31 @@ void PodCollectives::refuse_mismatched(int id, Pending call, const RowExchange::
   abandoned_.push_back(std::move(call));
 }
 
+namespace {
+
+// "task 1", "tasks 1, 3".
+std::string tasks_text(const std::vector<unsigned>& tasks) {
+  std::string text = tasks.size() == 1 ? "task " : "tasks ";
+  for (size_t i = 0; i < tasks.size(); ++i) text += (i ? ", " : "") + std::to_string(tasks[i]);
+  return text;
+}
+
+}  // namespace
+
+void PodCollectives::report_unfinished(std::ostream& out) const {
+  for (const auto& [id, call] : pending_) {
+    const PodRequest& request = call.request;
+    const std::vector<unsigned> silent = exchange_.silent_ranks(id);
+    const std::string what = call.pieces_folded ? "folded piece" : "part";
+    const std::string name = request.kind == "rows"  // the program's, after replicate (pod_program.cpp)
+                                 ? "the boards' exchange of the program's outputs"
+                                 : request.kind + " #" + std::to_string(request.sequence) + " across boards";
+    out << "tpu: the board ended in " << name << "; "
+        << (silent.empty() ? "every task's " + what + " had come" : "no " + what + " came from " + tasks_text(silent))
+        << (request.kind == "rows" ? "" : " (" + describe_pod_request(request) + ")") << std::endl;
+  }
+}
+
 PodCollectives::~PodCollectives() {
   for (const int id : draining_) exchange_.cancel_exchange(id);
 }
@@ -608,9 +633,12 @@ void PodCollectives::pump() {
       for (unsigned task : call.request.tasks()) tasks += (tasks.empty() ? "" : ", ") + std::to_string(task);
       const std::string within = now < call.deadline ? std::to_string(claim_hold_.count()) + " ms (its output claimed)"
                                                      : std::to_string(kCallDeadline.count()) + " s";
-      call.reply(HostCallOutcome::error(rt::StatusCode::kDeadlineExceeded,
-                                        "the boards of tasks " + tasks + " did not all send their " +
-                                            (call.pieces_folded ? "folded pieces" : "partial") + " within " + within));
+      const std::vector<unsigned> silent = exchange_.silent_ranks(it->first);
+      call.reply(HostCallOutcome::error(
+          rt::StatusCode::kDeadlineExceeded,
+          "the boards of tasks " + tasks + " did not all send their " +
+              (call.pieces_folded ? "folded pieces" : "partial") + " within " + within +
+              (silent.empty() ? std::string() : " (nothing from " + tasks_text(silent) + ")")));
     } else if (call.split && !call.pieces_folded) {
       exchange_.end_exchange(it->first);
       Pending gathered = std::move(call);

@@ -42,6 +42,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -120,6 +121,11 @@ class PodCollectives {
   void write_results_in_place(ClaimResult claim, ReleaseResult release, size_t split_from = kSplitFrom,
                               std::chrono::milliseconds claim_hold = kClaimHold);
   bool busy() const { return !pending_.empty(); }
+  // One line per call still open (the board ended, or was stopped, in it): which tasks' parts never
+  // came, e.g. "tpu: the board ended in all_reduce #1 across boards; no part came from task 1
+  // (all_reduce sum of 2 float32)": a board that skipped the collective is named where the waiting
+  // board fails.
+  void report_unfinished(std::ostream& out) const;
   // How long the run loop may wait for the board between pump() calls: not at all during a call's
   // first kSpinFor (the other boards' parts usually arrive within it: sub-millisecond collectives),
   // 1 ms after that (a slow board is not spun for, so the boards keep the CPUs).

@@ -35,6 +35,8 @@ class RowExchange {
     std::string signature;
   };
   virtual std::optional<Disagreement> disagreement(int id) = 0;
+  // The ranks whose rows have not arrived (as exchange_done last saw), ascending.
+  virtual std::vector<unsigned> silent_ranks(int id) const = 0;
   // Forgets a finished exchange.
   virtual void end_exchange(int id) = 0;
   // Gives up an unfinished exchange: once this returns, none of its rows arrives in `into` any more

@@ -40,6 +40,14 @@ std::string plural(const std::string& phrase) {
   return phrase;
 }
 
+// A host call by its function: "host call 'log_steps' (call 4)"; the runtime's reserved ".pod"
+// (a collective across boards, runtime/tpu/replicate/uses_hal/pod_bridge.hpp) by what it is.
+std::string host_call_phrase(const ActivityView& activity) {
+  const std::string call = "call " + std::to_string(activity.call_id);
+  if (activity.name == ".pod") return "a collective across boards (host " + call + " '.pod': tpu says whose part is missing)";
+  return "host call '" + activity.name + "' (" + call + ")";
+}
+
 // What a wait waits for, as it follows "waits" or "gave up waiting": "in all_reduce #1 for core 3".
 std::string wait_object(const ActivityView& activity, unsigned cores) {
   const std::string peer = core_name(activity.peer, cores);
@@ -59,7 +67,7 @@ std::string wait_object(const ActivityView& activity, unsigned cores) {
       return "on the mailbox with " + peer + " (direction " + std::to_string(activity.direction) + ")";
     case CoreState::kHostCall:
       if (activity.call_id == 0) return "for a host on the link (to " + activity.name + ")";
-      return "for host call '" + activity.name + "' (call " + std::to_string(activity.call_id) + ")";
+      return "for " + host_call_phrase(activity);
     case CoreState::kInfeed:
       return "for tuple " + std::to_string(activity.infeed_tuple) + " of infeed queue " +
              std::to_string(activity.infeed_queue) + (activity.name.empty() ? "" : " '" + activity.name + "'");
@@ -223,7 +231,7 @@ std::string activity_phrase(const ActivityView& activity, unsigned result_code, 
     case CoreState::kIdle: return "is idle, waiting " + wait_object(activity, cores);
     case CoreState::kHostCall:
       if (activity.call_id == 0) return "waits " + wait_object(activity, cores);
-      return "is in host call '" + activity.name + "' (call " + std::to_string(activity.call_id) + ")";
+      return "is in " + host_call_phrase(activity);
     case CoreState::kCollective:
     case CoreState::kMailbox:
     case CoreState::kInfeed:
