@@ -19,11 +19,11 @@ TEST_CASE("closest_name finds the name a typo was meant to be", "[closest_name]"
 TEST_CASE("make's unknown APP and BOARD lines get a did-you-mean", "[closest_name]") {
   CHECK(tpu::with_name_suggestion("unknown APP 'trian-digits': neither an app of this repository nor a folder with "
                                   "device/*.cpp; valid apps: hello pod train-digits or a path to an app folder.") ==
-        "unknown APP 'trian-digits': neither an app of this repository nor a folder with device/*.cpp; valid apps: "
-        "hello pod train-digits or a path to an app folder. (did you mean 'train-digits'?)");
+        "unknown APP 'trian-digits' (did you mean 'train-digits'?): neither an app of this repository nor a folder "
+        "with device/*.cpp; valid apps: hello pod train-digits or a path to an app folder.");
   CHECK(tpu::with_name_suggestion("unknown BOARD 'qemu-virt-a35'; valid boards: host qemu-virt-a53 qemu-virt-rv64 raspi3b") ==
-        "unknown BOARD 'qemu-virt-a35'; valid boards: host qemu-virt-a53 qemu-virt-rv64 raspi3b (did you mean "
-        "'qemu-virt-a53'?)");
+        "unknown BOARD 'qemu-virt-a35' (did you mean 'qemu-virt-a53'?); valid boards: host qemu-virt-a53 "
+        "qemu-virt-rv64 raspi3b");
   const std::string far = "unknown APP 'mnist': neither ...; valid apps: hello pod or a path to an app folder.";
   CHECK(tpu::with_name_suggestion(far) == far);
   CHECK(tpu::with_name_suggestion("some other make error") == "some other make error");

@@ -98,7 +98,8 @@ void add_board_options(CLI::App& command, std::optional<std::string>& board, uns
       "--board", board,
       board_help(boards) + (pod_of_kinds ? "; with --boards, one per board for a pod of different kinds (a,b)" : ""));
   option->check(pod_of_kinds ? known_boards_list(boards) : known_board(boards));
-  command.add_option("--cores", cores, "cores to boot, 1..16 (default 8; raspi3b has 4)")->check(CLI::Range(1, 16));
+  command.add_option("--cores", cores, "cores to boot, 1..16 (default 8; raspi3b has 4)")
+      ->check(count_in(1, 16, pod_of_kinds ? " (in a pod, every board boots the same count)" : ""));
   CLI::Option* serial = command.add_option("--serial", attach.serial, "attach to a running board on this UART device instead of launching one")
       ->check(non_empty());
   CLI::Option* socket = command.add_option("--socket", attach.socket, "attach to QEMU's -serial unix:PATH,server socket instead")
@@ -158,7 +159,7 @@ void add_run_command(CLI::App& tpu, RunOptions& options, const CommandActions& a
   run->add_option("--boards", options.boards,
                   "a pod of K such boards on this machine, 2..16, one Open MPI rank each (mpirun); each board is "
                   "one TF task (README: A pod of boards)")
-      ->check(CLI::Range(2, 16));
+      ->check(count_in(2, 16, " (boards in the pod)"));
   run->add_option("--pod-network", options.pod_network,
                   "how Open MPI carries a pod's traffic: shm (shared memory, default) or tcp (over loopback, the "
                   "path a real network takes)")

@@ -58,7 +58,12 @@ CLI_CASES = {
     "exec-help": (["exec", "--help"], 0, [r"Usage: tpu exec", r"matmul", r"--replicas"]),
     "no-command": ([], 2, [r"A subcommand is required"]),
     "unknown-command": (["fly"], 2, [r"fly"]),
-    "cores-out-of-range": (["run", "--cores", "17", "hello"], 2, [r"--cores: Value 17 not in range 1 to 16"]),
+    "cores-out-of-range": (["run", "--cores", "17", "hello"], 2, [r"--cores: takes one whole number from 1 to 16 .*got '17'"]),
+    # A list, as --board takes one: one count for every board, said in words.
+    "cores-list": (["run", "--boards", "2", "--board", "host,qemu-virt-a53", "--cores", "2,4", "hello"], 2,
+                   [r"--cores: takes one whole number from 1 to 16 \(in a pod, every board boots the same count\), "
+                    r"got '2,4'"]),
+    "boards-word": (["run", "--boards", "two", "hello"], 2, [r"--boards: takes one whole number from 2 to 16 .*got 'two'"]),
     "bad-link": (["run", "--link", "wifi", "hello"], 2, [r"--link: wifi not in \{auto,shm,uart\}"]),
     "bad-timeout": (["run", "--timeout", "-3", "hello"], 2, [r"positive number of seconds .*got '-3'"]),
     "chainboot-without-attach": (["run", "--board", "raspi3b", "--chainboot", "hello"], 2,
@@ -72,8 +77,8 @@ CLI_CASES = {
     # A typo gets a "did you mean" (host-tools/lib/text/closest_name.hpp); nosuchapp and pi5 above get none.
     "board-typo": (["run", "--board", "qemu-virt-a35", "hello"], 2, [r"unknown board 'qemu-virt-a35' \(boards: .*; did "
                                                                     r"you mean 'qemu-virt-a53'\?\)"]),
-    "app-typo": (["run", "--board", "host", "trian-digits"], 2, [r"\Atpu: unknown APP 'trian-digits'.* \(did you mean "
-                                                                 r"'train-digits'\?\)$"]),
+    "app-typo": (["run", "--board", "host", "trian-digits"], 2, [r"\Atpu: unknown APP 'trian-digits' \(did you mean "
+                                                                 r"'train-digits'\?\): .*valid apps: "]),
     # An unknown option is named with the command's nearest one (checked before CLI11 parses), not as
     # CLI11's "arguments were not expected: hello --core" (its value 2 taken for the APP, the APP left over).
     "option-typo": (["run", "--board", "host", "--core", "2", "hello"], 2,

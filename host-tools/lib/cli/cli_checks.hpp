@@ -25,6 +25,20 @@ inline CLI::Validator positive_seconds() {
       "SECONDS");
 }
 
+// A whole number from `lowest` to `highest`, said in words ("--cores 2,4": "takes one number from 1 to
+// 16 ... got '2,4'") where CLI11's Range says "Value 2,4 not in range". `what` follows the range.
+inline CLI::Validator count_in(unsigned lowest, unsigned highest, const std::string& what) {
+  return CLI::Validator(
+      [lowest, highest, what](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+        const unsigned long value = digits ? std::stoul(text) : 0;
+        if (digits && value >= lowest && value <= highest) return "";
+        return "takes one whole number from " + std::to_string(lowest) + " to " + std::to_string(highest) + what +
+               ", got '" + text + "'";
+      },
+      "");
+}
+
 // A name or path that must not be empty ("" would mean the current folder, or nothing at all).
 inline CLI::Validator non_empty() {
   return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; }, "");

@@ -49,7 +49,9 @@ std::string with_name_suggestion(const std::string& make_error) {
   std::vector<std::string> names;
   for (std::string word; words >> word;) names.push_back(word);
   const std::string hint = did_you_mean(what[2].str(), names);
-  return hint.empty() ? make_error : make_error + " (" + hint + ")";
+  if (hint.empty()) return make_error;
+  const size_t after_name = static_cast<size_t>(what.position(0) + what.length(0));  // the hint before the long list
+  return make_error.substr(0, after_name) + " (" + hint + ")" + make_error.substr(after_name);
 }
 
 }  // namespace tpu

@@ -15,7 +15,8 @@ std::optional<std::string> closest_name(const std::string& given, const std::vec
 std::string did_you_mean(const std::string& given, const std::vector<std::string>& names);
 
 // make's "unknown APP 'X': ...; valid apps: a b c or ..." (or BOARD, boards) with " (did you mean
-// 'b'?)" added where one of the valid names is closest_name; other text unchanged.
+// 'b'?)" after the unknown name (before the list, which may be long) where one of the valid names is
+// closest_name; other text unchanged.
 std::string with_name_suggestion(const std::string& make_error);
 
 }  // namespace tpu
