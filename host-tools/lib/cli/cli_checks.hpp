@@ -25,8 +25,8 @@ inline CLI::Validator positive_seconds() {
       "SECONDS");
 }
 
-// A whole number from `lowest` to `highest`, said in words ("--cores 2,4": "takes one number from 1 to
-// 16 ... got '2,4'") where CLI11's Range says "Value 2,4 not in range". `what` follows the range.
+// A whole number from `lowest` to `highest`, said in words ("--cores 2,4": "takes one whole number from
+// 1 to 16 ..., got '2,4'") where CLI11's Range says "Value 2,4 not in range". `what` follows the range.
 inline CLI::Validator count_in(unsigned lowest, unsigned highest, const std::string& what) {
   return CLI::Validator(
       [lowest, highest, what](std::string& text) -> std::string {
