@@ -18,6 +18,7 @@
 #include "host-tools/lib/pod/pod_launcher.hpp"
 #include "host-tools/lib/pod/pod_scratch.hpp"
 #include "host-tools/lib/pod/tf_config.hpp"
+#include "host-tools/lib/text/rank_placeholder.hpp"
 #include "run_report.hpp"
 #include "runtime/pod/pod_devices.hpp"
 
@@ -30,12 +31,6 @@ constexpr double kExchangeTimeoutS = 60;
 constexpr double kEndGraceS = 60;  // past --timeout, for the slowest rank to end its board
 constexpr unsigned kTpuWorkerPort = 8470;  // TF's TPU worker port
 
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
-
 // This rank's address in the cluster spec: TF_CONFIG's where it is set (checked against the rank;
 // "{rank}" in it is this rank, so that `tpu run --boards`, whose ranks share one environment, can say
 // "index": {rank}), else this machine's name and the TPU worker port plus the local rank. nullopt
@@ -44,7 +39,7 @@ std::optional<std::string> worker_address(const PodRank& rank) {
   const char* json = std::getenv("TF_CONFIG");
   if (json == nullptr || *json == '\0') return rank.host + ":" + std::to_string(kTpuWorkerPort + rank.local_rank);
   std::string error;
-  const std::optional<TfConfig> config = parse_tf_config(replace_all(json, "{rank}", std::to_string(rank.rank)), error);
+  const std::optional<TfConfig> config = parse_tf_config(fill_placeholder(json, kRankPlaceholder, rank.rank), error);
   if (config) error = check_tf_config(*config, rank.rank, rank.size);
   if (!error.empty()) {
     std::cerr << "tpu: rank " << rank.rank << " (host " << rank.host << "): " << error << std::endl;
@@ -72,7 +67,7 @@ std::string pod_size_refusal(unsigned boards, unsigned cores_given) {
 }
 
 bool names_its_rank(const std::string& path) {
-  return path.find("{rank}") != std::string::npos || path.find("{local_rank}") != std::string::npos;
+  return has_placeholder(path, kRankPlaceholder) || has_placeholder(path, kLocalRankPlaceholder);
 }
 
 // Why this run cannot be a pod of `boards` boards, `boards_here` of them on this machine, or "".
@@ -153,8 +148,8 @@ AttachTarget attach_target_of(const AttachTarget& given, const PodPlace& place) 
   AttachTarget own = given;
   for (std::optional<std::string>* path : {&own.serial, &own.socket})
     if (*path)
-      **path = replace_all(replace_all(**path, "{rank}", std::to_string(place.task)), "{local_rank}",
-                           std::to_string(place.local_rank));
+      **path = fill_placeholder(fill_placeholder(**path, kRankPlaceholder, place.task), kLocalRankPlaceholder,
+                                place.local_rank);
   return own;
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "host-tools/lib/text/rank_placeholder.hpp"
 #include "runtime/link/protocol/infeed_buffer.hpp"
 #include "runtime/tensor/npy.hpp"
 
@@ -27,17 +28,13 @@ std::string shape_text(const rt::Shape& shape) {
 }  // namespace
 
 InfeedFiles infeed_files_of_rank(InfeedFiles spec, unsigned rank) {
-  for (std::filesystem::path& file : spec.files) {
-    std::string name = file.string();
-    for (size_t at; (at = name.find("{rank}")) != std::string::npos;) name.replace(at, 6, std::to_string(rank));
-    file = name;
-  }
+  for (std::filesystem::path& file : spec.files) file = fill_placeholder(file.string(), kRankPlaceholder, rank);
   return spec;
 }
 
 bool names_rank(const InfeedFiles& spec) {
   for (const std::filesystem::path& file : spec.files)
-    if (file.string().find("{rank}") != std::string::npos) return true;
+    if (has_placeholder(file.string(), kRankPlaceholder)) return true;
   return false;
 }
 
