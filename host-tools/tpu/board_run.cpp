@@ -66,7 +66,6 @@ std::unique_ptr<HostFunctionWorker> start_worker(const RunOptions& options, Host
 // In a pod (TPU per-host input) each board gets its own rows: a file whose name holds "{rank}" is
 // this rank's own (infeed_files_of_rank), any other is split along every element's first dimension,
 // rows [t B / K, (t + 1) B / K) for task t.
-
 std::optional<std::vector<InfeedDataset>> load_infeed(const RunOptions& options, const PodPlace& place) {
   std::vector<InfeedDataset> datasets;
   for (const InfeedFiles& given : options.infeed) {

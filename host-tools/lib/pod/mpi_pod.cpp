@@ -16,6 +16,8 @@
 #include <set>
 #include <thread>
 
+#include "task_list.hpp"
+
 namespace tpu {
 namespace {
 
@@ -274,13 +276,11 @@ void MpiPod::finish(int status_if_stuck) {
   finished_ = true;
   if (!exchanges_->in_flight.empty()) {  // MPI cannot end requests that will never complete
     // Open MPI's banner then names this rank as the one that called MPI_Abort: say why first.
-    std::string waiting;  // "task 1", "tasks 1, 3"
     const std::set<unsigned> silent = exchanges_->ranks_not_heard_from();
-    for (const unsigned rank : silent) waiting += (waiting.empty() ? "" : ", ") + std::to_string(rank);
     const size_t stuck = exchanges_->in_flight.size();
     std::cerr << "tpu: " << stuck << (stuck == 1 ? " exchange" : " exchanges") << " with other boards can never finish"
               << (failed_rank_ ? " (task " + std::to_string(*failed_rank_) + " failed)" : std::string())
-              << (silent.empty() ? "" : (silent.size() == 1 ? "; no part came from task " : "; no part came from tasks ") + waiting)
+              << (silent.empty() ? "" : "; no part came from " + tasks_text(silent))
               << "; task " << rank_.rank << " ends the pod with MPI_Abort, which Open MPI reports as rank "
               << rank_.rank << "'s: the failure is the one above" << std::endl;
     abort(status_if_stuck);

@@ -7,6 +7,7 @@
 
 #include "hal/core.hpp"
 #include "pod_members.hpp"
+#include "task_list.hpp"
 #include "runtime/collectives/reduce.hpp"
 
 namespace tpu {
@@ -563,17 +564,6 @@ void PodCollectives::refuse_mismatched(int id, Pending call, const RowExchange::
   if (!call.output_claimed) draining_.push_back(id);
   abandoned_.push_back(std::move(call));
 }
-
-namespace {
-
-// "task 1", "tasks 1, 3".
-std::string tasks_text(const std::vector<unsigned>& tasks) {
-  std::string text = tasks.size() == 1 ? "task " : "tasks ";
-  for (size_t i = 0; i < tasks.size(); ++i) text += (i ? ", " : "") + std::to_string(tasks[i]);
-  return text;
-}
-
-}  // namespace
 
 void PodCollectives::report_unfinished(std::ostream& out) const {
   for (const auto& [id, call] : pending_) {
