@@ -28,6 +28,21 @@ error naming the file, so a typo never turns into a silently skipped test.
   infeed = ["0=x.npy,y.npy"] `tpu run --infeed` for every run: QUEUE=FILE[,FILE...], the files
                              relative to the app's folder (each must exist)
 
+  [pod]                      `tpu run --boards K`: a pod of K boards, one Open MPI rank each
+  cores = 2                  each board's cores (a raspi3b: its fixed count)
+  boards = ["host", ...]     each a pod of that board, or "host,qemu-virt-a53" for a mixed pod (the
+                             names taken in turn: task t runs name t mod n); default ["host"]
+  pods = [2, 4]              pod sizes in boards, 2..16 (default [2])
+  network = ["shm", "tcp"]   Open MPI over shared memory, and/or over TCP, the path a network between
+                             machines takes (tpu run --pod-network); default ["shm"]
+  patterns = ['regex', ...]  each must match every task's own output (its "[task t] " lines, the
+                             prefix taken off), besides "<n> of <n> cores reported a result, all OK";
+                             {task}, {boards}, {cores} and {replicas} (boards x cores) in a pattern
+                             stand for the run's numbers
+  infeed = ["0=x.npy,y.npy"] as in [tpu]; "{rank}" in a name stands for each task's own file
+  outfeed-check = "f.py"     run as `python3 <app>/f.py OUTFEED_DIR CORES BOARDS` (each task's tuples
+                             in OUTFEED_DIR/task-<t>/); must exit 0
+
   [build]                    what the Makefile compiles into the app besides device/*.cpp
   libraries = ["../lib"]     device libraries: folders of *.cpp, relative to the app's folder
 """
@@ -72,18 +87,34 @@ class TpuSpec:
 
 
 @dataclass
+class PodSpec:
+    cores: int
+    boards: list[str] = field(default_factory=lambda: ["host"])  # a board, or "a,b" for a mixed pod
+    pods: list[int] = field(default_factory=lambda: [2])
+    network: list[str] = field(default_factory=lambda: ["shm"])
+    patterns: list[str] = field(default_factory=list)
+    infeed: list[str] = field(default_factory=list)  # --infeed values, their files made absolute
+    outfeed_check: Path | None = None
+
+
+@dataclass
 class AppSpec:
     name: str          # the folder's name (what the image prints in "PASS <name>")
     folder: Path
     make_app: str      # what APP= names: the name in this repository, else the folder's path
     run: RunSpec | None = None
     tpu: TpuSpec | None = None
+    pod: PodSpec | None = None
 
 
 _RUN_KEYS = {"cores": list, "boards": list, "expect": str, "patterns": list, "missing-cores": list, "icount": int,
              "tsan": int, "same-hash": str}
 _TPU_KEYS = {"cores": int, "boards": list, "patterns": list, "skip": list, "outfeed-check": str, "infeed": list}
+_POD_KEYS = {"cores": int, "boards": list, "pods": list, "network": list, "patterns": list, "infeed": list,
+             "outfeed-check": str}
 _BUILD_KEYS = {"libraries": list}
+POD_NETWORKS = ("shm", "tcp")  # tpu run --pod-network
+POD_SIZES = range(2, 17)       # tpu run --boards
 
 
 def _checked(table: object, keys: dict[str, type], where: str) -> dict[str, object]:
@@ -131,15 +162,43 @@ def _tpu_spec(table: object, where: str, folder: Path) -> TpuSpec:
     return spec
 
 
-def _infeed_argument(item: object, where: str, folder: Path) -> str:
-    """'0=x.npy,y.npy' -> '0=<folder>/x.npy,<folder>/y.npy' (what `tpu run --infeed` takes)."""
+def _pod_spec(table: object, where: str, folder: Path) -> PodSpec:
+    values = _checked(table, _POD_KEYS, where)
+    if not 1 <= int(values.get("cores", 0)) <= 16:
+        raise AppSpecError(f"{where}.cores must be a core count 1..16")
+    check = values.pop("outfeed_check", None)
+    spec = PodSpec(**{key: value for key, value in values.items() if key != "infeed"},
+                   outfeed_check=folder / check if check else None)
+    if not spec.boards or not all(isinstance(kind, str) for kind in spec.boards):
+        raise AppSpecError(f"{where}.boards must be a non-empty list of boards (\"host\", \"host,qemu-virt-a53\")")
+    for kind in spec.boards:
+        _check_boards(kind.split(","), where)
+        fixed = {boards.FIXED_CORES[board] for board in kind.split(",") if board in boards.FIXED_CORES}
+        if fixed and fixed != {spec.cores}:
+            raise AppSpecError(f"{where}.cores: a pod of '{kind}' has {sorted(fixed)[0]} cores a board, not {spec.cores}")
+    if not spec.pods or not all(isinstance(size, int) and size in POD_SIZES for size in spec.pods):
+        raise AppSpecError(f"{where}.pods must be a non-empty list of pod sizes 2..16 (boards), not {spec.pods!r}")
+    if not spec.network or not all(network in POD_NETWORKS for network in spec.network):
+        raise AppSpecError(f"{where}.network must list some of {', '.join(POD_NETWORKS)}, not {spec.network!r}")
+    ranks = range(max(spec.pods))
+    spec.infeed = [_infeed_argument(item, f"{where}.infeed", folder, ranks) for item in values.get("infeed", [])]
+    if spec.outfeed_check and not spec.outfeed_check.is_file():
+        raise AppSpecError(f"{where}.outfeed-check: no file {spec.outfeed_check}")
+    return spec
+
+
+def _infeed_argument(item: object, where: str, folder: Path, ranks: range = range(1)) -> str:
+    """'0=x.npy,y.npy' -> '0=<folder>/x.npy,<folder>/y.npy' (what `tpu run --infeed` takes); in a pod,
+    a name with "{rank}" must exist for every rank in `ranks`."""
     queue, _, files = item.partition("=") if isinstance(item, str) else ("", "", "")
     if not queue.isdigit() or not files:
         raise AppSpecError(f"{where}: {item!r} is not QUEUE=FILE[,FILE...] (e.g. \"0=x.npy,y.npy\")")
     paths = [folder / name for name in files.split(",")]
     for path in paths:
-        if not path.is_file():
-            raise AppSpecError(f"{where}: no file {path}")
+        for rank in ranks if "{rank}" in path.name else range(1):
+            file = path.with_name(path.name.replace("{rank}", str(rank)))
+            if not file.is_file():
+                raise AppSpecError(f"{where}: no file {file}")
     return queue + "=" + ",".join(str(path) for path in paths)
 
 
@@ -162,13 +221,15 @@ def load_app(folder: Path, root: Path = REPO_ROOT) -> AppSpec:
         document = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise AppSpecError(f"{path}: {error}") from None
-    unknown = set(document) - {"run", "tpu", "build"}
+    unknown = set(document) - {"run", "tpu", "pod", "build"}
     if unknown:
-        raise AppSpecError(f"{path}: unknown section '{sorted(unknown)[0]}' (known: build, run, tpu)")
+        raise AppSpecError(f"{path}: unknown section '{sorted(unknown)[0]}' (known: build, pod, run, tpu)")
     if "run" in document:
         spec.run = _run_spec(document["run"], f"{path} [run]")
     if "tpu" in document:
         spec.tpu = _tpu_spec(document["tpu"], f"{path} [tpu]", folder)
+    if "pod" in document:
+        spec.pod = _pod_spec(document["pod"], f"{path} [pod]", folder)
     if "build" in document:
         _check_build(document["build"], f"{path} [build]", folder)
     return spec

@@ -1,6 +1,7 @@
 """The cases each app declares in its app.toml (tests/app_tests.py reads it): [run] is `make run` on
 each board and core count, judged by its console (plus -icount, ThreadSanitizer and same-hash runs);
-[tpu] is `tpu run` on each board and link, every core reporting OK."""
+[tpu] is `tpu run` on each board and link, every core reporting OK; [pod] is `tpu run --boards K` on
+each pod, every task's cores reporting OK."""
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from qemu_runner import RunResult, describe_exit, make_command, run_image
 
 from .case import BOARDS, FIXED_CORE_BOARDS, IMAGE_TIMEOUT_S, MAKE_TIMEOUT_S, QEMU_BOARDS, Case, Outcome
 from .checks import check_image, outcome_of
-from .tpu_tool import check_tpu_run, link_transports
+from .tpu_tool import check_tpu_pod, check_tpu_run, link_transports
 
 
 def check_sanitized(sanitizer: str, app: str, cores: int, name: str) -> Outcome:
@@ -112,5 +113,24 @@ def tpu_run_cases(spec: app_tests.AppSpec) -> list[Case]:
     return cases
 
 
+def tpu_pod_cases(spec: app_tests.AppSpec) -> list[Case]:
+    """The [pod] section: tpu run --boards K on each board (or mixed pod), pod size and network."""
+    pod, cases = spec.pod, []
+    for board in pod.boards:
+        kinds = board.split(",")
+        for boards in pod.pods:
+            for network in pod.network:
+                name = f"tpu-pod/{spec.name}/{board.replace(',', '+')}/{boards}x{pod.cores}"
+                each_board = ",".join(kinds[task % len(kinds)] for task in range(boards)) if len(kinds) > 1 else board
+                cases.append(Case(name + ("/tcp" if network == "tcp" else ""),
+                                  partial(check_tpu_pod, each_board, boards, pod.cores, spec.make_app, pod.patterns, network,
+                                          extra=tuple(f"--infeed={value}" for value in pod.infeed),
+                                          outfeed_check=pod.outfeed_check),
+                                  images=tuple((kind, spec.make_app) for kind in dict.fromkeys(kinds)),
+                                  estimate_s=6 if kinds == ["host"] else 6 + 3 * boards))
+    return cases
+
+
 def app_cases(spec: app_tests.AppSpec) -> list[Case]:
-    return (run_cases(spec) if spec.run else []) + (tpu_run_cases(spec) if spec.tpu else [])
+    return ((run_cases(spec) if spec.run else []) + (tpu_run_cases(spec) if spec.tpu else [])
+            + (tpu_pod_cases(spec) if spec.pod else []))

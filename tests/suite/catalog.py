@@ -7,6 +7,7 @@ import app_tests
 
 from .api_compile_cases import api_compile_cases
 from .app_cases import app_cases
+from .app_toml_cases import app_toml_cases
 from .bench_build_cases import bench_build_cases
 from .case import Case
 from .fuzz_cases import fuzz_cases
@@ -37,7 +38,7 @@ def tpu_cases() -> list[Case]:
 
 
 def all_cases(apps: list[app_tests.AppSpec]) -> list[Case]:
-    cases = unit_cases() + fuzz_cases() + freestanding_cases()
+    cases = unit_cases() + fuzz_cases() + freestanding_cases() + app_toml_cases()
     for spec in apps:
         cases += app_cases(spec)
     return cases + tpu_cases() + make_cases() + api_compile_cases() + bench_build_cases()

@@ -24,23 +24,13 @@ def new_app_cases() -> list[Case]:
     tool and no folder."""
     spec = app_tests.load_app(NEW_APP_TEMPLATE)
     spec.name, spec.folder, spec.make_app = NEW_APP_FOLDER.name, NEW_APP_FOLDER, str(NEW_APP_FOLDER)
-    if spec.tpu:
-        spec.tpu.patterns = [pattern.replace("@NAME@", spec.name) for pattern in spec.tpu.patterns]
+    for section in (spec.tpu, spec.pod):
+        if section:
+            section.patterns = [pattern.replace("@NAME@", spec.name) for pattern in section.patterns]
     cases = app_cases(spec)
     for case in cases:
         case.name = "tpu-new/" + case.name
-    return cases + [outside_the_repository_case(cases), on_a_pod_case(cases)]
-
-
-def on_a_pod_case(cases: list[Case]) -> Case:
-    """The app `tpu new` makes runs on a pod of boards as it is (README: A pod of boards), from outside
-    the repository: its replicas span both boards and every board checks every replica's sum."""
-    host_case = next(case for case in cases if "/host/" in case.name)
-    return Case(f"tpu-new/tpu-run/{NEW_APP_FOLDER.name}/pod/host/2x2",
-                partial(check_tpu_command, ["run", "--boards", "2", "--board", "host", "--cores", "2", str(NEW_APP_FOLDER)],
-                        0, [rf"^\[task {t}\] \[c0 I\] {NEW_APP_FOLDER.name}: 4 replicas checked" for t in (0, 1)],
-                        cwd=Path(tempfile.gettempdir())),
-                images=host_case.images, estimate_s=host_case.estimate_s)
+    return cases + [outside_the_repository_case(cases)]
 
 
 def outside_the_repository_case(cases: list[Case]) -> Case:

@@ -2,6 +2,7 @@
 exit status, output and outfeed, and any tpu command line judged the same way."""
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -55,6 +56,46 @@ def check_tpu_run(board: str, cores: int, app: str, expect_exit: int, patterns: 
         if checked.exit_code != 0:
             return Outcome(False, "the outfeed .npy files are wrong", log + "\n" + checked.output)
     return Outcome(True, "", log)
+
+
+def check_tpu_pod(board: str, boards: int, cores: int, app: str, patterns: list[str], network: str = "shm",
+                  extra: tuple[str, ...] = (), outfeed_check: Path | None = None) -> Outcome:
+    """Runs `tpu run --boards K` (a pod of `boards` boards: `board`, or "a,b,..." naming each one) and checks
+    that it exits 0, that every task's cores all report OK and its own output (its "[task t] " lines)
+    matches every pattern, and the outfeed (each task's in OUTFEED_DIR/task-<t>)."""
+    missing = tpu_not_built()
+    if missing:
+        return missing
+    kind = "+".join(dict.fromkeys(board.split(",")))
+    outfeed_dir = REPO_ROOT / "build" / "tpu-pod" / f"{Path(app).name}-{kind}-{boards}x{cores}-{network}"
+    shutil.rmtree(outfeed_dir, ignore_errors=True)
+    command = [TPU_BINARY, "run", "--boards", str(boards), "--board", board, "--cores", str(cores),
+               "--pod-network", network, "--outfeed-dir", str(outfeed_dir), *extra, app]
+    result = run_image(command, TPU_TIMEOUT_S)
+    log = f"$ {shlex.join(command)}\n{result.output}"
+    judged = judge_exit_and_output(result, log, 0, [])
+    if not judged.ok:
+        return judged
+    every_core = rf"^tpu: {cores} of {cores} cores reported a result, all OK"
+    for task in range(boards):
+        said = task_output(result.output, task)
+        numbers = {"{task}": task, "{boards}": boards, "{cores}": cores, "{replicas}": boards * cores}
+        expected = [every_core] + [re.sub(r"\{(task|boards|cores|replicas)\}", lambda m: str(numbers[m.group(0)]), pattern)
+                                   for pattern in patterns]
+        lacking = next((pattern for pattern in expected if not re.search(pattern, said, re.MULTILINE)), None)
+        if lacking is not None:
+            return Outcome(False, f"task {task}'s output lacks {lacking!r}", log)
+    if outfeed_check:
+        checked = run_image(["/usr/bin/python3", str(outfeed_check), str(outfeed_dir), str(cores), str(boards)], 60)
+        if checked.exit_code != 0:
+            return Outcome(False, "the outfeed .npy files are wrong", log + "\n" + checked.output)
+    return Outcome(True, "", log)
+
+
+def task_output(output: str, task: int) -> str:
+    """What task `task` of a pod printed: its lines ("[task t] ..." as mpirun tags them), untagged."""
+    tag = f"[task {task}] "
+    return "\n".join(line[len(tag):] for line in output.splitlines() if line.startswith(tag))
 
 
 def check_tpu_command(arguments: list[str], expect_exit: int, patterns: list[str], cwd: Path = REPO_ROOT,
