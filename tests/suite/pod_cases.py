@@ -572,6 +572,45 @@ def kill_a_rank(process: subprocess.Popen, lines: list[str], reader: threading.T
     return Outcome(not folders, folders, log())
 
 
+def world_rank(pid: int) -> int | None:
+    """The Open MPI rank of process `pid` (its OMPI_COMM_WORLD_RANK), None if it has none or is gone."""
+    try:
+        environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    found = [entry.split(b"=", 1)[1] for entry in environment if entry.startswith(b"OMPI_COMM_WORLD_RANK=")]
+    return int(found[0]) if found else None
+
+
+def kill_a_qemu(process: subprocess.Popen, lines: list[str], reader: threading.Thread, log: Callable[[], str]) -> Outcome:
+    """Rank 1's QEMU (its board) is killed with SIGKILL. Every rank must end well before tpu's own
+    --timeout, the pod non-zero, with a line naming the rank, its host and its board, and no process
+    and no RAM-file folder may be left (the multi-host check does the same with the board on a second
+    host)."""
+    family = descendants(process.pid)  # the ranks, their QEMUs, the guard
+    rank_one = [pid for pid in rank_processes(process.pid) if world_rank(pid) == 1]
+    boards = [pid for pid in descendants(rank_one[0]) if process_name(pid).startswith("qemu-system")] if rank_one else []
+    if len(boards) != 1:
+        return Outcome(False, f"rank 1 ({rank_one}) has {len(boards)} QEMU processes, expected 1", log())
+    os.kill(boards[0], signal.SIGKILL)
+    try:
+        code = process.wait(timeout=RANK_DEATH_END_S)
+    except subprocess.TimeoutExpired:
+        return Outcome(False, f"the pod did not end within {RANK_DEATH_END_S} s of a board's death", log())
+    reader.join(timeout=5)
+    output = "".join(lines)
+    left = still_running(family, grace_s=5)
+    named = f"rank 1 (host {socket.gethostname()}, board qemu-virt-a53) failed"
+    if code == 0:
+        return Outcome(False, "the pod exited 0 although a board was killed", log())
+    if named not in output:
+        return Outcome(False, f"no line says '{named}'", log())
+    if left:
+        return Outcome(False, f"processes of the pod still run: {left}", log())
+    folders = ram_folders_left(output)
+    return Outcome(not folders, folders, log())
+
+
 def kill_mpirun(process: subprocess.Popen, lines: list[str], reader: threading.Thread, log: Callable[[], str]) -> Outcome:
     """mpirun itself (the process `tpu run --boards 2` became) is killed with SIGKILL, which it cannot
     handle. Within seconds no rank, QEMU or guard may be left, nor the boards' RAM-file folders, nor the
@@ -600,7 +639,13 @@ def pod_cases() -> list[Case]:
              Case("tpu-pod/host/2x4", partial(check_pod_knowledge, "host", 2, 4), images=host_pod, estimate_s=8),
              Case("tpu-pod/host/2x2/tcp", partial(check_pod_knowledge, "host", 2, 2, ("--pod-network", "tcp")),
                   images=host_pod, estimate_s=8),
+             Case("tpu-pod/host/4x1/tcp", partial(check_pod_knowledge, "host", 4, 1, ("--pod-network", "tcp")),
+                  images=host_pod, estimate_s=8),
              Case("tpu-pod/qemu-virt-a53/2x2", partial(check_pod_knowledge, "qemu-virt-a53", 2, 2),
+                  images=(("qemu-virt-a53", "pod"),), estimate_s=15),
+             Case("tpu-pod/qemu-virt-a53/4x1", partial(check_pod_knowledge, "qemu-virt-a53", 4, 1),
+                  images=(("qemu-virt-a53", "pod"),), estimate_s=15),
+             Case("tpu-pod/qemu-virt-a53/4x1/tcp", partial(check_pod_knowledge, "qemu-virt-a53", 4, 1, ("--pod-network", "tcp")),
                   images=(("qemu-virt-a53", "pod"),), estimate_s=15),
              Case("tpu-pod/host+qemu-virt-a53/2x2", partial(check_pod_knowledge, "host,qemu-virt-a53", 2, 2),
                   images=(("host", "pod"), ("qemu-virt-a53", "pod")), estimate_s=15),
@@ -633,6 +678,8 @@ def pod_cases() -> list[Case]:
              Case("tpu-pod/rank-killed/qemu-virt-a53", partial(on_shell_pod, kill_a_rank), images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15),
              Case("tpu-pod/mpirun-killed/qemu-virt-a53", partial(on_shell_pod, kill_mpirun), images=(("qemu-virt-a53", "shell"),),
+                  estimate_s=15),
+             Case("tpu-pod/qemu-killed/qemu-virt-a53", partial(on_shell_pod, kill_a_qemu), images=(("qemu-virt-a53", "shell"),),
                   estimate_s=15)]
     # 4x8, 2x16 and 3x8: pods above one board's 16 cores (kMaxPodDevices, runtime/pod/pod_devices.hpp),
     # on QEMU boards too (their 256 KiB main stacks hold the strategy's values of 32 replicas).
