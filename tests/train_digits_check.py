@@ -171,11 +171,13 @@ def compare_with_numpy(folder: Path) -> str:
     return ""
 
 
-BAD_INPUTS = {
-    "batch": (4, r"element 0 from \S*infeed_x.npy[\s\S]*element 0 is float32\[32, 64\], the host sent float32\[16, 64\]"),
-    "dtype": (4, r"element 0 from \S*infeed_x.npy[\s\S]*element 0 is float32\[32, 64\], the host sent float64\[32, 64\]"),
-    "nan": (4, r"train-digits: step 3: the batch holds NaN at image 5, pixel 7"),
-    "replicas": (3, r"The `global_batch_size` 32 is not divisible by `num_replicas_in_sync` 3"),
+BAD_INPUTS = {  # kind: (boards, cores, what the run must say)
+    "batch": (1, 4, r"element 0 from \S*infeed_x.npy[\s\S]*element 0 is float32\[32, 64\], the host sent float32\[16, 64\]"),
+    "dtype": (1, 4, r"element 0 from \S*infeed_x.npy[\s\S]*element 0 is float32\[32, 64\], the host sent float64\[32, 64\]"),
+    "nan": (1, 4, r"train-digits: step 3: the batch holds NaN at image 5, pixel 7"),
+    "replicas": (1, 3, r"The `global_batch_size` 32 is not divisible by `num_replicas_in_sync` 3"),
+    # In a pod every board's replicas are in sync: 2 boards of 3 cores are 6 replicas.
+    "pod-replicas": (2, 3, r"\[task \d\] .*The `global_batch_size` 32 is not divisible by `num_replicas_in_sync` 6"),
 }
 
 
@@ -272,7 +274,7 @@ def check_model_parallel(tpu: Path, board: str, steps: int) -> int:
 
 
 def check_bad_input(tpu: Path, board: str, kind: str) -> int:
-    cores, pattern = BAD_INPUTS[kind]
+    boards, cores, pattern = BAD_INPUTS[kind]
     folder = ROOT / "build" / "train-digits-check" / f"bad-{kind}-{board}"
     prepare(folder, 1, 6)
     if kind == "batch":  # batches of 16 in the infeed, while the run (model.txt) says 32
@@ -286,7 +288,7 @@ def check_bad_input(tpu: Path, board: str, kind: str) -> int:
         x = np.load(folder / "infeed_x.npy")
         x[3, 5, 7] = np.nan
         np.save(folder / "infeed_x.npy", x)
-    ok, log = train_on_board(tpu, board, cores, None, folder)
+    ok, log = train_on_board(tpu, board, cores, None, folder, boards)
     if ok or not re.search(pattern, log):
         print(log)
         print(f"FAIL train-digits: bad input '{kind}': expected a failing run saying {pattern!r}")

@@ -97,7 +97,9 @@ def train_cases() -> list[Case]:
                                  r"^PASS train-digits.*bit-identical", tuple((board, "train-digits") for board in BOARDS), 15))
         # The proof of issue 22: a pod trains what one board trains; a pod of a host and a qemu-virt-a53
         # board gives the same bits as a pod of two host boards.
-        pods = (("host", 2, 1), ("host", 2, 2), ("host,qemu-virt-a53", 2, 2)) if model == "mlp" else (("host", 2, 2),)
+        # Also the issue's own proof, 2 boards x 4 cores against 1 board x 8, on host and on QEMU boards.
+        pods = ((("host", 2, 1), ("host", 2, 2), ("host", 2, 4), ("qemu-virt-a53", 2, 4), ("host,qemu-virt-a53", 2, 2))
+                if model == "mlp" else (("host", 2, 2),))
         for board, boards, cores in pods:
             cases.append(script_case(f"tpu-train/{model}/pod/{board.replace(',', '+')}/{boards}x{cores}",
                                      [*train, "--model", model, "--board", board, "--boards", str(boards), "--cores",
@@ -128,7 +130,7 @@ def train_cases() -> list[Case]:
         cases.append(script_case(f"tpu-train/cnn/model-parallel/{board}",
                                  [*train, "--model-parallel", "--board", board, "--steps", "16"],
                                  r"^PASS train-digits: cnn model parallel", ((board, "train-digits"),), 10))
-    for kind in ("batch", "dtype", "nan", "replicas"):
+    for kind in ("batch", "dtype", "nan", "replicas", "pod-replicas"):
         cases.append(script_case(f"tpu-train/bad-input/{kind}", [*train, "--board", "host", "--bad", kind],
                                  r"^PASS train-digits: bad input", (("host", "train-digits"),), 3))
     return cases

@@ -217,10 +217,6 @@ Result<DeviceAssignment> model_parallel_assignment(unsigned cores, unsigned logi
 
 Status train(unsigned cores) {
   const RunConfig config = RT_TRY(configured_run(cores));
-  const unsigned replicas = cores / config.logical_cores;
-  if (config.global_batch % replicas != 0)  // TF's text (InputContext.get_per_replica_batch_size)
-    return invalid_argument("The `global_batch_size` {} is not divisible by `num_replicas_in_sync` {} ",
-                            config.global_batch, replicas);
   const Result<DeviceAssignment> assignment = model_parallel_assignment(cores, config.logical_cores);
   StrategyOptions options;  // one core per replica: the board's cluster as it is
   options.steps_per_run = kStepsPerRun;
@@ -229,8 +225,12 @@ Status train(unsigned cores) {
     options.device_assignment = &*assignment;
   }
   TPUStrategy strategy = RT_TRY(TPUStrategy::for_board(options));
+  const unsigned replicas = strategy.num_replicas_in_sync();  // every board's, in a pod
+  if (config.global_batch % replicas != 0)  // TF's text (InputContext.get_per_replica_batch_size)
+    return invalid_argument("The `global_batch_size` {} is not divisible by `num_replicas_in_sync` {} ",
+                            config.global_batch, replicas);
   const int64_t steps = RT_TRY(infeed_steps(0, kHostTimeoutNs));
-  InfeedQueue queue = RT_TRY(batch_queue(strategy.num_replicas_in_sync(), config.global_batch));
+  InfeedQueue queue = RT_TRY(batch_queue(replicas, config.global_batch));
   RT_RETURN_IF_ERROR(infeed.open(queue, hbm(), {.link_queue = 0, .in_place = true}));  // a batch lives one step
   const ModelSpec& spec = *RT_TRY(model_spec(static_cast<int32_t>(config.kind)));
   const PerReplica<Params> weights = RT_TRY(create_weights(strategy, spec));
