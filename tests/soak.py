@@ -208,7 +208,7 @@ CONCURRENT_RUNS = (
     AppRun("hello", "host", 4),
     AppRun("strategy", "host", 8),
     AppRun("train-digits", "host", 2, prepare=prepare_training, check=check_training,
-           outfeed=r"c0_q0_t0_e[0-3]\.npy|train\.csv|train\.png|\.plot_train\.py",
+           outfeed=r"c0_q0_t0_e[0-3]\.npy|train\.csv|train\.png",
            inputs=("train_x.npy", "train_y.npy", "test_x.npy", "test_y.npy", "infeed_x.npy", "infeed_y.npy",
                    "model.txt", "init_w1.npy", "init_b1.npy", "init_w2.npy", "init_b2.npy")),
     AppRun("infeed", "qemu-virt-a53", 8, "shm", prepare=prepare_infeed, check=check_infeed,

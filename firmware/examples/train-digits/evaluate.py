@@ -13,6 +13,7 @@ Needs NumPy: Debian's /usr/bin/python3 (the shebang), not whichever python3 come
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -58,10 +59,10 @@ def test_accuracy(folder: Path) -> tuple[int, int]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: evaluate.py RUN_FOLDER (prepare_digits.py's folder, also tpu run's --outfeed-dir)", file=sys.stderr)
-        return 2
-    folder = Path(argv[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", metavar="RUN_FOLDER", type=Path,
+                        help="prepare_digits.py's folder, also tpu run's --outfeed-dir (the final weights)")
+    folder = parser.parse_args(argv).folder
     try:
         correct, images = test_accuracy(folder)
     except (OSError, ValueError, IndexError) as error:

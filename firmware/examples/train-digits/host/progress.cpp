@@ -4,12 +4,12 @@
 //       nothing: the k steps from `first step` on (one launch's), appended as
 //       "step,loss,accuracy,samples_per_second,seconds" to <outfeed dir>/train.csv (header first;
 //       the rate and the host's clock since the first report are per launch) and shows
-//       progress: a bar redrawn in place on a terminal, a line per tenth of the run otherwise
-//       (step, samples/s since step 0, loss, accuracy).
+//       progress: a bar redrawn in place on a terminal, a line per tenth of the run otherwise (and
+//       in a pod) (step, samples/s since step 0, loss, accuracy).
 //   training_done() -> nothing: starts drawing the loss and accuracy curves from train.csv into
 //       <outfeed dir>/train.png with matplotlib (Debian's python3-matplotlib) and returns at once, so
-//       the board's run does not wait for the plot; tpu waits for it before it exits and says what
-//       it wrote, or why it could not (matplotlib missing: the package to install).
+//       the board's run does not wait for the plot; tpu waits for it before it exits, and the plot
+//       says what it wrote, or why it could not (matplotlib missing: the package to install).
 // In a pod of boards every board trains the same model, so task 0 alone reports (call.task()).
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,7 +118,9 @@ TPU_HOST_FUNCTION(log_steps, call) {
   const long tenth = total > 0 ? 10 * (last + 1) / total : 0;
   const bool new_tenth = tenth != progress.last_reported_tenth;
   progress.last_reported_tenth = tenth;
-  if (isatty(STDOUT_FILENO))
+  // Redrawn in place only on a terminal of one board's run: in a pod mpirun tags each line with its
+  // task, so a bar that never ends its line would come out as one line at the end.
+  if (isatty(STDOUT_FILENO) && call.num_tasks() == 1)
     call.out() << "\r" << bar(last, total, average, loss, accuracy) << (last + 1 == total ? "\n" : "") << std::flush;
   else if (new_tenth)
     call.out() << bar(last, total, average, loss, accuracy) << std::endl;
@@ -129,46 +131,36 @@ TPU_HOST_FUNCTION(log_steps, call) {
 
 namespace {
 
-// The plotting child: waited for when tpu exits (a static's destructor), so train.png is complete
-// by the time tpu's exit status is known.
-class Plot {
- public:
-  void start(const std::filesystem::path& folder, const std::string& script) {
-    finish();
-    folder_ = folder;
-    script_ = folder / ".plot_train.py";
-    std::ofstream(script_) << script;
-    // Debian's python3 (where Debian's matplotlib is), the folder as an argument, no shell.
-    const std::string python = "/usr/bin/python3", script_path = script_.string(), folder_path = folder.string();
-    child_ = fork();
-    if (child_ == 0) {
-      execl(python.c_str(), python.c_str(), script_path.c_str(), folder_path.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
+// What came of drawing the curves, said by the plotting process once python3 has ended.
+void report_plot(int status, const std::filesystem::path& folder) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+    std::cerr << "train-digits: no train.png: matplotlib is missing (Debian: python3-matplotlib)" << std::endl;
+  else if (status != 0)
+    std::cerr << "train-digits: no train.png: plotting " << (folder / "train.csv").string() << " failed" << std::endl;
+  else
+    std::cout << "train-digits: wrote " << (folder / "train.png").string() << " from " << (folder / "train.csv").string()
+              << std::endl;
+}
+
+// Draws the curves in a process of its own, which runs Debian's python3 (where Debian's matplotlib
+// is) on `script` (python3 -c: no file left behind), the folder as its argument, no shell, then
+// reports. The host functions' worker waits for its children before it ends and tpu for the worker,
+// so train.png is complete by the time tpu's exit status is known.
+void start_plot(const std::filesystem::path& folder, const std::string& script) {
+  std::cout.flush();
+  std::cerr.flush();
+  if (fork() != 0) return;  // (if fork fails there is no plot, and no error to the board either)
+  const std::string python = "/usr/bin/python3", folder_path = folder.string();
+  const pid_t child = fork();
+  if (child == 0) {
+    execl(python.c_str(), python.c_str(), "-c", script.c_str(), folder_path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
   }
-  ~Plot() { finish(); }
-
- private:
-  void finish() {
-    if (child_ <= 0) return;
-    int status = -1;
-    waitpid(child_, &status, 0);
-    child_ = -1;
-    std::filesystem::remove(script_);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-      std::cerr << "train-digits: no train.png: matplotlib is missing (Debian: python3-matplotlib)" << std::endl;
-    else if (status != 0)
-      std::cerr << "train-digits: no train.png: plotting " << (folder_ / "train.csv").string() << " failed" << std::endl;
-    else
-      std::cout << "train-digits: wrote " << (folder_ / "train.png").string() << " from " << (folder_ / "train.csv").string()
-                << std::endl;
-  }
-
-  pid_t child_ = -1;
-  std::filesystem::path folder_, script_;
-};
-
-Plot plot;
+  int status = -1;
+  if (child > 0) waitpid(child, &status, 0);
+  report_plot(status, folder);
+  _exit(0);
+}
 
 }  // namespace
 
@@ -191,6 +183,6 @@ TPU_HOST_FUNCTION(training_done, call) {
       "b.plot(step, [float(r['accuracy']) for r in rows]); b.set_xlabel('step'); b.set_ylabel('batch accuracy')\n"
       "fig.suptitle('train-digits: MLP 64-128-10 on the handwritten digits')\n"
       "fig.tight_layout(); fig.savefig(sys.argv[1] + '/train.png', dpi=80)\n";
-  plot.start(folder, script);
+  start_plot(folder, script);
   return {};
 }
