@@ -16,6 +16,17 @@ TEST_CASE("closest_name finds the name a typo was meant to be", "[closest_name]"
   CHECK_FALSE(tpu::closest_name("hello", apps));    // not a typo: the name itself
 }
 
+TEST_CASE("closest_name finds a name given with a word left out, if only one fits", "[closest_name]") {
+  const std::vector<std::string> boards = {"host", "qemu-virt-a53", "qemu-virt-rv64", "raspi3b"};
+  CHECK(tpu::closest_name("qemu-a53", boards) == "qemu-virt-a53");
+  CHECK(tpu::closest_name("virt-rv64", boards) == "qemu-virt-rv64");
+  CHECK_FALSE(tpu::closest_name("qemu-virt", boards));  // both QEMU boards fit: no hint
+  CHECK_FALSE(tpu::closest_name("a53", boards));        // one word is too little to tell
+  CHECK_FALSE(tpu::closest_name("a53-qemu", boards));   // the words out of order
+  const std::vector<std::string> apps = {"pod", "pod-hang", "pod-mismatch-case", "train-digits"};
+  CHECK(tpu::closest_name("pod-case", apps) == "pod-mismatch-case");
+}
+
 TEST_CASE("make's unknown APP and BOARD lines get a did-you-mean", "[closest_name]") {
   CHECK(tpu::with_name_suggestion("unknown APP 'trian-digits': neither an app of this repository nor a folder with "
                                   "device/*.cpp; valid apps: hello pod train-digits or a path to an app folder.") ==

@@ -102,7 +102,7 @@ std::unique_ptr<BoardChannel> open_board(const std::filesystem::path& root, cons
   }
   std::string line;
   for (const std::string& word : *command) line += (line.empty() ? "" : " ") + word;
-  notes << "tpu: $ " << line << std::endl;
+  notes << "tpu: $ " << line << "   (in " << root.string() << ")" << std::endl;  // its paths are the project's
   install_interrupt_handlers();
   std::optional<BoardProcess> process = BoardProcess::start(
       *command, root.string(), error,

@@ -2,6 +2,7 @@
 #include "closest_name.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -22,6 +23,25 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return d[a.size()][b.size()];
 }
 
+// A name's dash-separated words ("qemu-virt-a53": qemu, virt, a53).
+std::vector<std::string> words_of(const std::string& name) {
+  std::vector<std::string> words;
+  std::istringstream parts(name);
+  for (std::string word; std::getline(parts, word, '-');) words.push_back(word);
+  return words;
+}
+
+// True if `given` is `name` with whole words left out, in order ("qemu-a53" of "qemu-virt-a53"),
+// at least two words of it kept.
+bool is_shorthand(const std::string& given, const std::string& name) {
+  const std::vector<std::string> short_words = words_of(given), words = words_of(name);
+  if (short_words.size() < 2 || short_words.size() >= words.size()) return false;
+  size_t next = 0;
+  for (const std::string& word : words)
+    if (next < short_words.size() && word == short_words[next]) ++next;
+  return next == short_words.size();
+}
+
 }  // namespace
 
 std::optional<std::string> closest_name(const std::string& given, const std::vector<std::string>& names) {
@@ -32,7 +52,13 @@ std::optional<std::string> closest_name(const std::string& given, const std::vec
     if (distance == 0 || distance > 2 || 3 * distance >= std::max(given.size(), name.size())) continue;
     if (!best || distance < best_distance) best = name, best_distance = distance;
   }
-  return best;
+  if (best) return best;
+  // Not a typo: perhaps a word left out. Only a single such name is a hint.
+  std::vector<std::string> longer;
+  std::copy_if(names.begin(), names.end(), std::back_inserter(longer),
+               [&](const std::string& name) { return is_shorthand(given, name); });
+  if (longer.size() == 1) return longer.front();
+  return std::nullopt;
 }
 
 std::string did_you_mean(const std::string& given, const std::vector<std::string>& names) {

@@ -1,6 +1,8 @@
 // The name a mistyped one was probably meant to be, for "did you mean" hints: the nearest of the
 // valid names by edit distance (insertions, deletions, substitutions and swaps of neighbours), if
-// it is near enough to be a typo (at most 2 edits, and fewer than a third of the name's length).
+// it is near enough to be a typo (at most 2 edits, and fewer than a third of the name's length); else
+// the one name that has the given words with a dash-separated word or more left out ("qemu-a53" for
+// qemu-virt-a53, not "a53" alone: at least two words).
 #pragma once
 #include <optional>
 #include <string>
