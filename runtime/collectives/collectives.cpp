@@ -125,17 +125,12 @@ bool Collectives::spans_boards(const Group& group) const {
   return false;
 }
 
-namespace {
-
-// A digest of a shape (rank and dimensions, FNV-1a); 0 for none.
-uint64_t shape_digest(const Shape* shape) {
+uint64_t Collectives::shape_digest(const Shape* shape) {
   if (shape == nullptr) return 0;
   uint64_t digest = 0xcbf29ce484222325ull ^ shape->rank;
   for (const int64_t dim : shape->sizes()) digest = (digest ^ static_cast<uint64_t>(dim)) * 0x100000001b3ull;
   return digest | 1;  // never 0
 }
-
-}  // namespace
 
 // Sends this member's {in, out} addresses to every other member and collects theirs.
 Status Collectives::share_buffers(const Group& group, const SharedBuffers& given, SharedBuffers* peers,
@@ -152,6 +147,11 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& given
     exchange.receive(core_of(group.members[j]), sizeof(SharedBuffers), Sink{&sinks[j]});
   }
   RT_RETURN_IF_ERROR(exchange.run(options.timeout_ns));
+  return check_peer_calls(group, mine, peers, options.shape);
+}
+
+Status Collectives::check_peer_calls(const Group& group, const SharedBuffers& mine, const SharedBuffers* peers,
+                                     const Shape* shape) {
   for (unsigned j = 0; j < group.size; ++j) {
     const SharedBuffers& peer = peers[j];
     if (peer.count != mine.count || peer.kind != mine.kind || peer.type != mine.type || peer.op != mine.op ||
@@ -169,7 +169,7 @@ Status Collectives::share_buffers(const Group& group, const SharedBuffers& given
                            "core {}: collective mismatch with replica {}: {}{}{} of {} {} shaped {} here, the same number "
                            "of elements in another shape there", hal::core_id(), group.members[j],
                            collective_kind_name(mine.kind), reduces ? " " : "", reduces ? reduce_op_name(mine.op) : "",
-                           mine.count, dtype_name(mine.type), options.shape->sizes());  // "[2, 2]"
+                           mine.count, dtype_name(mine.type), shape->sizes());  // "[2, 2]"
     }
   }
   return Status::ok();
@@ -275,6 +275,9 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
   const size_t bytes = count * dtype_size(type);
   if (in != out && overlapping(in, bytes, out, bytes))
     return invalid_argument("cross_replica_sum: output overlaps input without being the same buffer");
+  if (options.algorithm == Algorithm::kEager && bytes > kEagerAlgorithmMaxBytes)
+    return invalid_argument("cross_replica_sum: the eager algorithm takes at most {} bytes, not {}",
+                            kEagerAlgorithmMaxBytes, bytes);
   if (spans_boards(*group)) return all_reduce_across_boards(op, type, source, destination, count, *group, options);
   if (group->size == 1) {
     // One member: the result is its own value, through the reduction kernel with one input (mean
@@ -284,10 +287,16 @@ Status Collectives::all_reduce(ReduceOp op, DType type, const void* in, void* ou
     if (in != out || !identity) reduce_many(op, type, &source, 1, &destination, 1, count);
     return Status::ok();
   }
-  const bool small = count * dtype_size(type) <= kLatencyAlgorithmMaxBytes;
-  const bool latency = options.algorithm == Algorithm::kLatency || (options.algorithm == Algorithm::kAuto && small);
-  return latency ? all_reduce_latency(op, type, source, destination, count, *group, options)
-                 : all_reduce_bandwidth(op, type, source, destination, count, *group, options);
+  Algorithm algorithm = options.algorithm;
+  if (algorithm == Algorithm::kAuto)
+    algorithm = bytes <= kEagerAlgorithmMaxBytes     ? Algorithm::kEager
+                : bytes <= kLatencyAlgorithmMaxBytes ? Algorithm::kLatency
+                                                     : Algorithm::kBandwidth;
+  switch (algorithm) {
+    case Algorithm::kEager: return all_reduce_eager(op, type, source, destination, count, *group, options);
+    case Algorithm::kLatency: return all_reduce_latency(op, type, source, destination, count, *group, options);
+    default: return all_reduce_bandwidth(op, type, source, destination, count, *group, options);
+  }
 }
 
 // Across boards, for a group with members on other boards (cross_board.hpp). The group's members on

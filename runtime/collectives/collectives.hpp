@@ -55,7 +55,7 @@ struct ReplicaSet {
   static ReplicaSet one_per_core(unsigned cores);
 };
 
-enum class Algorithm : uint8_t { kAuto, kLatency, kBandwidth };
+enum class Algorithm : uint8_t { kAuto, kLatency, kBandwidth, kEager };
 
 struct Shape;
 
@@ -69,7 +69,10 @@ struct CollectiveOptions {
   const Shape* shape = nullptr;
 };
 
-// Payloads up to this size use the latency algorithm under Algorithm::kAuto.
+// Payloads up to this size travel in the messages themselves under Algorithm::kAuto (all_reduce's
+// eager algorithm: one message round), up to the next the latency algorithm (two rounds, peers'
+// buffers read in place), above it the bandwidth algorithm.
+inline constexpr size_t kEagerAlgorithmMaxBytes = 256;
 inline constexpr size_t kLatencyAlgorithmMaxBytes = 8 * 1024;
 // Across boards, a board's partial sum of this many bytes or more is reduced by all its members in
 // parallel, each a slice (one signal round more than the leader alone).
@@ -129,12 +132,19 @@ class Collectives {
   };
   Status share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
                        const CollectiveOptions& options);
+  // Every member's call agrees with `mine` but for the addresses (kind, op, type, count, algorithm,
+  // group size, operand shape): else INVALID_ARGUMENT naming the first member that differs.
+  static Status check_peer_calls(const Group& group, const SharedBuffers& mine, const SharedBuffers* peers,
+                                 const Shape* shape);
+  static uint64_t shape_digest(const Shape* shape);  // rank and dimensions (FNV-1a); 0 for none
   // A signal round that failed after buffers were shared: peers may still read or write this
   // member's buffers, so returning would let them corrupt memory the caller reuses. Panics. (A
   // leader's trade across boards that fails is no such case: fan_out_across_boards.)
   [[noreturn]] void fail_after_sharing(const Status& status);
   void reduce_direct(CollectiveKind kind, ReduceOp op, DType type, const SharedBuffers* peers, size_t offset,
                      size_t input_bytes, uint8_t* out, size_t count, const Group& group, const CollectiveOptions& options);
+  Status all_reduce_eager(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count, const Group& group,
+                          const CollectiveOptions& options);
   Status all_reduce_latency(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count, const Group& group,
                             const CollectiveOptions& options);
   Status all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,

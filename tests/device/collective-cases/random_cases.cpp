@@ -16,7 +16,7 @@ const DType kReducible[] = {DType::kF32, DType::kBF16, DType::kF16, DType::kI32,
 const DType kMovable[] = {DType::kF32, DType::kBF16, DType::kI32, DType::kF64, DType::kI8};
 const size_t kCounts[] = {0, 1, 2, 3, 7, 17, 64, 255, 1000, 2049, 4099, 20000, 40000};
 const rt::ReduceOp kOps[] = {rt::ReduceOp::kSum, rt::ReduceOp::kMean, rt::ReduceOp::kMax, rt::ReduceOp::kMin};
-const char* const kAlgorithmNames[] = {"auto", "latency", "bandwidth"};
+const char* const kAlgorithmNames[] = {"auto", "latency", "bandwidth", "eager"};
 
 struct Case {
   uint64_t index;
@@ -65,7 +65,9 @@ Status check_reduction(rt::Collectives& collectives, Case& c, uint64_t& state, b
   const unsigned n = c.group.size;
   size_t count = kCounts[draw(state, sizeof(kCounts) / sizeof(kCounts[0]))];
   if (scatter) count = count / n * n;
-  const auto algorithm = static_cast<rt::Algorithm>(draw(state, 3));
+  auto algorithm = static_cast<rt::Algorithm>(draw(state, 4));
+  if (algorithm == rt::Algorithm::kEager && count * rt::dtype_size(type) > rt::kEagerAlgorithmMaxBytes)
+    algorithm = rt::Algorithm::kAuto;  // the eager algorithm carries small payloads only
   c.options.algorithm = algorithm;
   rt::format_to(c.description, "{} {} {} x{} algorithm {} group {} of {}", scatter ? "reduce_scatter" : "all_reduce",
                 rt::reduce_op_name(op), rt::dtype_name(type), count, kAlgorithmNames[static_cast<int>(algorithm)],

@@ -49,6 +49,21 @@ rt::Status groups_of_one_in_place(rt::Collectives& collectives) {
   return rt::Status::ok();
 }
 
+// The eager algorithm carries a payload in its messages: one above its limit is refused on every
+// core, before anything is sent, naming the limit.
+rt::Status eager_refuses_large_payloads(rt::Collectives& collectives) {
+  rt::CollectiveOptions options;
+  options.algorithm = rt::Algorithm::kEager;
+  static float data[hal::kMaxCores][rt::kEagerAlgorithmMaxBytes / 4 + 1];
+  float* mine = data[collectives.replica_id()];
+  const rt::Status status = collectives.all_reduce(rt::ReduceOp::kSum, rt::DType::kF32, mine, mine,
+                                                   rt::kEagerAlgorithmMaxBytes / 4 + 1, options);
+  if (status.code() != rt::StatusCode::kInvalidArgument ||
+      !status.message().ends_with("the eager algorithm takes at most 256 bytes, not 260"))
+    return rt::internal_error("an eager all_reduce of 260 bytes: {}", status.message());
+  return rt::Status::ok();
+}
+
 }  // namespace
 
 rt::Status run(const firmware::CoreContext& context) {
@@ -57,6 +72,7 @@ rt::Status run(const firmware::CoreContext& context) {
   RT_RETURN_IF_ERROR(run_random_cases(collectives, kRandomCases));
   RT_RETURN_IF_ERROR(run_error_cases(collectives));
   RT_RETURN_IF_ERROR(groups_of_one_in_place(collectives));
+  RT_RETURN_IF_ERROR(eager_refuses_large_payloads(collectives));
   RT_RETURN_IF_ERROR(collectives.barrier());
   return mismatched_sizes(collectives);  // last: leaves the mailboxes out of step
 }
