@@ -26,7 +26,8 @@ gemm includes peak: its lines need it):
              batch, per-round ratios, a machine line (CPU, CPUs, load before and after); a table on
              stderr. Host cores pin themselves one per CPU where there are enough, as mpirun binds ranks
   mailbox    host: mailbox round trip vs raw atomic ping-pongs (one line; one line per direction),
-             batches interleaved, medians pooled over --rounds runs
+             and small tensors: a 2-core all_reduce of 4 and 38,448 bytes vs a round trip + a memcpy
+             (bench-small-tensors); batches interleaved, medians pooled over --rounds runs
   peak       host, 1 thread: the core's peak (tests/bench/baselines/fma_peak.cpp: independent vfmadd231ps
              zmm/ymm, vdpbf16ps, vpdpbusd zmm/ymm, vpdpwssd chains; GFLOP/s and GOP/s)
   gemm       host, 1 thread: MXU GEMM (tests/bench/baselines/gemm_baselines.cpp) float32, int8, bfloat16 vs
@@ -278,6 +279,28 @@ def mailbox_results(rounds: int) -> list[dict]:
     return lines
 
 
+SMALL_TENSORS_BASELINE = "mailbox round trip + memcpy of the same bytes (both measured in the same runs)"
+
+
+def small_tensor_results(rounds: int) -> list[dict]:
+    """bench-small-tensors on the host board: a 2-core all_reduce of a scalar and of the MLP's 38,448
+    bytes of gradients and metrics against a mailbox round trip plus a memcpy of the same bytes,
+    pooled over rounds (the apps' batch medians; min/max the fastest and slowest batch)."""
+    samples: dict[tuple[str, str], list[int]] = {}
+    for _ in range(rounds):
+        for key, values in device_samples(device_output("host", "bench-small-tensors", 2)).items():
+            samples.setdefault(key, []).extend(values)
+    lines = []
+    for bench in sorted({bench for bench, _ in samples}, key=lambda name: int(name.rsplit("/", 1)[1][:-1])):
+        ours, trip, copy = (samples[(bench, contender)] for contender in ("all_reduce", "round_trip", "copy"))
+        value, base = median(ours) * 1e-3, (median(trip) + median(copy)) * 1e-3
+        lines.append({"bench": bench, "metric": "latency", "value": value, "min": min(ours) * 1e-3,
+                      "max": max(ours) * 1e-3, "unit": "ns", "baseline": SMALL_TENSORS_BASELINE,
+                      "ratio": value / base, "baseline_value": base, "round_trip_ns": median(trip) * 1e-3,
+                      "copy_ns": median(copy) * 1e-3, "samples": len(ours), "rounds": rounds})
+    return lines
+
+
 def print_host_table(lines: list[dict]) -> None:
     """A readable summary of the all-reduce and mailbox lines on stderr (the JSON goes to stdout)."""
     rows = {}
@@ -290,6 +313,9 @@ def print_host_table(lines: list[dict]) -> None:
             print(f"{bench}: {entry['cpu']}, {entry['cpus']} CPUs{' (VM)' if entry['virtual_machine'] else ''}, "
                   f"{entry['cpu_busy_percent_before']}% busy before, load {entry['loadavg_before']} -> "
                   f"{entry['loadavg_after']}", file=sys.stderr)
+        elif bench.startswith("small_tensors/"):
+            print(f"{bench}: all_reduce {entry['value']:.0f} ns [{entry['min']:.0f}, {entry['max']:.0f}] vs round trip "
+                  f"{entry['round_trip_ns']:.0f} + copy {entry['copy_ns']:.0f} ns: {entry['ratio']:.2f}x", file=sys.stderr)
         elif bench.startswith("mailbox_roundtrip/"):
             print(f"{bench}: {entry['value']:.0f} ns [{entry['min']:.0f}, {entry['max']:.0f}] vs {entry['baseline']} "
                   f"{entry['baseline_value']:.0f} ns [{entry['baseline_min']:.0f}, {entry['baseline_max']:.0f}]: "
@@ -491,6 +517,7 @@ def allreduce_part(options: Options) -> None:
 
 def mailbox_part(options: Options) -> None:
     record_host_part(options, "mailbox", mailbox_results, options.rounds)
+    record_host_part(options, "small-tensors", small_tensor_results, options.rounds)
 
 
 def peak_part(options: Options) -> None:
