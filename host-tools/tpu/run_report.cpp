@@ -7,6 +7,7 @@
 
 #include "host-tools/lib/board/board_exit.hpp"
 #include "host-tools/lib/triage/core_triage.hpp"
+#include "runtime/tpu/replicate/executor.hpp"
 
 namespace tpu {
 namespace {
@@ -26,12 +27,24 @@ std::string named_cores(const std::string& list) {
   return (list.find(',') == std::string::npos ? "core " : "cores ") + list;
 }
 
-// Reports each core's result; true if every reported result is OK.
+// A worker core of a TPU program stopped after the program failed (rt::tpu::serve): its failure is
+// the program's, reported by core 0.
+bool stopped_with_program(const CoreResult& result) {
+  return result.code == rt::StatusCode::kCancelled && result.message == rt::tpu::kStoppedAfterFailedProgram;
+}
+
+// Reports each core's result (the workers stopped with a failed program in one line); true if every
+// reported result is OK.
 bool report_results(const LinkSession& session) {
   bool all_ok = true;
+  std::string stopped;
   for (const auto& [core, result] : session.results()) {
     if (result.code == rt::StatusCode::kOk) continue;
     all_ok = false;
+    if (stopped_with_program(result)) {
+      stopped += (stopped.empty() ? "" : ", ") + std::to_string(core);
+      continue;
+    }
     std::cerr << "tpu: core " << core << " failed: " << rt::status_code_name(result.code) << ": " << result.message
               << std::endl;
     if (const HostFunctionError* origin = session.host_error_behind(result))
@@ -39,6 +52,8 @@ bool report_results(const LinkSession& session) {
                 << (origin->replica ? "replica " + std::to_string(*origin->replica) + " on core " : "core ")
                 << origin->core << " (call " << origin->call << ")" << std::endl;
   }
+  if (!stopped.empty())
+    std::cerr << "tpu: " << named_cores(stopped) << " " << rt::tpu::kStoppedAfterFailedProgram << std::endl;
   if (session.board()) {
     const size_t reported = session.results().size();
     const char* verdict = !all_ok ? "not all OK" : reported == session.board()->cores ? "all OK" : "each OK";

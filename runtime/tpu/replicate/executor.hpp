@@ -33,11 +33,14 @@ Status await_completion(unsigned core, ReplicaOutputs& outputs, uint64_t deadlin
 // True when `core` runs no launch (its memory may be reclaimed).
 bool core_idle(unsigned core);
 
-// A worker core's loop: runs launches until core 0 asks it to stop (OK) or nothing arrives within
-// idle_timeout_ns (an error naming the core).
+// A worker core's loop: runs launches until core 0 asks it to stop, or nothing arrives within
+// idle_timeout_ns (an error naming the core). Stopped after a program that succeeded: OK; after one
+// that failed: CANCELLED, kStoppedAfterFailedProgram (a worker's verdict is its program's: a replica's
+// error reaches core 0 through replicate, and a worker must not read PASS after it).
 Status serve(uint64_t idle_timeout_ns = kDefaultServeIdleTimeoutNs);
+inline constexpr const char* kStoppedAfterFailedProgram = "stopped: the program on core 0 failed";
 // Core 0, when its program is done: waits (up to timeout_ns each) for cores 1..cores-1 to finish
-// their launches, then asks them to stop serving.
-Status stop_serving(unsigned cores, uint64_t timeout_ns);
+// their launches, then asks them to stop serving, telling them whether the program failed.
+Status stop_serving(unsigned cores, uint64_t timeout_ns, bool program_failed = false);
 
 }  // namespace rt::tpu

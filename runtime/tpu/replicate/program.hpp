@@ -8,8 +8,10 @@
 //   }
 //
 // Core 0 returns the program's status (or the error of stopping the workers); a worker returns OK
-// when stopped, or its serving error (no launch and no stop within ProgramOptions::serve_idle_timeout_ns).
-// A replica's error is returned by replicate on core 0, not by the worker that ran it.
+// when stopped after a program that succeeded, CANCELLED "stopped: the program on core 0 failed"
+// after one that failed, or its serving error (no launch and no stop within
+// ProgramOptions::serve_idle_timeout_ns). A replica's error is returned by replicate on core 0, not
+// by the worker that ran it.
 #pragma once
 #include "executor.hpp"
 #include "hal/support/function_ref.hpp"

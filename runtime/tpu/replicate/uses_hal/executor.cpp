@@ -14,6 +14,7 @@ struct alignas(kCacheLineSize) LaunchSlot {
   Atomic<uint32_t> completed{0};  // launches this core finished
   Atomic<uint32_t> serving{0};    // 1 while the core is inside serve()
   Atomic<uint32_t> stops{0};      // stop requests (one per program)
+  Atomic<uint32_t> failed{0};     // whether the program the last stop ended had failed
   Launch launch;
   Status status;
   ReplicaOutputs outputs;
@@ -138,11 +139,13 @@ Status serve(uint64_t idle_timeout_ns) {
     }
     ++programs_served[me];
     slot.serving.store(0, MemoryOrder::kRelease);
+    if (slot.failed.load(MemoryOrder::kRelaxed) != 0)  // written before the stop (release/acquire on stops)
+      return Status::error(StatusCode::kCancelled, "{}", kStoppedAfterFailedProgram);
     return Status::ok();
   }
 }
 
-Status stop_serving(unsigned cores, uint64_t timeout_ns) {
+Status stop_serving(unsigned cores, uint64_t timeout_ns, bool program_failed) {
   Status first_error;
   for (unsigned core = 1; core < cores; ++core) {
     LaunchSlot& slot = slots[core];
@@ -153,6 +156,7 @@ Status stop_serving(unsigned cores, uint64_t timeout_ns) {
                                       "before stopping it",
                                       hal::core_id(), milliseconds(timeout_ns), core, task_name(slot.launch).view(),
                                       slot.launch.computation.name);
+    slot.failed.store(program_failed ? 1u : 0u, MemoryOrder::kRelaxed);
     slot.stops.fetch_add(1, MemoryOrder::kRelease);
     mailbox::notify(core);
   }
