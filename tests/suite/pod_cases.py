@@ -57,6 +57,10 @@ def expected_pod_lines(boards: int, cores: int, task: int, across_hash: str) -> 
     lines += [f"POD worker {r} /job:worker/replica:0/task:{r // cores}/device:TPU:{r % cores}"
               for r in range(boards * cores)]
     lines += [f"POD host-cpu {h} /job:worker/replica:0/task:{h}/device:CPU:0" for h in range(boards)]
+    # contrib's names (a tower is a replica): a host's towers are its board's cores; TF 1.x's pods are
+    # one graph (between_graph false); worker_device_index is every replica's index in the pod.
+    lines.append(f"POD contrib towers-per-host {cores} between-graph false worker_device_index 0..{boards * cores - 1} "
+                 "checked")
     # cross_replica_sum over every replica of the pod (replica r holds r + 1), over the groups of one
     # replica per board, and the max of the ids: every board checks every replica's outputs and says so.
     n = boards * cores

@@ -48,6 +48,15 @@ Status print_strategy(const TPUStrategy& strategy) {
     log_info("POD worker {} {}", replica, workers.names[replica].view());
   for (unsigned host = 0; host < strategy.num_hosts(); ++host)
     log_info("POD host-cpu {} {}", host, strategy.get_host_cpu_device(static_cast<int>(host)).view());
+  // The contrib names: towers are replicas; worker_device_index gives replica r the index r of its
+  // worker device, over the whole pod.
+  const DistributedValue index = RT_TRY(strategy.worker_device_index());
+  for (unsigned replica = 0; replica < strategy.num_replicas_in_sync(); ++replica)
+    if (index.component(replica).scalar<int32_t>() != static_cast<int32_t>(replica))
+      return internal_error("worker_device_index of replica {} is {}", replica, index.component(replica).scalar<int32_t>());
+  log_info("POD contrib towers-per-host {} between-graph {} worker_device_index 0..{} checked",
+           strategy.num_towers_per_host(), strategy.between_graph() ? "true" : "false",
+           strategy.num_replicas_in_sync() - 1);
   return Status::ok();
 }
 
