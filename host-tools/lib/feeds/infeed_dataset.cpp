@@ -161,14 +161,9 @@ bool InfeedDataset::read_step(uint64_t step, size_t element, std::span<uint8_t> 
   }
   const uint64_t step_start = e.data_offset + step * e.step_stride;
   if (e.pieces <= 1) return e.source->read(step_start + e.slice_offset, into, error);
-  // Pieces of a cut along an inner dimension: the whole step in one read, then this rank's pieces.
-  thread_local std::vector<uint8_t> whole;
-  whole.resize(e.step_stride);
-  if (!e.source->read(step_start, std::span<uint8_t>(whole.data(), whole.size()), error)) return false;
+  // Pieces of a cut along an inner dimension: this rank's piece of every run, each copied once.
   const uint64_t run = e.step_stride / e.pieces;
-  for (uint64_t p = 0; p < e.pieces; ++p)
-    std::memcpy(into.data() + p * e.piece_bytes, whole.data() + p * run + e.slice_offset, e.piece_bytes);
-  return true;
+  return e.source->read_pieces(step_start + e.slice_offset, run, e.pieces, e.piece_bytes, into, error);
 }
 
 bool InfeedDataset::split_for_board(unsigned board, unsigned boards, std::string& error,

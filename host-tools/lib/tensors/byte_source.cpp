@@ -3,8 +3,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -59,6 +61,42 @@ bool ByteSource::read(uint64_t offset, std::span<uint8_t> into, std::string& err
       return false;
     }
     done += static_cast<size_t>(got);
+  }
+  return true;
+}
+
+bool ByteSource::read_pieces(uint64_t offset, uint64_t stride, uint64_t pieces, uint64_t piece_bytes,
+                             std::span<uint8_t> into, std::string& error) const {
+  if (pieces == 0) return true;
+  const uint64_t span = (pieces - 1) * stride + piece_bytes;  // from the first piece's start to the last's end
+  if (piece_bytes > stride || into.size() != pieces * piece_bytes || offset > size_ || span > size_ - offset) {
+    error = name_.string() + ": bytes " + std::to_string(offset) + ".." + std::to_string(offset + span) +
+            " lie past its end";
+    return false;
+  }
+  if (fd_ < 0) {
+    for (uint64_t p = 0; p < pieces; ++p)
+      std::memcpy(into.data() + p * piece_bytes, memory_.data() + offset + p * stride, piece_bytes);
+    return true;
+  }
+  constexpr uint64_t kPiecesPerCall = 512;  // two iovecs a piece, IOV_MAX (1024) at most
+  thread_local std::vector<uint8_t> gap;    // where the bytes between two pieces land
+  gap.resize(stride - piece_bytes);
+  std::vector<iovec> vectors;
+  for (uint64_t first = 0; first < pieces; first += kPiecesPerCall) {
+    const uint64_t count = std::min(kPiecesPerCall, pieces - first);
+    vectors.clear();
+    for (uint64_t p = first; p < first + count; ++p) {
+      if (p > first && !gap.empty()) vectors.push_back({gap.data(), gap.size()});
+      vectors.push_back({into.data() + p * piece_bytes, piece_bytes});
+    }
+    const uint64_t want = (count - 1) * stride + piece_bytes;
+    ssize_t got;
+    do got = ::preadv(fd_, vectors.data(), static_cast<int>(vectors.size()), static_cast<off_t>(offset + first * stride));
+    while (got < 0 && errno == EINTR);
+    if (got >= 0 && static_cast<uint64_t>(got) == want) continue;
+    for (uint64_t p = first; p < first + count; ++p)  // short (a signal, a shrinking file): piece by piece
+      if (!read(offset + p * stride, into.subspan(p * piece_bytes, piece_bytes), error)) return false;
   }
   return true;
 }

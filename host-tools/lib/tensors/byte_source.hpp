@@ -1,7 +1,8 @@
-// Where a dataset's bytes come from: a file kept open and read with pread straight into the
-// caller's memory (for infeed on shared memory that is the board's slot: one copy from the page
-// cache, nothing read twice, nothing mapped that a file truncated under us could turn into SIGBUS),
-// or bytes already in memory (a dataset a host function made).
+// Where a dataset's bytes come from: a file kept open and read with pread (or preadv, for a board's
+// pieces of each step) straight into the caller's memory (for infeed on shared memory that is the
+// board's slot: one copy from the page cache, nothing read twice, nothing mapped that a file
+// truncated under us could turn into SIGBUS), or bytes already in memory (a dataset a host function
+// made).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -26,6 +27,12 @@ class ByteSource {
   // Copies bytes [offset, offset + into.size()) into `into`; false with `error` if they are not all
   // there any more (the file shrank since it was opened) or the read fails.
   bool read(uint64_t offset, std::span<uint8_t> into, std::string& error) const;
+  // Copies `pieces` pieces of `piece_bytes`, the first at `offset` and each `stride` bytes after the
+  // one before, into `into` end to end (a board's columns of a step): from a file in one preadv per
+  // 512 pieces, the bytes between them read into a scratch line never copied on, so every byte wanted
+  // is copied once. False with `error` as read's.
+  bool read_pieces(uint64_t offset, uint64_t stride, uint64_t pieces, uint64_t piece_bytes, std::span<uint8_t> into,
+                   std::string& error) const;
 
  private:
   ByteSource() = default;
