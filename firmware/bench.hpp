@@ -4,6 +4,7 @@
 #include "hal/time.hpp"
 #include "runtime/collectives/collectives.hpp"
 #include "runtime/log/log.hpp"
+#include "runtime/mailbox/mailbox.hpp"
 
 namespace firmware::bench {
 
@@ -16,6 +17,17 @@ rt::Result<double> timed(rt::Collectives& collectives, unsigned iterations, Body
   for (unsigned i = 0; i < iterations; ++i) RT_RETURN_IF_ERROR(body());
   RT_RETURN_IF_ERROR(collectives.barrier());
   return static_cast<double>(hal::time_ns() - start) * 1e-9 / iterations;
+}
+
+// One 8-byte mailbox round trip between cores 0 and 1 (0 -> 1 -> 0); both cores call it.
+inline rt::Status mailbox_round_trip(unsigned core) {
+  uint64_t message = core;
+  if (core == 0) {
+    RT_RETURN_IF_ERROR(rt::mailbox::send(1, &message, sizeof(message)));
+    return rt::mailbox::receive(1, &message, sizeof(message));
+  }
+  RT_RETURN_IF_ERROR(rt::mailbox::receive(0, &message, sizeof(message)));
+  return rt::mailbox::send(0, &message, sizeof(message));
 }
 
 // Picks an iteration count giving about `target_seconds` per measurement (at least 3), agreed on by

@@ -59,7 +59,8 @@ Status Collectives::all_reduce_eager(ReduceOp op, DType type, const uint8_t* in,
   const uint8_t* inputs[hal::kMaxCores];
   for (unsigned j = 0; j < group.size; ++j) {
     const EagerCall& call = j == group.position ? mine.call : received[j].call;
-    calls[j] = {nullptr, nullptr, call.count, call.kind, call.type, call.op, call.algorithm, call.group_size, call.shape};
+    calls[j] = {nullptr,   nullptr, call.count,     call.kind, call.type, call.op,
+                call.algorithm, call.group_size, call.shape};
     inputs[j] = j == group.position ? mine.data : received[j].data;
   }
   RT_RETURN_IF_ERROR(check_peer_calls(group, calls[group.position], calls, options.shape));

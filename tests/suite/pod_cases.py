@@ -556,20 +556,30 @@ def kill_a_rank(process: subprocess.Popen, lines: list[str], reader: threading.T
     full load (2026-11-27), hence RANK_DEATH_END_S."""
     family = descendants(process.pid)  # the ranks, their QEMUs
     ranks = rank_processes(process.pid)
-    if len(ranks) != 2:
-        return Outcome(False, f"mpirun has {len(ranks)} rank processes, expected 2", log())
-    os.kill(max(ranks), signal.SIGKILL)
+    rank_one = [pid for pid in ranks if world_rank(pid) == 1]
+    if len(ranks) != 2 or len(rank_one) != 1:
+        return Outcome(False, f"mpirun has rank processes {ranks}, expected 2 and one of them rank 1", log())
+    os.kill(rank_one[0], signal.SIGKILL)
+    # A killed rank's QEMU dies by its parent-death signal; only mpirun's line names a rank killed outright.
+    return judge_pod_end(process, lines, reader, log, family, "a rank", r"exited on signal 9")
+
+
+def judge_pod_end(process: subprocess.Popen, lines: list[str], reader: threading.Thread, log: Callable[[], str],
+                  family: list[int], victim: str, says: str) -> Outcome:
+    """After `victim` of the pod was killed: the pod ends within RANK_DEATH_END_S with a non-zero status,
+    its output holds `says` (a regex), and neither a process of `family` (after 5 s of grace) nor a
+    board's RAM-file folder is left."""
     try:
         code = process.wait(timeout=RANK_DEATH_END_S)
     except subprocess.TimeoutExpired:
-        return Outcome(False, f"the pod did not end within {RANK_DEATH_END_S} s of a rank's death", log())
+        return Outcome(False, f"the pod did not end within {RANK_DEATH_END_S} s of {victim}'s death", log())
     reader.join(timeout=5)
     output = "".join(lines)
-    left = still_running(family, grace_s=5)  # a killed rank's QEMU dies by its parent-death signal
+    left = still_running(family, grace_s=5)
     if code == 0:
-        return Outcome(False, "the pod exited 0 although a rank was killed", log())
-    if not re.search(r"exited on signal 9", output):
-        return Outcome(False, "mpirun did not name the killed rank", log())
+        return Outcome(False, f"the pod exited 0 although {victim} was killed", log())
+    if not re.search(says, output):
+        return Outcome(False, f"no line says {says!r}", log())
     if left:
         return Outcome(False, f"processes of the pod still run: {left}", log())
     folders = ram_folders_left(output)
@@ -597,22 +607,8 @@ def kill_a_qemu(process: subprocess.Popen, lines: list[str], reader: threading.T
     if len(boards) != 1:
         return Outcome(False, f"rank 1 ({rank_one}) has {len(boards)} QEMU processes, expected 1", log())
     os.kill(boards[0], signal.SIGKILL)
-    try:
-        code = process.wait(timeout=RANK_DEATH_END_S)
-    except subprocess.TimeoutExpired:
-        return Outcome(False, f"the pod did not end within {RANK_DEATH_END_S} s of a board's death", log())
-    reader.join(timeout=5)
-    output = "".join(lines)
-    left = still_running(family, grace_s=5)
-    named = f"rank 1 (host {socket.gethostname()}, board qemu-virt-a53) failed"
-    if code == 0:
-        return Outcome(False, "the pod exited 0 although a board was killed", log())
-    if named not in output:
-        return Outcome(False, f"no line says '{named}'", log())
-    if left:
-        return Outcome(False, f"processes of the pod still run: {left}", log())
-    folders = ram_folders_left(output)
-    return Outcome(not folders, folders, log())
+    named = re.escape(f"rank 1 (host {socket.gethostname()}, board qemu-virt-a53) failed")
+    return judge_pod_end(process, lines, reader, log, family, "a board", named)
 
 
 def kill_mpirun(process: subprocess.Popen, lines: list[str], reader: threading.Thread, log: Callable[[], str]) -> Outcome:

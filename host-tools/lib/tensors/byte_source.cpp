@@ -92,7 +92,8 @@ bool ByteSource::read_pieces(uint64_t offset, uint64_t stride, uint64_t pieces, 
     }
     const uint64_t want = (count - 1) * stride + piece_bytes;
     ssize_t got;
-    do got = ::preadv(fd_, vectors.data(), static_cast<int>(vectors.size()), static_cast<off_t>(offset + first * stride));
+    const off_t at = static_cast<off_t>(offset + first * stride);
+    do got = ::preadv(fd_, vectors.data(), static_cast<int>(vectors.size()), at);
     while (got < 0 && errno == EINTR);
     if (got >= 0 && static_cast<uint64_t>(got) == want) continue;
     for (uint64_t p = first; p < first + count; ++p)  // short (a signal, a shrinking file): piece by piece

@@ -19,7 +19,6 @@
 #include "hal/board.hpp"
 #include "hal/event.hpp"
 #include "hal/affinity.hpp"
-#include "runtime/mailbox/mailbox.hpp"
 
 namespace {
 
@@ -57,16 +56,6 @@ Status two_line_round_trip(unsigned core, uint32_t& round) {
   return Status::ok();
 }
 
-Status mailbox_round_trip(unsigned core) {
-  uint64_t message = core;
-  if (core == 0) {
-    RT_RETURN_IF_ERROR(rt::mailbox::send(1, &message, sizeof(message)));
-    return rt::mailbox::receive(1, &message, sizeof(message));
-  }
-  RT_RETURN_IF_ERROR(rt::mailbox::receive(0, &message, sizeof(message)));
-  return rt::mailbox::send(0, &message, sizeof(message));
-}
-
 double ns(uint64_t picoseconds) { return static_cast<double>(picoseconds) * 1e-3; }
 
 void report(rt::StringView name, uint64_t* mailbox, uint64_t* baseline, rt::StringView baseline_name) {
@@ -101,7 +90,8 @@ Status run(const firmware::CoreContext& context) {
     RT_RETURN_IF_ERROR(sample(firmware::bench::timed(collectives, trips,
                                                      [&] { return two_line_round_trip(context.core, two_line_round); }),
                               two_line[k]));
-    RT_RETURN_IF_ERROR(sample(firmware::bench::timed(collectives, trips, [&] { return mailbox_round_trip(context.core); }),
+    RT_RETURN_IF_ERROR(sample(firmware::bench::timed(collectives, trips,
+                                                     [&] { return firmware::bench::mailbox_round_trip(context.core); }),
                               mailbox[k]));
   }
   if (context.core != 0) return Status::ok();

@@ -19,7 +19,6 @@
 #include "firmware/bench.hpp"
 #include "hal/affinity.hpp"
 #include "hal/board.hpp"
-#include "runtime/mailbox/mailbox.hpp"
 
 namespace {
 
@@ -34,16 +33,6 @@ alignas(64) float inputs[2][kMaxBytes / 4];
 alignas(64) float outputs[2][kMaxBytes / 4];
 alignas(64) uint8_t copy_from[2][kMaxBytes];
 alignas(64) uint8_t copy_to[2][kMaxBytes];
-
-Status mailbox_round_trip(unsigned core) {
-  uint64_t message = core;
-  if (core == 0) {
-    RT_RETURN_IF_ERROR(rt::mailbox::send(1, &message, sizeof(message)));
-    return rt::mailbox::receive(1, &message, sizeof(message));
-  }
-  RT_RETURN_IF_ERROR(rt::mailbox::receive(0, &message, sizeof(message)));
-  return rt::mailbox::send(0, &message, sizeof(message));
-}
 
 struct Contender {
   const char* name;
@@ -61,7 +50,7 @@ Status measure(rt::Collectives& collectives, unsigned core, size_t bytes, Conten
   const auto all_reduce = [&] {
     return collectives.all_reduce(rt::ReduceOp::kSum, rt::DType::kF32, inputs[core], outputs[core], count);
   };
-  const auto round_trip = [&] { return mailbox_round_trip(core); };
+  const auto round_trip = [&] { return firmware::bench::mailbox_round_trip(core); };
   const auto copy = [&] {
     memcpy(copy_to[core], copy_from[core], bytes);
     asm volatile("" : : "r"(copy_to[core]) : "memory");  // the copy is not optimised away
