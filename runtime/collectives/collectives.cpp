@@ -1,6 +1,7 @@
 // Collective algorithms over the mailbox Exchange engine.
 #include "collectives.hpp"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "cancellation.hpp"
@@ -125,6 +126,22 @@ bool Collectives::spans_boards(const Group& group) const {
   return false;
 }
 
+Collectives::SharedBuffers Collectives::describe(CollectiveKind kind, DType type, ReduceOp op, Algorithm algorithm,
+                                                size_t count, unsigned group_size, const uint8_t* in, uint8_t* out) {
+  static_assert(offsetof(SharedBuffers, in) == kCallDescriptionBytes, "the description is what precedes the addresses");
+  SharedBuffers call;
+  memset(&call, 0, sizeof call);  // no byte of it sent unset
+  call.count = count;
+  call.kind = kind;
+  call.type = type;
+  call.op = op;
+  call.algorithm = algorithm;
+  call.group_size = group_size;
+  call.in = in;
+  call.out = out;
+  return call;
+}
+
 uint64_t Collectives::shape_digest(const Shape* shape) {
   if (shape == nullptr) return 0;
   uint64_t digest = 0xcbf29ce484222325ull ^ shape->rank;
@@ -204,7 +221,8 @@ void Collectives::reduce_direct(CollectiveKind kind, ReduceOp op, DType type, co
 Status Collectives::all_reduce_latency(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                        const Group& group, const CollectiveOptions& options) {
   SharedBuffers peers[hal::kMaxCores];
-  const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kLatency, group.size};
+  const SharedBuffers mine = describe(CollectiveKind::kAllReduce, type, op, Algorithm::kLatency, count, group.size, in,
+                                      out);
   RT_RETURN_IF_ERROR(share_buffers(group, mine, peers, options));
   reduce_direct(CollectiveKind::kAllReduce, op, type, peers, 0, count * dtype_size(type), out, count, group, options);
   return Status::ok();
@@ -226,7 +244,8 @@ Status Collectives::all_reduce_bandwidth(ReduceOp op, DType type, const uint8_t*
   const unsigned n = group.size;
   const unsigned me = group.position;
   SharedBuffers peers[hal::kMaxCores];
-  const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
+  const SharedBuffers mine = describe(CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, count, group.size,
+                                      in, out);
   RT_RETURN_IF_ERROR(share_buffers(group, mine, peers, options));
   // Member k owns [k*count/n, (k+1)*count/n).
   const size_t begin = count * me / n;
@@ -401,7 +420,8 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
                                              const Group& group, const CollectiveOptions& options) {
   const bool by_partials = reducible_by_partials(op, type);
   const size_t element = dtype_size(type);
-  const SharedBuffers mine{in, out, count, CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, group.size};
+  const SharedBuffers mine = describe(CollectiveKind::kAllReduce, type, op, Algorithm::kBandwidth, count, group.size,
+                                      in, out);
   const auto parallel = [&](const Group& local) {
     return by_partials && local.size > 1 && count * element >= kParallelPartialMinBytes;
   };
@@ -444,7 +464,8 @@ Status Collectives::all_reduce_across_boards(ReduceOp op, DType type, const uint
 
 Status Collectives::reduce_scatter_across_boards(ReduceOp op, DType type, const uint8_t* in, uint8_t* out, size_t count,
                                                  const Group& group, const CollectiveOptions& options) {
-  const SharedBuffers mine{in, out, count, CollectiveKind::kReduceScatter, type, op, Algorithm::kAuto, group.size};
+  const SharedBuffers mine = describe(CollectiveKind::kReduceScatter, type, op, Algorithm::kAuto, count, group.size, in,
+                                      out);
   return fan_out_across_boards(group, mine, 0, options, [&](const SharedBuffers* peers, const Group& local) {
     CrossBoardCall call = members_call(CrossBoardKind::kReduceScatter, type, count, peers, local, true);
     call.op = op;
@@ -456,8 +477,8 @@ Status Collectives::reduce_scatter_across_boards(ReduceOp op, DType type, const 
 Status Collectives::all_to_all_across_boards(DType type, const uint8_t* in, uint8_t* out, const BlockGeometry& blocks,
                                              const Group& group, const CollectiveOptions& options) {
   const size_t count = blocks.split_rows * blocks.split_row_bytes * group.size / dtype_size(type);
-  const SharedBuffers mine{in, out, count, CollectiveKind::kAllToAll, type, ReduceOp::kSum, Algorithm::kAuto,
-                           group.size};
+  const SharedBuffers mine = describe(CollectiveKind::kAllToAll, type, ReduceOp::kSum, Algorithm::kAuto, count,
+                                      group.size, in, out);
   return fan_out_across_boards(group, mine, 0, options, [&](const SharedBuffers* peers, const Group& local) {
     CrossBoardCall call = members_call(CrossBoardKind::kAllToAll, type, count, peers, local, true);
     call.out_elements = count;
@@ -470,8 +491,8 @@ Status Collectives::all_to_all_across_boards(DType type, const uint8_t* in, uint
 Status Collectives::collective_permute_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count,
                                                      Span<const int64_t> pairs, const CollectiveOptions& options) {
   const Group group = group_of(GroupAssignment{}, replicas_.count, replica_);
-  const SharedBuffers mine{in, out, count, CollectiveKind::kCollectivePermute, type, ReduceOp::kSum, Algorithm::kAuto,
-                           group.size};
+  const SharedBuffers mine = describe(CollectiveKind::kCollectivePermute, type, ReduceOp::kSum, Algorithm::kAuto, count,
+                                      group.size, in, out);
   return fan_out_across_boards(group, mine, 0, options, [&](const SharedBuffers* peers, const Group& local) {
     CrossBoardCall call = members_call(CrossBoardKind::kCollectivePermute, type, count, peers, local, true);
     call.out_elements = count;
@@ -483,8 +504,8 @@ Status Collectives::collective_permute_across_boards(DType type, const uint8_t* 
 Status Collectives::all_gather_across_boards(DType type, const uint8_t* in, uint8_t* out, size_t count,
                                              const Group& group, const CollectiveOptions& options) {
   const size_t bytes = count * dtype_size(type);
-  const SharedBuffers mine{in, out, count, CollectiveKind::kAllGather, type, ReduceOp::kSum, Algorithm::kAuto,
-                           group.size};
+  const SharedBuffers mine = describe(CollectiveKind::kAllGather, type, ReduceOp::kSum, Algorithm::kAuto, count,
+                                      group.size, in, out);
   return fan_out_across_boards(group, mine, group.size * bytes, options,
                                [&](const SharedBuffers* peers, const Group& local) {
                                  for (unsigned j = 0; j < local.size; ++j)  // the board's row
@@ -502,8 +523,8 @@ Status Collectives::all_gather_across_boards(DType type, const uint8_t* in, uint
 
 Status Collectives::broadcast_across_boards(unsigned source_position, DType type, uint8_t* data, size_t count,
                                             const Group& group, const CollectiveOptions& options) {
-  const SharedBuffers mine{data, data, count, CollectiveKind::kBroadcast, type, ReduceOp::kSum, Algorithm::kAuto,
-                           group.size};
+  const SharedBuffers mine = describe(CollectiveKind::kBroadcast, type, ReduceOp::kSum, Algorithm::kAuto, count,
+                                      group.size, data, data);
   return fan_out_across_boards(group, mine, count * dtype_size(type), options,
                                [&](const SharedBuffers* peers, const Group& local) {
                                  CrossBoardCall call;
@@ -549,8 +570,8 @@ Status Collectives::reduce_scatter(ReduceOp op, DType type, const void* in, void
     return reduce_scatter_across_boards(op, type, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count,
                                         *group, options);
   SharedBuffers peers[hal::kMaxCores];
-  const SharedBuffers mine{static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), count,
-                           CollectiveKind::kReduceScatter, type, op, Algorithm::kAuto, group->size};
+  const SharedBuffers mine = describe(CollectiveKind::kReduceScatter, type, op, Algorithm::kAuto, count, group->size,
+                                      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out));
   RT_RETURN_IF_ERROR(share_buffers(*group, mine, peers, options));
   const size_t chunk = count / group->size;
   reduce_direct(CollectiveKind::kReduceScatter, op, type, peers, group->position * chunk, count * dtype_size(type),

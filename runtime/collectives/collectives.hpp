@@ -118,18 +118,24 @@ class Collectives {
 
  private:
   // What a member tells the others about its side of a reduction. Everything but the addresses
-  // must agree across the group before any member touches another's memory.
+  // must agree across the group before any member touches another's memory. The call's description
+  // comes first (kCallDescriptionBytes): the eager algorithm sends that part alone before its data,
+  // so a message of either form, whatever its size, reads as a description.
   struct SharedBuffers {
-    const uint8_t* in;
-    uint8_t* out;
     uint64_t count;
+    uint64_t shape;  // a digest of CollectiveOptions::shape (0: none given), set by share_buffers
     CollectiveKind kind;
     DType type;
     ReduceOp op;
     Algorithm algorithm;
+    uint8_t unused;
     uint32_t group_size;
-    uint64_t shape = 0;  // a digest of CollectiveOptions::shape (0: none given), set by share_buffers
+    const uint8_t* in;
+    uint8_t* out;
   };
+  static constexpr size_t kCallDescriptionBytes = 32;  // count .. group_size, padded: what precedes `in`
+  static SharedBuffers describe(CollectiveKind kind, DType type, ReduceOp op, Algorithm algorithm, size_t count,
+                                unsigned group_size, const uint8_t* in, uint8_t* out);
   Status share_buffers(const Group& group, const SharedBuffers& mine, SharedBuffers* peers,
                        const CollectiveOptions& options);
   // Every member's call agrees with `mine` but for the addresses (kind, op, type, count, algorithm,

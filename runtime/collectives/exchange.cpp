@@ -137,7 +137,7 @@ Status Exchange::progress_receive(ReceiveOp& op, bool& progressed) {
       if (op.done < kHeaderBytes) break;
       const DecodedHeader got = decode_header(op.header);
       if (got.kind != static_cast<uint32_t>(kind_) || got.sequence != sequence_ || got.bytes != op.bytes)
-        return Status::error(StatusCode::kInternal,
+        return Status::error(StatusCode::kInvalidArgument,  // the program's mismatch, as the descriptions' checks say
                              "core {}: collective mismatch with core {}: expected {} #{} of {} bytes, received {} #{} "
                              "of {} bytes (cores called different collectives or sizes)",
                              me_, op.peer, collective_kind_name(kind_), sequence_, op.bytes,

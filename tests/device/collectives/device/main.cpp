@@ -64,6 +64,33 @@ rt::Status eager_refuses_large_payloads(rt::Collectives& collectives) {
   return rt::Status::ok();
 }
 
+// Replica 0 sums 4 float32 with the eager algorithm (its message: the call's description and 16 bytes
+// of data, 48 in all) while the others sum 3000 with the latency one (their message: a whole
+// description with addresses, 48 bytes too). The sizes agree, so the descriptions decide: every core
+// reports the mismatch, naming both calls, and no core touches another's memory.
+rt::Status eager_against_another_algorithm(rt::Collectives& collectives) {
+  if (collectives.num_replicas() < 2) return rt::Status::ok();
+  static float data[hal::kMaxCores][3000];
+  const bool eager = collectives.replica_id() == 0;
+  rt::CollectiveOptions options;
+  options.algorithm = eager ? rt::Algorithm::kEager : rt::Algorithm::kLatency;
+  float* mine = data[collectives.replica_id()];
+  const rt::Status status = collectives.all_reduce(rt::ReduceOp::kSum, rt::DType::kF32, mine, mine, eager ? 4 : 3000,
+                                                   options);
+  const unsigned n = collectives.num_replicas();
+  rt::FixedString<200> expected;
+  if (eager)
+    rt::format_to(expected, "collective mismatch with replica 1: all_reduce sum of 4 float32 (algorithm 3, group of {}) "
+                  "here, all_reduce sum of 3000 float32 (algorithm 1, group of {}) there", n, n);
+  else
+    rt::format_to(expected, "collective mismatch with replica 0: all_reduce sum of 3000 float32 (algorithm 1, group of "
+                  "{}) here, all_reduce sum of 4 float32 (algorithm 3, group of {}) there", n, n);
+  if (status.code() != rt::StatusCode::kInvalidArgument || !status.message().ends_with(expected.view()))
+    return rt::internal_error("an eager all_reduce against a latency one: '{}', expected it to end '{}'", status.message(),
+                              expected.view());
+  return rt::Status::ok();
+}
+
 }  // namespace
 
 rt::Status run(const firmware::CoreContext& context) {
@@ -73,6 +100,7 @@ rt::Status run(const firmware::CoreContext& context) {
   RT_RETURN_IF_ERROR(run_error_cases(collectives));
   RT_RETURN_IF_ERROR(groups_of_one_in_place(collectives));
   RT_RETURN_IF_ERROR(eager_refuses_large_payloads(collectives));
+  RT_RETURN_IF_ERROR(eager_against_another_algorithm(collectives));
   RT_RETURN_IF_ERROR(collectives.barrier());
   return mismatched_sizes(collectives);  // last: leaves the mailboxes out of step
 }
