@@ -7,7 +7,6 @@
 
 #include "host-tools/lib/board/board_exit.hpp"
 #include "host-tools/lib/triage/core_triage.hpp"
-#include "runtime/tpu/replicate/executor.hpp"
 
 namespace tpu {
 namespace {
@@ -27,12 +26,6 @@ std::string named_cores(const std::string& list) {
   return (list.find(',') == std::string::npos ? "core " : "cores ") + list;
 }
 
-// A worker core of a TPU program stopped after the program failed (rt::tpu::serve): its failure is
-// the program's, reported by core 0.
-bool stopped_with_program(const CoreResult& result) {
-  return result.code == rt::StatusCode::kCancelled && result.message == rt::tpu::kStoppedAfterFailedProgram;
-}
-
 // Reports each core's result (the workers stopped with a failed program in one line); true if every
 // reported result is OK.
 bool report_results(const LinkSession& session) {
@@ -41,7 +34,7 @@ bool report_results(const LinkSession& session) {
   for (const auto& [core, result] : session.results()) {
     if (result.code == rt::StatusCode::kOk) continue;
     all_ok = false;
-    if (stopped_with_program(result)) {
+    if (result.stopped_with_program()) {
       stopped += (stopped.empty() ? "" : ", ") + std::to_string(core);
       continue;
     }

@@ -30,6 +30,7 @@
 #include "host-tools/lib/feeds/outfeed_sink.hpp"
 #include "runtime/link/transport/decoder.hpp"
 #include "runtime/link/protocol/message.hpp"
+#include "runtime/tpu/replicate/executor.hpp"
 
 namespace tpu {
 
@@ -82,6 +83,12 @@ struct BoardInfo {
 struct CoreResult {
   rt::StatusCode code = rt::StatusCode::kOk;
   std::string message;
+
+  // A serving core of a TPU program stopped after the program failed (rt::tpu::serve): its failure
+  // is the program's, which core 0 reports.
+  bool stopped_with_program() const {
+    return code == rt::StatusCode::kCancelled && message == rt::tpu::kStoppedAfterFailedProgram;
+  }
 };
 
 // A host function's error reply: kept so that a core failing with it can be told where it came from.

@@ -147,13 +147,15 @@ void print_failure_context(const LinkSession& session, const std::string& link_n
   for (const std::string& line : lines) std::cerr << "    " << line << std::endl;
 }
 
-// The first core failure, if any, as the user should see it.
+// The cores' failures, as the user should see them (the cores stopped after a failed program are the
+// program's failure, which core 0 reports: not repeated).
 bool report_core_failures(const LinkSession& session) {
   bool failed = false;
   for (const auto& [core, result] : session.results()) {
     if (result.code == rt::StatusCode::kOk) continue;
-    std::cerr << "tpu exec: core " << core << ": " << rt::status_code_name(result.code) << ": " << result.message << std::endl;
     failed = true;
+    if (result.stopped_with_program()) continue;
+    std::cerr << "tpu exec: core " << core << ": " << rt::status_code_name(result.code) << ": " << result.message << std::endl;
   }
   return failed;
 }

@@ -14,7 +14,7 @@ struct alignas(kCacheLineSize) LaunchSlot {
   Atomic<uint32_t> completed{0};  // launches this core finished
   Atomic<uint32_t> serving{0};    // 1 while the core is inside serve()
   Atomic<uint32_t> stops{0};      // stop requests (one per program)
-  Atomic<uint32_t> failed{0};     // whether the program the last stop ended had failed
+  Atomic<uint32_t> failed_stop{0};  // the stop request (1st, 2nd, ...) that ended a failed program, if any
   Launch launch;
   Status status;
   ReplicaOutputs outputs;
@@ -137,9 +137,9 @@ Status serve(uint64_t idle_timeout_ns) {
       mailbox::notify(0);
       continue;
     }
-    ++programs_served[me];
+    const uint32_t stop = ++programs_served[me];
     slot.serving.store(0, MemoryOrder::kRelease);
-    if (slot.failed.load(MemoryOrder::kRelaxed) != 0)  // written before the stop (release/acquire on stops)
+    if (slot.failed_stop.load(MemoryOrder::kRelaxed) == stop)  // written before the stop (release/acquire on stops)
       return Status::error(StatusCode::kCancelled, "{}", kStoppedAfterFailedProgram);
     return Status::ok();
   }
@@ -156,7 +156,9 @@ Status stop_serving(unsigned cores, uint64_t timeout_ns, bool program_failed) {
                                       "before stopping it",
                                       hal::core_id(), milliseconds(timeout_ns), core, task_name(slot.launch).view(),
                                       slot.launch.computation.name);
-    slot.failed.store(program_failed ? 1u : 0u, MemoryOrder::kRelaxed);
+    // A worker that never finished counts as the program failing too: no worker reads PASS after it.
+    if (program_failed || !first_error.is_ok())
+      slot.failed_stop.store(slot.stops.load(MemoryOrder::kRelaxed) + 1, MemoryOrder::kRelaxed);
     slot.stops.fetch_add(1, MemoryOrder::kRelease);
     mailbox::notify(core);
   }
