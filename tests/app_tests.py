@@ -115,6 +115,7 @@ _POD_KEYS = {"cores": int, "boards": list, "pods": list, "network": list, "patte
 _BUILD_KEYS = {"libraries": list}
 POD_NETWORKS = ("shm", "tcp")  # tpu run --pod-network
 POD_SIZES = range(2, 17)       # tpu run --boards
+POD_MAX_DEVICES = 64           # rt::kMaxPodDevices (runtime/pod/pod_devices.hpp): boards x cores
 
 
 def _checked(table: object, keys: dict[str, type], where: str) -> dict[str, object]:
@@ -178,8 +179,15 @@ def _pod_spec(table: object, where: str, folder: Path) -> PodSpec:
             raise AppSpecError(f"{where}.cores: a pod of '{kind}' has {sorted(fixed)[0]} cores a board, not {spec.cores}")
     if not spec.pods or not all(isinstance(size, int) and size in POD_SIZES for size in spec.pods):
         raise AppSpecError(f"{where}.pods must be a non-empty list of pod sizes 2..16 (boards), not {spec.pods!r}")
+    if max(spec.pods) * spec.cores > POD_MAX_DEVICES:
+        raise AppSpecError(f"{where}: a pod of {max(spec.pods)} boards of {spec.cores} cores has "
+                           f"{max(spec.pods) * spec.cores} TPU devices, more than a pod's {POD_MAX_DEVICES}")
     if not spec.network or not all(network in POD_NETWORKS for network in spec.network):
         raise AppSpecError(f"{where}.network must list some of {', '.join(POD_NETWORKS)}, not {spec.network!r}")
+    for key in ("boards", "pods", "network"):
+        listed = getattr(spec, key)
+        if len(set(listed)) != len(listed):
+            raise AppSpecError(f"{where}.{key} names {listed!r}: each at most once (each is a run of its own)")
     ranks = range(max(spec.pods))
     spec.infeed = [_infeed_argument(item, f"{where}.infeed", folder, ranks) for item in values.get("infeed", [])]
     if spec.outfeed_check and not spec.outfeed_check.is_file():

@@ -51,7 +51,7 @@ LEARNING_RATES = {"mlp": np.float32(0.5), "cnn": np.float32(0.2), "mlp-wide": np
 
 def prepare(folder: Path, epochs: int, steps: int, model: str = "mlp", logical_cores: int = 1) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    for stale in [*folder.glob("c*_q*_t*_e*.npy"), folder / "train.csv", folder / "train.png"]:
+    for stale in [*folder.glob("c*_q*_t*_e*.npy"), *folder.glob(".*"), folder / "train.csv", folder / "train.png"]:
         stale.unlink(missing_ok=True)
     subprocess.run(["/usr/bin/python3", str(APP / "prepare_digits.py"), str(folder),  # the model's global batch
                     "--epochs", str(epochs), "--steps", str(steps), "--model", model, "--logical-cores",
@@ -75,11 +75,21 @@ def trained_like_numpy(tpu: Path, board: str, cores: int, link: str | None, fold
     ok, log = train_on_board(tpu, board, cores, link, folder, boards)
     problem = "" if ok else "the run failed"
     if ok:
-        problem = compare_with_numpy(folder) or infeed_fully_consumed(log, folder)
+        problem = compare_with_numpy(folder) or infeed_fully_consumed(log, folder) or plotted(log, folder)
     if problem:
         print(log)
         print(f"FAIL train-digits: {name}: {problem}")
     return not problem
+
+
+def plotted(log: str, folder: Path) -> str:
+    """'' if the run drew its curves and said so (in a pod task 0 draws them, in the run's folder),
+    leaving no file of its own there."""
+    drawn = folder / "train.png"
+    if f"train-digits: wrote {drawn}" not in log or not drawn.exists():
+        return f"no line says 'train-digits: wrote {drawn}', or the file is missing"
+    left = [path.name for path in folder.iterdir() if path.name.startswith(".")]
+    return f"the plot left {left} in {folder}" if left else ""
 
 
 def infeed_fully_consumed(log: str, folder: Path) -> str:

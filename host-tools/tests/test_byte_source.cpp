@@ -72,6 +72,12 @@ TEST_CASE("pieces past the end of the bytes are an error naming the source", "[b
   CHECK(error == (scratch / "data.bin").string() + ": bytes 300..1028 lie past its end");
   CHECK_FALSE(tpu::ByteSource::in_memory(all, "batch")->read_pieces(300, 80, 10, 8, into, error));
   CHECK(error == "batch: bytes 300..1028 lie past its end");
+  // Pieces that do not make the bytes asked for (a caller's mistake) say so, nothing read.
+  std::vector<uint8_t> small(10);
+  CHECK_FALSE(file->read_pieces(0, 80, 10, 8, small, error));
+  CHECK(error == (scratch / "data.bin").string() + ": 10 pieces of 8 bytes every 80 do not make 10 bytes");
+  CHECK_FALSE(file->read_pieces(0, 4, 10, 8, into, error));  // pieces longer than their stride
+  CHECK(error == (scratch / "data.bin").string() + ": 10 pieces of 8 bytes every 4 do not make 80 bytes");
   // The file shrinks after it was opened: the short preadv falls back to piece by piece, which says so.
   std::filesystem::resize_file(scratch / "data.bin", 500);
   CHECK_FALSE(file->read_pieces(0, 80, 10, 8, into, error));

@@ -30,6 +30,9 @@ POD_SECTIONS: dict[str, tuple[str, str | None]] = {
     "fixed-cores": ("cores = 2\nboards = ['host,raspi3b']", r"\[pod\]\.cores: a pod of 'host,raspi3b' has 4 cores a board, not 2"),
     "rank-file-missing": ("cores = 1\npods = [2, 3]\ninfeed = ['0=x_{rank}.npy']", r"\[pod\]\.infeed: no file .*/x_2\.npy"),
     "rank-files": ("cores = 1\npods = [2]\ninfeed = ['0=x_{rank}.npy']", None),
+    "too-many-devices": ("cores = 16\npods = [2, 8]", r"\[pod\]: a pod of 8 boards of 16 cores has 128 TPU devices, "
+                                                    r"more than a pod's 64"),
+    "twice": ("cores = 2\npods = [2, 2]", r"\[pod\]\.pods names \[2, 2\]: each at most once"),
     "check-missing": ("cores = 2\noutfeed-check = 'check.py'", r"\[pod\]\.outfeed-check: no file .*/check\.py"),
 }
 

@@ -59,7 +59,7 @@ def check_tpu_run(board: str, cores: int, app: str, expect_exit: int, patterns: 
 
 
 def check_tpu_pod(board: str, boards: int, cores: int, app: str, patterns: list[str], network: str = "shm",
-                  extra: tuple[str, ...] = (), outfeed_check: Path | None = None) -> Outcome:
+                  extra: tuple[str, ...] = (), outfeed_check: Path | None = None, cwd: Path = REPO_ROOT) -> Outcome:
     """Runs `tpu run --boards K` (a pod of `boards` boards: `board`, or "a,b,..." naming each one) and checks
     that it exits 0, that every task's cores all report OK and its own output (its "[task t] " lines)
     matches every pattern, and the outfeed (each task's in OUTFEED_DIR/task-<t>)."""
@@ -69,9 +69,9 @@ def check_tpu_pod(board: str, boards: int, cores: int, app: str, patterns: list[
     kind = "+".join(dict.fromkeys(board.split(",")))
     outfeed_dir = REPO_ROOT / "build" / "tpu-pod" / f"{Path(app).name}-{kind}-{boards}x{cores}-{network}"
     shutil.rmtree(outfeed_dir, ignore_errors=True)
-    command = [TPU_BINARY, "run", "--boards", str(boards), "--board", board, "--cores", str(cores),
+    command = [str(REPO_ROOT / TPU_BINARY), "run", "--boards", str(boards), "--board", board, "--cores", str(cores),
                "--pod-network", network, "--outfeed-dir", str(outfeed_dir), *extra, app]
-    result = run_image(command, TPU_TIMEOUT_S)
+    result = run_image(command, TPU_TIMEOUT_S, cwd=cwd)
     log = f"$ {shlex.join(command)}\n{result.output}"
     judged = judge_exit_and_output(result, log, 0, [])
     if not judged.ok:

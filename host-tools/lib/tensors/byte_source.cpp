@@ -67,9 +67,18 @@ bool ByteSource::read(uint64_t offset, std::span<uint8_t> into, std::string& err
 
 bool ByteSource::read_pieces(uint64_t offset, uint64_t stride, uint64_t pieces, uint64_t piece_bytes,
                              std::span<uint8_t> into, std::string& error) const {
+  uint64_t total = 0, span = 0;  // span: from the first piece's start to the last's end
+  const bool fits = piece_bytes <= stride && !__builtin_mul_overflow(pieces, piece_bytes, &total) &&
+                    total == into.size() &&
+                    (pieces == 0 || (!__builtin_mul_overflow(pieces - 1, stride, &span) &&
+                                     !__builtin_add_overflow(span, piece_bytes, &span)));
+  if (!fits) {
+    error = name_.string() + ": " + std::to_string(pieces) + " pieces of " + std::to_string(piece_bytes) +
+            " bytes every " + std::to_string(stride) + " do not make " + std::to_string(into.size()) + " bytes";
+    return false;
+  }
   if (pieces == 0) return true;
-  const uint64_t span = (pieces - 1) * stride + piece_bytes;  // from the first piece's start to the last's end
-  if (piece_bytes > stride || into.size() != pieces * piece_bytes || offset > size_ || span > size_ - offset) {
+  if (offset > size_ || span > size_ - offset) {
     error = name_.string() + ": bytes " + std::to_string(offset) + ".." + std::to_string(offset + span) +
             " lie past its end";
     return false;
