@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "host-tools/lib/board/board_exit.hpp"
+#include "host-tools/lib/text/numbered_list.hpp"
 #include "host-tools/lib/triage/core_triage.hpp"
 
 namespace tpu {
@@ -13,29 +14,24 @@ namespace {
 
 constexpr auto kExitGrace = std::chrono::milliseconds(5000);
 
-std::string cores_without_result(const LinkSession& session) {
-  std::string missing;
+std::vector<unsigned> cores_without_result(const LinkSession& session) {
+  std::vector<unsigned> missing;
   if (!session.board()) return missing;
   for (unsigned core = 0; core < session.board()->cores; ++core)
-    if (!session.results().count(core)) missing += (missing.empty() ? "" : ", ") + std::to_string(core);
+    if (!session.results().count(core)) missing.push_back(core);
   return missing;
-}
-
-// "core 3" or "cores 0, 1" for a list cores_without_result() made.
-std::string named_cores(const std::string& list) {
-  return (list.find(',') == std::string::npos ? "core " : "cores ") + list;
 }
 
 // Reports each core's result (the workers stopped with a failed program in one line); true if every
 // reported result is OK.
 bool report_results(const LinkSession& session) {
   bool all_ok = true;
-  std::string stopped;
+  std::vector<unsigned> stopped;
   for (const auto& [core, result] : session.results()) {
     if (result.code == rt::StatusCode::kOk) continue;
     all_ok = false;
     if (result.stopped_with_program()) {
-      stopped += (stopped.empty() ? "" : ", ") + std::to_string(core);
+      stopped.push_back(core);
       continue;
     }
     std::cerr << "tpu: core " << core << " failed: " << rt::status_code_name(result.code) << ": " << result.message
@@ -46,7 +42,7 @@ bool report_results(const LinkSession& session) {
                 << origin->core << " (call " << origin->call << ")" << std::endl;
   }
   if (!stopped.empty())
-    std::cerr << "tpu: " << named_cores(stopped) << " " << rt::tpu::kStoppedAfterFailedProgram << std::endl;
+    std::cerr << "tpu: " << numbered_list("core", stopped) << " " << rt::tpu::kStoppedAfterFailedProgram << std::endl;
   if (session.board()) {
     const size_t reported = session.results().size();
     const char* verdict = !all_ok ? "not all OK" : reported == session.board()->cores ? "all OK" : "each OK";
@@ -88,7 +84,7 @@ void report_counters(const LinkSession& session) {
 
 int end_of_run(const LinkSession& session, const std::string& program, int exit_code) {
   const bool results_ok = report_results(session);
-  const std::string missing = cores_without_result(session);
+  const std::vector<unsigned> missing = cores_without_result(session);
   if (!session.board()) {
     std::cerr << "tpu: " << program << " " << how_it_ended(exit_code)
               << "; the board never said hello on the link (no link service in this image, or it died early)"
@@ -96,7 +92,7 @@ int end_of_run(const LinkSession& session, const std::string& program, int exit_
     if (exit_code != 0) print_tail(session);
   } else if (!missing.empty() || exit_code != 0) {
     std::cerr << "tpu: " << program << " " << how_it_ended(exit_code);
-    if (!missing.empty()) std::cerr << " before " << named_cores(missing) << " reported a result";
+    if (!missing.empty()) std::cerr << " before " << numbered_list("core", missing) << " reported a result";
     std::cerr << std::endl;
     print_tail(session);
   }
@@ -115,8 +111,8 @@ int timed_out(BoardChannel& process, const LinkSession& session, double timeout_
   if (default_timeout) std::cerr << " (the default; a longer run needs --timeout S, or --timeout inf for no limit)";
   std::cerr << ": " << program << " was still running";
   if (!session.board()) std::cerr << " and the board never said hello on the link";
-  const std::string missing = cores_without_result(session);
-  if (session.board() && !missing.empty()) std::cerr << "; " << named_cores(missing) << " had not reported a result";
+  const std::vector<unsigned> missing = cores_without_result(session);
+  if (session.board() && !missing.empty()) std::cerr << "; " << numbered_list("core", missing) << " had not reported a result";
   std::cerr << "; killed it" << std::endl;
   print_core_triage(triage, std::cerr);  // what every core was doing, from board memory
   if (worker && worker->busy()) std::cerr << "tpu: the " << worker->describe_running() << std::endl;

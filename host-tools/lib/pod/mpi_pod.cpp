@@ -16,7 +16,7 @@
 #include <set>
 #include <thread>
 
-#include "task_list.hpp"
+#include "host-tools/lib/text/numbered_list.hpp"
 
 namespace tpu {
 namespace {
@@ -280,7 +280,7 @@ void MpiPod::finish(int status_if_stuck) {
     const size_t stuck = exchanges_->in_flight.size();
     std::cerr << "tpu: " << stuck << (stuck == 1 ? " exchange" : " exchanges") << " with other boards can never finish"
               << (failed_rank_ ? " (task " + std::to_string(*failed_rank_) + " failed)" : std::string())
-              << (silent.empty() ? "" : "; no part came from " + tasks_text(silent))
+              << (silent.empty() ? "" : "; no part came from " + numbered_list("task", silent))
               << "; task " << rank_.rank << " ends the pod with MPI_Abort, which Open MPI reports as rank "
               << rank_.rank << "'s: the failure is the one above" << std::endl;
     abort(status_if_stuck);

@@ -7,7 +7,7 @@
 
 #include "hal/core.hpp"
 #include "pod_members.hpp"
-#include "task_list.hpp"
+#include "host-tools/lib/text/numbered_list.hpp"
 #include "runtime/collectives/reduce.hpp"
 
 namespace tpu {
@@ -574,7 +574,7 @@ void PodCollectives::report_unfinished(std::ostream& out) const {
                                  ? "the boards' exchange of the program's outputs"
                                  : request.kind + " #" + std::to_string(request.sequence) + " across boards";
     out << "tpu: the board ended in " << name << "; "
-        << (silent.empty() ? "every task's " + what + " had come" : "no " + what + " came from " + tasks_text(silent))
+        << (silent.empty() ? "every task's " + what + " had come" : "no " + what + " came from " + numbered_list("task", silent))
         << (request.kind == "rows" ? "" : " (" + describe_pod_request(request) + ")") << std::endl;
   }
 }
@@ -619,16 +619,14 @@ void PodCollectives::pump() {
     if (!done) {
       call.reply(HostCallOutcome::error(rt::StatusCode::kUnavailable, "the pod's MPI exchange failed: " + error));
     } else if (!*done) {
-      std::string tasks;
-      for (unsigned task : call.request.tasks()) tasks += (tasks.empty() ? "" : ", ") + std::to_string(task);
       const std::string within = now < call.deadline ? std::to_string(claim_hold_.count()) + " ms (its output claimed)"
                                                      : std::to_string(kCallDeadline.count()) + " s";
       const std::vector<unsigned> silent = exchange_.silent_ranks(it->first);
       call.reply(HostCallOutcome::error(
           rt::StatusCode::kDeadlineExceeded,
-          "the boards of tasks " + tasks + " did not all send their " +
+          "the boards of " + numbered_list("task", call.request.tasks()) + " did not all send their " +
               (call.pieces_folded ? "folded pieces" : "partial") + " within " + within +
-              (silent.empty() ? std::string() : " (nothing from " + tasks_text(silent) + ")")));
+              (silent.empty() ? std::string() : " (nothing from " + numbered_list("task", silent) + ")")));
     } else if (call.split && !call.pieces_folded) {
       exchange_.end_exchange(it->first);
       Pending gathered = std::move(call);
