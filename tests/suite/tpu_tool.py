@@ -51,11 +51,7 @@ def check_tpu_run(board: str, cores: int, app: str, expect_exit: int, patterns: 
     judged = judge_exit_and_output(result, log, expect_exit, patterns)
     if not judged.ok:
         return judged
-    if outfeed_check:
-        checked = run_image(["/usr/bin/python3", str(outfeed_check), str(outfeed_dir), str(cores)], 60)
-        if checked.exit_code != 0:
-            return Outcome(False, "the outfeed .npy files are wrong", log + "\n" + checked.output)
-    return Outcome(True, "", log)
+    return judge_outfeed(outfeed_check, [outfeed_dir, cores], log)
 
 
 def check_tpu_pod(board: str, boards: int, cores: int, app: str, patterns: list[str], network: str = "shm",
@@ -85,8 +81,13 @@ def check_tpu_pod(board: str, boards: int, cores: int, app: str, patterns: list[
         lacking = next((pattern for pattern in expected if not re.search(pattern, said, re.MULTILINE)), None)
         if lacking is not None:
             return Outcome(False, f"task {task}'s output lacks {lacking!r}", log)
+    return judge_outfeed(outfeed_check, [outfeed_dir, cores, boards], log)
+
+
+def judge_outfeed(outfeed_check: Path | None, arguments: list, log: str) -> Outcome:
+    """An app's own outfeed check (`python3 CHECK ARGUMENTS...`, Debian's python3), if it has one, must exit 0."""
     if outfeed_check:
-        checked = run_image(["/usr/bin/python3", str(outfeed_check), str(outfeed_dir), str(cores), str(boards)], 60)
+        checked = run_image(["/usr/bin/python3", str(outfeed_check), *map(str, arguments)], 60)
         if checked.exit_code != 0:
             return Outcome(False, "the outfeed .npy files are wrong", log + "\n" + checked.output)
     return Outcome(True, "", log)
